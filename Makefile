@@ -1,0 +1,117 @@
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# drmtop build: bpf/*.bpf.c -> build/*.bpf.o -> build/*.skel.h -> build/drmtop.
+# Everything generated lands in $(OUTPUT); nothing is downloaded at build time.
+# Sub-areas (test rig, workload, VM harness) add their rules through *.mk fragments.
+
+OUTPUT ?= build
+PREFIX ?= /usr/local
+DESTDIR ?=
+BINDIR ?= $(PREFIX)/sbin
+MANDIR ?= $(PREFIX)/share/man
+
+CC ?= cc
+CLANG ?= clang
+LLVM_STRIP ?= llvm-strip
+BPFTOOL ?= bpftool
+PKG_CONFIG ?= pkg-config
+
+ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/' -e 's/ppc64le/powerpc/' \
+	-e 's/riscv64/riscv/' -e 's/s390x/s390/' -e 's/loongarch64/loongarch/')
+
+LIBBPF_CFLAGS := $(shell $(PKG_CONFIG) --cflags libbpf 2>/dev/null)
+LIBBPF_LIBS := $(or $(shell $(PKG_CONFIG) --libs libbpf 2>/dev/null),-lbpf) -lelf -lz
+CMOCKA_LIBS := $(or $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null),-lcmocka)
+
+WARNFLAGS := -Wall -Wextra -Werror
+CFLAGS ?= -O2 -g
+ALL_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARNFLAGS) $(CFLAGS) -Iinclude -I$(OUTPUT) \
+	$(LIBBPF_CFLAGS)
+ALL_LDFLAGS := $(LDFLAGS)
+
+# BPF: the one vmlinux.h (vmlinux + drm + gpu_sched module types) under vmlinux/.
+BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
+	-Ivmlinux -Iinclude $(LIBBPF_CFLAGS)
+
+BPF_SRCS := $(wildcard bpf/*.bpf.c)
+BPF_OBJS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/bpf/%.bpf.o,$(BPF_SRCS))
+BPF_SKELS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/%.skel.h,$(BPF_SRCS))
+
+# src/drmtop.c holds main(); everything else is the library the tests link too.
+APP_SRCS := src/drmtop.c
+LIB_SRCS := $(filter-out $(APP_SRCS),$(wildcard src/*.c))
+LIB_OBJS := $(patsubst src/%.c,$(OUTPUT)/src/%.o,$(LIB_SRCS))
+APP_OBJS := $(patsubst src/%.c,$(OUTPUT)/src/%.o,$(APP_SRCS))
+LIBDRMTOP := $(OUTPUT)/libdrmtop.a
+
+UNIT_SRCS := $(wildcard tests/unit/test_*.c)
+UNIT_BINS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(UNIT_SRCS))
+UNIT_HELPERS := $(filter-out $(UNIT_SRCS),$(wildcard tests/unit/*.c))
+
+# Fragments append to these.
+TEST_TARGETS :=
+CLEAN_PATHS :=
+
+.PHONY: all clean install uninstall test unit-test check-format
+.DEFAULT_GOAL := all
+
+all: $(OUTPUT)/drmtop
+
+$(OUTPUT) $(OUTPUT)/bpf $(OUTPUT)/src $(OUTPUT)/tests:
+	@mkdir -p $@
+
+$(OUTPUT)/bpf/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h include/*.h vmlinux/*.h) | $(OUTPUT)/bpf
+	$(CLANG) $(BPF_CFLAGS) -c $< -o $@.tmp
+	$(BPFTOOL) gen object $@ $@.tmp
+	@rm -f $@.tmp
+
+$(OUTPUT)/%.skel.h: $(OUTPUT)/bpf/%.bpf.o
+	$(BPFTOOL) gen skeleton $< > $@.tmp
+	@mv $@.tmp $@
+
+# Every userspace object may include any skeleton; generate them first.
+$(OUTPUT)/src/%.o: src/%.c $(wildcard include/*.h include/drmtop/*.h) $(BPF_SKELS) | $(OUTPUT)/src
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(LIBDRMTOP): $(LIB_OBJS)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(OUTPUT)/drmtop: $(APP_OBJS) $(LIBDRMTOP)
+	$(CC) $(ALL_LDFLAGS) $^ $(LIBBPF_LIBS) -lm -o $@
+
+$(OUTPUT)/tests/%: tests/unit/%.c $(UNIT_HELPERS) $(LIBDRMTOP) $(wildcard tests/unit/*.h) | $(OUTPUT)/tests
+	$(CC) $(ALL_CFLAGS) -Itests/unit -DFIXTURE_DIR='"$(abspath $(FIXTURE_DIR))"' \
+		$< $(UNIT_HELPERS) $(LIBDRMTOP) $(ALL_LDFLAGS) $(CMOCKA_LIBS) $(LIBBPF_LIBS) -lm -o $@
+
+# The fdinfo samples live beside the repository (../shared), as on every machine of this project.
+FIXTURE_DIR ?= ../shared/fdinfo_samples
+
+RESULTS := $(OUTPUT)/test-results
+export RESULTS
+
+unit-test: $(UNIT_BINS)
+	@scripts/run-unit-tests.sh $(UNIT_BINS)
+
+-include $(wildcard tests/*/*.mk tests/kmod/*/*.mk)
+
+# The whole suite: host unit tests, then every stage the fragments add (the VM suites). Each
+# stage writes "<passed> <failed>" to $(RESULTS)/<stage>; all stages run even if one fails, and a
+# stage that wrote nothing counts as failed.
+test: all
+	@rm -rf $(RESULTS) && mkdir -p $(RESULTS)
+	@$(MAKE) --no-print-directory -k unit-test $(TEST_TARGETS) || true
+	@scripts/summarise-tests.sh $(RESULTS) unit $(TEST_TARGETS)
+
+install: $(OUTPUT)/drmtop
+	install -d $(DESTDIR)$(BINDIR)
+	install -m 0755 $(OUTPUT)/drmtop $(DESTDIR)$(BINDIR)/drmtop
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/drmtop
+
+check-format:
+	clang-format --dry-run --Werror $(wildcard src/*.c include/*.h include/drmtop/*.h bpf/*.c bpf/*.h)
+
+clean:
+	rm -rf $(OUTPUT) $(CLEAN_PATHS)

@@ -1,0 +1,31 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# Installs everything drmtop needs to build and to run its whole test suite on Debian 12.
+# Needs root (apt-get). Safe to run again.
+set -eu
+
+as_root() {
+	if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
+}
+
+# Build: BPF toolchain, libbpf, the TUI. Tests: cmocka, qemu, busybox, kernel headers to build
+# the simulated GPU driver against the kernels the VM suite boots.
+PKGS="make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config libncurses-dev
+libdrm-dev libcmocka-dev qemu-system-x86 busybox-static cpio kmod xz-utils zstd jq dwarves
+linux-headers-amd64"
+
+export DEBIAN_FRONTEND=noninteractive
+as_root apt-get update -qq
+# shellcheck disable=SC2086
+as_root apt-get install -y -qq --no-install-recommends $PKGS >/dev/null
+
+# The newest 6.12 kernel that bookworm carries, for the second VM suite.
+k612=$(apt-cache search --names-only '^linux-headers-6\.12\.[0-9]+\+deb12-amd64$' |
+	awk '{print $1}' | sort -V | tail -n 1)
+if [ -n "$k612" ]; then
+	as_root apt-get install -y -qq --no-install-recommends "$k612" >/dev/null
+else
+	echo "install-deps: no linux-headers-6.12.*+deb12-amd64 in the apt sources" >&2
+	exit 1
+fi
+echo "install-deps: done"

@@ -1,0 +1,24 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# Runs each cmocka binary given, then records the totals for scripts/summarise-tests.sh as
+# "<passed> <failed>" in $RESULTS/unit. A binary that crashes counts as one failure.
+set -u
+RESULTS=${RESULTS:-build/test-results}
+mkdir -p "$RESULTS"
+passed=0
+failed=0
+for t in "$@"; do
+	out=$("$t" 2>&1)
+	rc=$?
+	printf '%s\n' "$out"
+	p=$(printf '%s\n' "$out" | sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' | awk '{s+=$1} END {print s+0}')
+	f=$(printf '%s\n' "$out" | sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' | awk '{s+=$1} END {print s+0}')
+	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+		echo "unit: $t exited with status $rc" >&2
+		f=1
+	fi
+	passed=$((passed + p))
+	failed=$((failed + f))
+done
+echo "$passed $failed" > "$RESULTS/unit"
+[ "$failed" -eq 0 ]
