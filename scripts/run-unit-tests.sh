@@ -11,8 +11,9 @@ for t in "$@"; do
 	out=$("$t" 2>&1)
 	rc=$?
 	printf '%s\n' "$out"
-	p=$(printf '%s\n' "$out" | sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' | awk '{s+=$1} END {print s+0}')
-	f=$(printf '%s\n' "$out" | sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' | awk '{s+=$1} END {print s+0}')
+	# cmocka prints its summary on stderr, so it may share a line with buffered stdout.
+	p=$(printf '%s\n' "$out" | grep -o '\[  PASSED  \] [0-9]* test' | awk '{s+=$4} END {print s+0}')
+	f=$(printf '%s\n' "$out" | grep -o '\[  FAILED  \] [0-9]* test' | awk '{s+=$4} END {print s+0}')
 	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
 		echo "unit: $t exited with status $rc" >&2
 		f=1

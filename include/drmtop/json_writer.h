@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * A streaming JSON writer for drmtop's -J output: one compact object per line.
+ * Strings are escaped per RFC 8259: quotes, backslash and every control character; bytes that
+ * are not valid UTF-8 (process names and fdinfo values are arbitrary bytes) become U+FFFD so
+ * every line stays valid JSON.
+ */
+#ifndef DRMTOP_JSON_WRITER_H
+#define DRMTOP_JSON_WRITER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define JSON_WRITER_MAX_DEPTH 32
+
+struct json_writer {
+	FILE *out;
+	int depth;
+	bool first[JSON_WRITER_MAX_DEPTH];	/* no member written yet at this depth */
+	bool after_key;				/* a key was written, its value is next */
+	bool error;				/* nesting misuse; the output is unusable */
+};
+
+void jw_init(struct json_writer *w, FILE *out);
+void jw_object_begin(struct json_writer *w);
+void jw_object_end(struct json_writer *w);
+void jw_array_begin(struct json_writer *w);
+void jw_array_end(struct json_writer *w);
+void jw_key(struct json_writer *w, const char *key);
+void jw_string(struct json_writer *w, const char *s);
+void jw_string_len(struct json_writer *w, const char *s, size_t len);
+void jw_u64(struct json_writer *w, uint64_t v);
+void jw_i64(struct json_writer *w, int64_t v);
+/* Non-finite values have no JSON form; they are written as null. */
+void jw_double(struct json_writer *w, double v, int decimals);
+void jw_bool(struct json_writer *w, bool v);
+void jw_null(struct json_writer *w);
+/* Ends the top-level value with a newline and flushes; returns -1 if anything went wrong. */
+int jw_finish_line(struct json_writer *w);
+
+#endif /* DRMTOP_JSON_WRITER_H */

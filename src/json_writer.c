@@ -1,0 +1,223 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <math.h>
+#include <inttypes.h>
+#include <string.h>
+
+#include "drmtop/json_writer.h"
+
+void jw_init(struct json_writer *w, FILE *out)
+{
+	memset(w, 0, sizeof(*w));
+	w->out = out;
+	w->first[0] = true;
+}
+
+/* Emits the separator owed before a value at the current depth. */
+static void jw_before_value(struct json_writer *w)
+{
+	if (w->after_key) {
+		w->after_key = false;
+		return;
+	}
+	if (!w->first[w->depth])
+		fputc(',', w->out);
+	w->first[w->depth] = false;
+}
+
+static void jw_open(struct json_writer *w, char c)
+{
+	jw_before_value(w);
+	if (w->depth + 1 >= JSON_WRITER_MAX_DEPTH) {
+		w->error = true;
+		return;
+	}
+	fputc(c, w->out);
+	w->depth++;
+	w->first[w->depth] = true;
+}
+
+static void jw_close(struct json_writer *w, char c)
+{
+	if (w->depth == 0 || w->after_key) {
+		w->error = true;
+		return;
+	}
+	fputc(c, w->out);
+	w->depth--;
+}
+
+void jw_object_begin(struct json_writer *w)
+{
+	jw_open(w, '{');
+}
+
+void jw_object_end(struct json_writer *w)
+{
+	jw_close(w, '}');
+}
+
+void jw_array_begin(struct json_writer *w)
+{
+	jw_open(w, '[');
+}
+
+void jw_array_end(struct json_writer *w)
+{
+	jw_close(w, ']');
+}
+
+/* Length of the valid UTF-8 sequence at s (at most n bytes), or 0 if it is not valid. */
+static size_t utf8_seq_len(const unsigned char *s, size_t n)
+{
+	size_t len, i;
+	uint32_t cp;
+
+	if (s[0] < 0x80)
+		return 1;
+	if ((s[0] & 0xe0) == 0xc0) {
+		len = 2;
+		cp = s[0] & 0x1f;
+	} else if ((s[0] & 0xf0) == 0xe0) {
+		len = 3;
+		cp = s[0] & 0x0f;
+	} else if ((s[0] & 0xf8) == 0xf0) {
+		len = 4;
+		cp = s[0] & 0x07;
+	} else {
+		return 0;
+	}
+	if (len > n)
+		return 0;
+	for (i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (s[i] & 0x3f);
+	}
+	/* Overlong forms, surrogates and values past U+10FFFF are not valid UTF-8. */
+	if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
+	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
+		return 0;
+	return len;
+}
+
+static void jw_escaped(FILE *out, const char *str, size_t n)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t i = 0, len;
+
+	fputc('"', out);
+	while (i < n) {
+		unsigned char c = s[i];
+
+		switch (c) {
+		case '"':
+			fputs("\\\"", out);
+			break;
+		case '\\':
+			fputs("\\\\", out);
+			break;
+		case '\n':
+			fputs("\\n", out);
+			break;
+		case '\r':
+			fputs("\\r", out);
+			break;
+		case '\t':
+			fputs("\\t", out);
+			break;
+		case '\b':
+			fputs("\\b", out);
+			break;
+		case '\f':
+			fputs("\\f", out);
+			break;
+		default:
+			if (c < 0x20 || c == 0x7f) {
+				fprintf(out, "\\u%04x", c);
+				break;
+			}
+			len = utf8_seq_len(s + i, n - i);
+			if (!len) {
+				fputs("\\ufffd", out);
+				break;
+			}
+			fwrite(s + i, 1, len, out);
+			i += len;
+			continue;
+		}
+		i++;
+	}
+	fputc('"', out);
+}
+
+void jw_key(struct json_writer *w, const char *key)
+{
+	if (w->after_key) {
+		w->error = true;
+		return;
+	}
+	jw_before_value(w);
+	jw_escaped(w->out, key, strlen(key));
+	fputc(':', w->out);
+	w->after_key = true;
+}
+
+void jw_string_len(struct json_writer *w, const char *s, size_t len)
+{
+	jw_before_value(w);
+	jw_escaped(w->out, s, len);
+}
+
+void jw_string(struct json_writer *w, const char *s)
+{
+	if (!s) {
+		jw_null(w);
+		return;
+	}
+	jw_string_len(w, s, strlen(s));
+}
+
+void jw_u64(struct json_writer *w, uint64_t v)
+{
+	jw_before_value(w);
+	fprintf(w->out, "%" PRIu64, v);
+}
+
+void jw_i64(struct json_writer *w, int64_t v)
+{
+	jw_before_value(w);
+	fprintf(w->out, "%" PRId64, v);
+}
+
+void jw_double(struct json_writer *w, double v, int decimals)
+{
+	if (!isfinite(v)) {
+		jw_null(w);
+		return;
+	}
+	jw_before_value(w);
+	fprintf(w->out, "%.*f", decimals, v);
+}
+
+void jw_bool(struct json_writer *w, bool v)
+{
+	jw_before_value(w);
+	fputs(v ? "true" : "false", w->out);
+}
+
+void jw_null(struct json_writer *w)
+{
+	jw_before_value(w);
+	fputs("null", w->out);
+}
+
+int jw_finish_line(struct json_writer *w)
+{
+	bool bad = w->error || w->depth != 0 || w->after_key;
+
+	fputc('\n', w->out);
+	if (fflush(w->out) || ferror(w->out))
+		bad = true;
+	jw_init(w, w->out);
+	return bad ? -1 : 0;
+}

@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "drmtop/json_writer.h"
+
+struct capture {
+	char *buf;
+	size_t len;
+	FILE *f;
+	struct json_writer w;
+};
+
+static void cap_open(struct capture *c)
+{
+	c->buf = NULL;
+	c->len = 0;
+	c->f = open_memstream(&c->buf, &c->len);
+	assert_non_null(c->f);
+	jw_init(&c->w, c->f);
+}
+
+static const char *cap_close(struct capture *c)
+{
+	fclose(c->f);
+	return c->buf;
+}
+
+static void test_nesting_and_scalars(void **state)
+{
+	struct capture c;
+
+	(void)state;
+	cap_open(&c);
+	jw_object_begin(&c.w);
+	jw_key(&c.w, "a");
+	jw_u64(&c.w, UINT64_MAX);
+	jw_key(&c.w, "b");
+	jw_array_begin(&c.w);
+	jw_i64(&c.w, INT64_MIN);
+	jw_bool(&c.w, true);
+	jw_null(&c.w);
+	jw_double(&c.w, 12.3456, 2);
+	jw_object_begin(&c.w);
+	jw_object_end(&c.w);
+	jw_array_end(&c.w);
+	jw_key(&c.w, "c");
+	jw_array_begin(&c.w);
+	jw_array_end(&c.w);
+	jw_object_end(&c.w);
+	assert_int_equal(jw_finish_line(&c.w), 0);
+	assert_string_equal(cap_close(&c),
+			    "{\"a\":18446744073709551615,\"b\":[-9223372036854775808,true,null,12.35,{}],"
+			    "\"c\":[]}\n");
+	free(c.buf);
+}
+
+static void test_escapes_control_characters(void **state)
+{
+	struct capture c;
+	const char raw[] = "q\"b\\n\nt\tr\rx\x01\x1f\x7f" "e";
+
+	(void)state;
+	cap_open(&c);
+	jw_string_len(&c.w, raw, sizeof(raw) - 1);
+	assert_int_equal(jw_finish_line(&c.w), 0);
+	assert_string_equal(cap_close(&c),
+			    "\"q\\\"b\\\\n\\nt\\tr\\rx\\u0001\\u001f\\u007fe\"\n");
+	free(c.buf);
+}
+
+static void test_utf8_kept_invalid_replaced(void **state)
+{
+	struct capture c;
+	/* é (valid 2-byte), € (valid 3-byte), lone continuation, overlong '/', truncated 3-byte */
+	const char raw[] = "\xc3\xa9\xe2\x82\xac\x80\xc0\xaf\xe2\x82";
+
+	(void)state;
+	cap_open(&c);
+	jw_string_len(&c.w, raw, sizeof(raw) - 1);
+	assert_int_equal(jw_finish_line(&c.w), 0);
+	assert_string_equal(cap_close(&c),
+			    "\"\xc3\xa9\xe2\x82\xac\\ufffd\\ufffd\\ufffd\\ufffd\\ufffd\"\n");
+	free(c.buf);
+}
+
+static void test_embedded_nul_is_escaped(void **state)
+{
+	struct capture c;
+
+	(void)state;
+	cap_open(&c);
+	jw_string_len(&c.w, "a\0b", 3);
+	assert_int_equal(jw_finish_line(&c.w), 0);
+	assert_string_equal(cap_close(&c), "\"a\\u0000b\"\n");
+	free(c.buf);
+}
+
+static void test_non_finite_is_null_and_misuse_detected(void **state)
+{
+	struct capture c;
+
+	(void)state;
+	cap_open(&c);
+	jw_array_begin(&c.w);
+	jw_double(&c.w, NAN, 1);
+	jw_double(&c.w, INFINITY, 1);
+	jw_array_end(&c.w);
+	assert_int_equal(jw_finish_line(&c.w), 0);
+	/* An unclosed object is reported, not silently emitted as valid. */
+	jw_object_begin(&c.w);
+	jw_key(&c.w, "k");
+	assert_int_equal(jw_finish_line(&c.w), -1);
+	/* Closing more than was opened is reported too. */
+	jw_array_end(&c.w);
+	assert_int_equal(jw_finish_line(&c.w), -1);
+	assert_string_equal(cap_close(&c), "[null,null]\n{\"k\":\n\n");
+	free(c.buf);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_nesting_and_scalars),
+		cmocka_unit_test(test_escapes_control_characters),
+		cmocka_unit_test(test_utf8_kept_invalid_replaced),
+		cmocka_unit_test(test_embedded_nul_is_escaped),
+		cmocka_unit_test(test_non_finite_is_null_and_misuse_detected),
+	};
+
+	return cmocka_run_group_tests_name("json_writer", tests, NULL, NULL);
+}
