@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* drmtop's command line: what to show, how often, from which source. */
+#ifndef DRMTOP_OPTIONS_H
+#define DRMTOP_OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+enum drmtop_command {
+	DRMTOP_CMD_TOP,		/* live view (default) */
+	DRMTOP_CMD_RECORD,	/* one-shot session summary */
+};
+
+enum drmtop_output {
+	DRMTOP_OUT_AUTO,	/* TUI on a terminal, batch text otherwise */
+	DRMTOP_OUT_TUI,
+	DRMTOP_OUT_BATCH,
+	DRMTOP_OUT_JSON,
+};
+
+enum drmtop_source {
+	DRMTOP_SRC_AUTO,	/* BPF where it can load, fdinfo always */
+	DRMTOP_SRC_FDINFO,	/* never try BPF */
+	DRMTOP_SRC_BPF,		/* fail if BPF cannot load */
+};
+
+struct drmtop_options {
+	enum drmtop_command command;
+	enum drmtop_output output;
+	enum drmtop_source source;
+	double interval_s;	/* -d */
+	unsigned long iterations; /* -n; 0 = until interrupted */
+	double duration_s;	/* record -t */
+	pid_t *pids;		/* -p, repeatable; empty = every process */
+	size_t nr_pids;
+	const char *proc_root;	/* --proc-root, for tests and containers */
+	double diverge_pct;	/* --diverge-threshold, percent */
+	bool show_help;
+	bool show_version;
+};
+
+/*
+ * Parses argv into opts. Returns 0 on success, -1 on bad usage after writing a one-line
+ * reason to err. opts owns opts->pids; release with drmtop_options_free().
+ */
+int drmtop_options_parse(struct drmtop_options *opts, int argc, char **argv, FILE *err);
+void drmtop_options_free(struct drmtop_options *opts);
+void drmtop_usage(FILE *out, const char *prog);
+bool drmtop_options_want_pid(const struct drmtop_options *opts, pid_t pid);
+
+#endif /* DRMTOP_OPTIONS_H */

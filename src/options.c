@@ -1,0 +1,266 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "drmtop/options.h"
+
+#define DEFAULT_INTERVAL_S	2.0
+#define MAX_INTERVAL_S		86400.0
+#define DEFAULT_DIVERGE_PCT	5.0
+
+enum {
+	OPT_PROC_ROOT = 0x100,
+	OPT_SOURCE,
+	OPT_DIVERGE,
+};
+
+static const struct option long_opts[] = {
+	{ "delay", required_argument, NULL, 'd' },
+	{ "iterations", required_argument, NULL, 'n' },
+	{ "pid", required_argument, NULL, 'p' },
+	{ "json", no_argument, NULL, 'J' },
+	{ "batch", no_argument, NULL, 'b' },
+	{ "duration", required_argument, NULL, 't' },
+	{ "source", required_argument, NULL, OPT_SOURCE },
+	{ "proc-root", required_argument, NULL, OPT_PROC_ROOT },
+	{ "diverge-threshold", required_argument, NULL, OPT_DIVERGE },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ NULL, 0, NULL, 0 },
+};
+
+void drmtop_usage(FILE *out, const char *prog)
+{
+	fprintf(out,
+		"Usage: %1$s [OPTIONS]\n"
+		"       %1$s record -t DURATION [OPTIONS]\n"
+		"\n"
+		"Per-client GPU and accelerator usage: engine busy time, jobs and memory of every DRM\n"
+		"client, from the kernel's fdinfo and, as root, from BPF tracing of the GPU scheduler\n"
+		"and GEM buffers. Without root or BPF it runs from fdinfo alone and says so.\n"
+		"\n"
+		"Options:\n"
+		"  -d, --delay SECONDS       refresh interval (default %2$.0f; fractions allowed)\n"
+		"  -n, --iterations COUNT    stop after COUNT refreshes (default: run until q or Ctrl-C)\n"
+		"  -p, --pid PID[,PID...]    only clients held by these processes (repeatable)\n"
+		"  -b, --batch               plain text, one table per refresh (default when not a tty)\n"
+		"  -J, --json                JSON lines: one object per refresh\n"
+		"  -t, --duration SECONDS    with record: how long to trace\n"
+		"      --source SRC          auto (default), fdinfo (never BPF) or bpf (fail without it)\n"
+		"      --diverge-threshold P flag BPF and fdinfo figures more than P%% apart (default %3$.0f)\n"
+		"      --proc-root DIR       read processes from DIR instead of /proc\n"
+		"  -h, --help                this text\n"
+		"  -V, --version             version\n"
+		"\n"
+		"Examples:\n"
+		"  %1$s                      live view, refreshed every 2 s\n"
+		"  %1$s -b -n 5 -d 1         five plain-text tables, one a second\n"
+		"  %1$s -J -n 1              one JSON object (waits one interval for rates)\n"
+		"  %1$s -p 1234,1240         only the clients of two processes\n"
+		"  %1$s record -t 30 -J      trace 30 s, then one JSON summary of every client\n"
+		"\n"
+		"Keys in the live view: q quit, space refresh now, s cycle sort, + / - change interval.\n",
+		prog, DEFAULT_INTERVAL_S, DEFAULT_DIVERGE_PCT);
+}
+
+static int parse_seconds(const char *arg, double *out, const char *what, FILE *err)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (errno || end == arg || *end || !isfinite(v) || v <= 0 || v > MAX_INTERVAL_S) {
+		fprintf(err, "drmtop: invalid %s '%s': want seconds > 0 and <= %.0f\n", what, arg,
+			MAX_INTERVAL_S);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+static int parse_count(const char *arg, unsigned long *out, FILE *err)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(arg, &end, 10);
+	if (errno || end == arg || *end || arg[0] == '-' || v == 0) {
+		fprintf(err, "drmtop: invalid iteration count '%s': want a whole number > 0\n", arg);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+static int add_pids(struct drmtop_options *opts, const char *arg, FILE *err)
+{
+	const char *p = arg;
+
+	while (*p) {
+		char *end;
+		long v;
+		pid_t *grown;
+
+		errno = 0;
+		v = strtol(p, &end, 10);
+		if (errno || end == p || v <= 0 || v > INT_MAX || (*end && *end != ',')) {
+			fprintf(err, "drmtop: invalid pid list '%s': want PID[,PID...]\n", arg);
+			return -1;
+		}
+		grown = realloc(opts->pids, (opts->nr_pids + 1) * sizeof(*grown));
+		if (!grown) {
+			fprintf(err, "drmtop: out of memory\n");
+			return -1;
+		}
+		opts->pids = grown;
+		opts->pids[opts->nr_pids++] = (pid_t)v;
+		p = *end ? end + 1 : end;
+	}
+	return 0;
+}
+
+static int parse_source(const char *arg, enum drmtop_source *out, FILE *err)
+{
+	if (!strcmp(arg, "auto"))
+		*out = DRMTOP_SRC_AUTO;
+	else if (!strcmp(arg, "fdinfo"))
+		*out = DRMTOP_SRC_FDINFO;
+	else if (!strcmp(arg, "bpf"))
+		*out = DRMTOP_SRC_BPF;
+	else {
+		fprintf(err, "drmtop: invalid source '%s': want auto, fdinfo or bpf\n", arg);
+		return -1;
+	}
+	return 0;
+}
+
+static int parse_percent(const char *arg, double *out, FILE *err)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (errno || end == arg || *end || !isfinite(v) || v < 0) {
+		fprintf(err, "drmtop: invalid divergence threshold '%s': want a percentage >= 0\n",
+			arg);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+int drmtop_options_parse(struct drmtop_options *opts, int argc, char **argv, FILE *err)
+{
+	bool have_duration = false;
+	int c;
+
+	memset(opts, 0, sizeof(*opts));
+	opts->interval_s = DEFAULT_INTERVAL_S;
+	opts->proc_root = "/proc";
+	opts->diverge_pct = DEFAULT_DIVERGE_PCT;
+
+	if (argc > 1 && !strcmp(argv[1], "record")) {
+		opts->command = DRMTOP_CMD_RECORD;
+		argv[1] = argv[0];
+		argv++;
+		argc--;
+	}
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":d:n:p:Jbt:hV", long_opts, NULL)) != -1) {
+		int rc = 0;
+
+		switch (c) {
+		case 'd':
+			rc = parse_seconds(optarg, &opts->interval_s, "interval", err);
+			break;
+		case 'n':
+			rc = parse_count(optarg, &opts->iterations, err);
+			break;
+		case 'p':
+			rc = add_pids(opts, optarg, err);
+			break;
+		case 'J':
+			opts->output = DRMTOP_OUT_JSON;
+			break;
+		case 'b':
+			if (opts->output != DRMTOP_OUT_JSON)
+				opts->output = DRMTOP_OUT_BATCH;
+			break;
+		case 't':
+			rc = parse_seconds(optarg, &opts->duration_s, "duration", err);
+			have_duration = true;
+			break;
+		case OPT_SOURCE:
+			rc = parse_source(optarg, &opts->source, err);
+			break;
+		case OPT_PROC_ROOT:
+			opts->proc_root = optarg;
+			break;
+		case OPT_DIVERGE:
+			rc = parse_percent(optarg, &opts->diverge_pct, err);
+			break;
+		case 'h':
+			opts->show_help = true;
+			break;
+		case 'V':
+			opts->show_version = true;
+			break;
+		case ':':
+			fprintf(err, "drmtop: option '%s' needs a value\n", argv[optind - 1]);
+			rc = -1;
+			break;
+		default:
+			fprintf(err, "drmtop: unknown option '%s' (see --help)\n", argv[optind - 1]);
+			rc = -1;
+			break;
+		}
+		if (rc)
+			goto fail;
+	}
+	if (optind < argc) {
+		fprintf(err, "drmtop: unexpected argument '%s' (see --help)\n", argv[optind]);
+		goto fail;
+	}
+	if (opts->show_help || opts->show_version)
+		return 0;
+	if (opts->command == DRMTOP_CMD_RECORD && !have_duration) {
+		fprintf(err, "drmtop: record needs -t DURATION\n");
+		goto fail;
+	}
+	if (opts->command == DRMTOP_CMD_TOP && have_duration) {
+		fprintf(err, "drmtop: -t goes with record; for a bounded live run use -n\n");
+		goto fail;
+	}
+	return 0;
+fail:
+	drmtop_options_free(opts);
+	return -1;
+}
+
+void drmtop_options_free(struct drmtop_options *opts)
+{
+	free(opts->pids);
+	opts->pids = NULL;
+	opts->nr_pids = 0;
+}
+
+bool drmtop_options_want_pid(const struct drmtop_options *opts, pid_t pid)
+{
+	size_t i;
+
+	if (!opts->nr_pids)
+		return true;
+	for (i = 0; i < opts->nr_pids; i++)
+		if (opts->pids[i] == pid)
+			return true;
+	return false;
+}

@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "drmtop/options.h"
+
+#define ARGV(...) ((char *[]){ "drmtop", __VA_ARGS__, NULL })
+
+/* Parses a NULL-terminated argv; the error text (if any) goes to *errtext. */
+static int parse(struct drmtop_options *o, char **argv, char **errtext)
+{
+	size_t len = 0;
+	FILE *err = open_memstream(errtext, &len);
+	int argc = 0, rc;
+
+	while (argv[argc])
+		argc++;
+	rc = drmtop_options_parse(o, argc, argv, err);
+	fclose(err);
+	return rc;
+}
+
+static void test_defaults(void **state)
+{
+	struct drmtop_options o;
+	char *e = NULL;
+
+	(void)state;
+	assert_int_equal(parse(&o, (char *[]){ "drmtop", NULL }, &e), 0);
+	assert_int_equal(o.command, DRMTOP_CMD_TOP);
+	assert_int_equal(o.output, DRMTOP_OUT_AUTO);
+	assert_int_equal(o.source, DRMTOP_SRC_AUTO);
+	assert_true(o.interval_s == 2.0);
+	assert_int_equal(o.iterations, 0);
+	assert_string_equal(o.proc_root, "/proc");
+	assert_true(drmtop_options_want_pid(&o, 1));
+	assert_string_equal(e, "");
+	drmtop_options_free(&o);
+	free(e);
+}
+
+static void test_full_set(void **state)
+{
+	struct drmtop_options o;
+	char *e = NULL;
+
+	(void)state;
+	assert_int_equal(parse(&o, ARGV("-d", "0.5", "-n", "3", "-p", "10,20", "--pid", "30", "-J",
+					"--source", "fdinfo", "--proc-root", "/tmp/p",
+					"--diverge-threshold", "12.5"),
+			       &e),
+			 0);
+	assert_true(o.interval_s == 0.5);
+	assert_int_equal(o.iterations, 3);
+	assert_int_equal(o.nr_pids, 3);
+	assert_int_equal(o.pids[0], 10);
+	assert_int_equal(o.pids[2], 30);
+	assert_true(drmtop_options_want_pid(&o, 20));
+	assert_false(drmtop_options_want_pid(&o, 21));
+	assert_int_equal(o.output, DRMTOP_OUT_JSON);
+	assert_int_equal(o.source, DRMTOP_SRC_FDINFO);
+	assert_string_equal(o.proc_root, "/tmp/p");
+	assert_true(o.diverge_pct == 12.5);
+	drmtop_options_free(&o);
+	free(e);
+}
+
+static void test_record_needs_duration(void **state)
+{
+	struct drmtop_options o;
+	char *e = NULL;
+
+	(void)state;
+	assert_int_equal(parse(&o, ARGV("record", "-t", "1.5", "-J"), &e), 0);
+	assert_int_equal(o.command, DRMTOP_CMD_RECORD);
+	assert_true(o.duration_s == 1.5);
+	drmtop_options_free(&o);
+	free(e);
+
+	e = NULL;
+	assert_int_equal(parse(&o, ARGV("record", "-J"), &e), -1);
+	assert_non_null(strstr(e, "record needs -t"));
+	free(e);
+
+	e = NULL;
+	assert_int_equal(parse(&o, ARGV("-t", "3"), &e), -1);
+	assert_non_null(strstr(e, "-t goes with record"));
+	free(e);
+}
+
+static void expect_error(char **argv, const char *needle)
+{
+	struct drmtop_options o;
+	char *e = NULL;
+
+	assert_int_equal(parse(&o, argv, &e), -1);
+	if (!strstr(e, needle))
+		fail_msg("error '%s' lacks '%s'", e, needle);
+	assert_null(o.pids);
+	free(e);
+}
+
+static void test_bad_input_is_rejected_clearly(void **state)
+{
+	(void)state;
+	expect_error(ARGV("-d", "0"), "invalid interval '0'");
+	expect_error(ARGV("-d", "-1"), "invalid interval");
+	expect_error(ARGV("-d", "nan"), "invalid interval");
+	expect_error(ARGV("-d", "1x"), "invalid interval");
+	expect_error(ARGV("-d", "100000"), "invalid interval");
+	expect_error(ARGV("-n", "0"), "invalid iteration count");
+	expect_error(ARGV("-n", "-3"), "invalid iteration count");
+	expect_error(ARGV("-n", "99999999999999999999999"), "invalid iteration count");
+	expect_error(ARGV("-p", "1,,2"), "invalid pid list");
+	expect_error(ARGV("-p", "1,-2"), "invalid pid list");
+	expect_error(ARGV("-p", "5", "-p", "x"), "invalid pid list");
+	expect_error(ARGV("--source", "magic"), "invalid source 'magic'");
+	expect_error(ARGV("--diverge-threshold", "-1"), "invalid divergence threshold");
+	expect_error(ARGV("-x"), "unknown option '-x'");
+	expect_error(ARGV("--frobnicate"), "unknown option '--frobnicate'");
+	expect_error(ARGV("-d"), "needs a value");
+	expect_error(ARGV("stray"), "unexpected argument 'stray'");
+}
+
+static void test_help_and_usage_text(void **state)
+{
+	struct drmtop_options o;
+	char *e = NULL, *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	assert_int_equal(parse(&o, ARGV("--help"), &e), 0);
+	assert_true(o.show_help);
+	drmtop_options_free(&o);
+	free(e);
+
+	f = open_memstream(&text, &len);
+	drmtop_usage(f, "drmtop");
+	fclose(f);
+	assert_non_null(strstr(text, "Examples:"));
+	assert_non_null(strstr(text, "drmtop record -t 30 -J"));
+	free(text);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_full_set),
+		cmocka_unit_test(test_record_needs_duration),
+		cmocka_unit_test(test_bad_input_is_rejected_clearly),
+		cmocka_unit_test(test_help_and_usage_text),
+	};
+
+	return cmocka_run_group_tests_name("options", tests, NULL, NULL);
+}
