@@ -1,0 +1,145 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * DRM client discovery through a proc tree: every fd that is a DRM (char major 226) or compute
+ * accelerator (char major 261, /dev/accel) device, its fdinfo, de-duplicated into clients, with
+ * usage computed against the previous sample.
+ *
+ * Client identity (the key that de-duplicates dup(), fork() and fd passing):
+ *  - fdinfo has drm-client-id: (device, client-id), where device is "pdev:<drm-pdev>" when
+ *    drm-pdev is printed (ids may be per device then), else "<driver>@<major>:<minor>" of the
+ *    node (ids without drm-pdev are globally unique per spec, the node just makes it safer).
+ *  - no drm-client-id (drivers that print nothing, e.g. 6.1 vgem/virtio-gpu/card nodes): the fds
+ *    of one node are compared with kcmp(KCMP_FILE); fds that are the same open file form one
+ *    client keyed "<major>:<minor>#<pid>/<fd>" of its primary holder. When kcmp is not possible
+ *    (EPERM, ENOSYS) each fd is its own client and scan stats count kcmp_failed.
+ * The primary holder (drm_client.pid/.fd, for display) is the lowest pid, then its lowest fd.
+ *
+ * Processes and fds that vanish (ENOENT, ESRCH) or deny access (EACCES, EPERM) during a scan are
+ * skipped and counted; only an unreadable proc root or allocation failure fails a scan.
+ * Checked against procfs of Linux 6.1 and 6.12.
+ */
+#ifndef DRMTOP_PROC_SCAN_H
+#define DRMTOP_PROC_SCAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include "drmtop/fdinfo.h"
+#include "drmtop/usage.h"
+
+#define DRM_MAJOR	226
+#define ACCEL_MAJOR	261
+
+/* Places in a scan where drm_scan_ops.hook is called (tests change the tree there). */
+enum drm_scan_point {
+	DRM_SCAN_AT_PID,	/* pid directory listed, before opendir(<pid>/fd); fd = -1 */
+	DRM_SCAN_AT_FD,		/* fd listed, before stat(<pid>/fd/<fd>) */
+	DRM_SCAN_AT_FDINFO,	/* fd is a DRM/accel device, before open(<pid>/fdinfo/<fd>) */
+};
+
+/* Seam for tests; every member may be NULL (then the real system call is used). */
+struct drm_scan_ops {
+	/* stat(2) following the link: 0 or -errno. Tests map fake fd links to device numbers. */
+	int (*stat)(void *ctx, const char *path, struct stat *st);
+	/* kcmp(pid1, pid2, KCMP_FILE, fd1, fd2): 0 same open file, >0 different, -errno. */
+	int (*same_file)(void *ctx, pid_t pid1, int fd1, pid_t pid2, int fd2);
+	/* CLOCK_MONOTONIC in ns; taken right after each fdinfo read. */
+	uint64_t (*now_ns)(void *ctx);
+	void (*hook)(void *ctx, enum drm_scan_point point, pid_t pid, int fd);
+	void *ctx;
+};
+
+struct drm_scan_opts {
+	const char *proc_root;		/* NULL: "/proc" */
+	const struct drm_scan_ops *ops;	/* NULL: real system calls */
+	bool read_cmdline;		/* also read /proc/<pid>/cmdline */
+};
+
+/* One (pid, fd) through which a client's open file is reachable. */
+struct drm_client_holder {
+	pid_t pid;
+	int fd;
+};
+
+struct drm_client {
+	char *key;		/* unique per client, stable across samples (see top of file) */
+	char *dev_key;		/* device part: "pdev:<pdev>" or "<driver>@<major>:<minor>" or
+				 * "<major>:<minor>" (no driver printed) */
+	dev_t rdev;		/* st_rdev of the node (same for every holder) */
+	bool accel;		/* major 261 */
+
+	/* Primary holder, see top of file. */
+	pid_t pid;
+	int fd;
+	char comm[17];		/* /proc/<pid>/comm of the primary, "" if unreadable */
+	char *cmdline;		/* args joined by ' ', NULL unless read_cmdline and readable */
+
+	struct drm_client_holder *holders;	/* sorted by pid, then fd */
+	size_t nr_holders;
+
+	struct drm_fdinfo info;	/* fdinfo of this sample (read through the first holder found) */
+	uint64_t sample_ns;	/* monotonic time right after that read */
+
+	bool is_new;		/* not present in the previous sample */
+	uint64_t dt_ns;		/* time since the previous sample of this client (0 if new) */
+
+	/*
+	 * Per engine, parallel to info.engines (same index): usage over dt_ns. No figure for a
+	 * new client (flags has no *_VALID bit).
+	 */
+	struct drm_engine_usage *usage;
+
+	/* private: effective counters, may hold engines the current sample lacks */
+	struct drm_engine_track *tracks;
+	size_t nr_tracks;
+};
+
+struct drm_scan_stats {
+	uint64_t sample_ns;		/* monotonic time when the scan started */
+	unsigned int pids;		/* numeric entries of the proc root */
+	unsigned int fds;		/* fd entries looked at */
+	unsigned int drm_fds;		/* of which DRM/accel devices with fdinfo read */
+	unsigned int vanished;		/* ENOENT/ESRCH anywhere: process or fd gone mid-scan */
+	unsigned int denied;		/* EACCES/EPERM anywhere */
+	unsigned int errors;		/* any other errno on a per-process/per-fd step */
+	unsigned int malformed_lines;	/* sum of drm_fdinfo.nr_malformed over fds read */
+	unsigned int unsupported;	/* fds in DRM_FDINFO_FMT_AMDGPU_LEGACY format */
+	unsigned int no_client_id;	/* DRM fds without drm-client-id */
+	unsigned int kcmp_failed;	/* fd comparisons kcmp could not do */
+	unsigned int clients;
+	unsigned int new_clients;
+	unsigned int gone_clients;
+};
+
+struct drm_scan;
+
+/* NULL on failure with errno set (ENOMEM, ENAMETOOLONG for an over-long proc_root). */
+struct drm_scan *drm_scan_new(const struct drm_scan_opts *opts);
+void drm_scan_free(struct drm_scan *scan);
+
+/*
+ * Take one sample. Returns 0, or -errno when the proc root cannot be listed or memory runs out;
+ * then the previous sample's results are kept. Everything returned by the accessors below stays
+ * valid until the next drm_scan_sample() or drm_scan_free().
+ */
+int drm_scan_sample(struct drm_scan *scan);
+
+/* Clients of the latest sample, sorted by primary pid, then fd. */
+const struct drm_client *drm_scan_clients(const struct drm_scan *scan, size_t *nr);
+/* Clients of the previous sample that the latest one no longer has (with their last data). */
+const struct drm_client *drm_scan_gone(const struct drm_scan *scan, size_t *nr);
+/* Per-device totals of the latest sample (see drm_devices_build). */
+const struct drm_device *drm_scan_devices(const struct drm_scan *scan, size_t *nr);
+const struct drm_scan_stats *drm_scan_stats(const struct drm_scan *scan);
+
+/*
+ * Name of a device node from its number, as under /dev: "dri/card<N>" (226, minor < 128),
+ * "dri/renderD<N>" (226, minor >= 128), "accel/accel<N>" (261). Returns @buf, or NULL for
+ * another major or when @len is too small.
+ */
+const char *drm_node_name(dev_t rdev, char *buf, size_t len);
+
+#endif /* DRMTOP_PROC_SCAN_H */

@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Utilisation math over two fdinfo samples of one DRM client, and per-device totals.
+ *
+ * Spec rule for counters that go backwards (drm-usage-stats.rst): keep the larger previous value
+ * until a monotonic update is seen. So each counter has an "effective" value that is
+ * max(previous effective, new reading); the delta is new - effective when the reading is ahead,
+ * else 0. No wrap-around is ever assumed.
+ *
+ * Percentages are never clamped: a figure above 100 % is returned as is and flagged. A zero
+ * interval (or zero denominator) gives no figure at all, never NaN or inf.
+ */
+#ifndef DRMTOP_USAGE_H
+#define DRMTOP_USAGE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "drmtop/fdinfo.h"
+
+/*
+ * Fold a raw counter reading into its effective value. Returns the delta (0 when @raw is not
+ * ahead of *@effective). Sets *@backwards (if non-NULL) when @raw < *@effective.
+ */
+uint64_t drm_counter_advance(uint64_t *effective, uint64_t raw, bool *backwards);
+
+/* Effective (monotonic) counters of one engine of one client, carried from sample to sample. */
+struct drm_engine_track {
+	char *name;
+	unsigned int present;	/* DRM_ENGINE_HAS_* bits ever seen for the counters below */
+	uint64_t busy_ns;
+	uint64_t cycles;
+	uint64_t total_cycles;
+};
+
+/* drm_engine_usage.flags */
+#define DRM_USAGE_BUSY_VALID	(1u << 0)	/* busy_pct holds a figure (from drm-engine ns) */
+#define DRM_USAGE_CYCLES_VALID	(1u << 1)	/* cycles_pct holds a figure (from drm-cycles) */
+#define DRM_USAGE_BUSY_OVER	(1u << 2)	/* busy_pct > 100 */
+#define DRM_USAGE_CYCLES_OVER	(1u << 3)	/* cycles_pct > 100 */
+#define DRM_USAGE_BACKWARDS	(1u << 4)	/* a counter read lower than its effective value */
+#define DRM_USAGE_BY_TOTAL	(1u << 5)	/* cycles_pct = dcycles / dtotal-cycles */
+#define DRM_USAGE_BY_MAXFREQ	(1u << 6)	/* cycles_pct = dcycles / (dt * maxfreq) */
+
+/* Usage of one engine over one interval. */
+struct drm_engine_usage {
+	unsigned int flags;	/* DRM_USAGE_* */
+	double busy_pct;	/* 100 * dbusy_ns / dt_ns / capacity */
+	double cycles_pct;	/* 100 * dcycles / dtotal_cycles / capacity, or by maxfreq */
+	uint64_t capacity;	/* capacity used (1 if not printed) */
+	uint64_t busy_delta_ns;
+	uint64_t cycles_delta;
+	uint64_t total_cycles_delta;
+	uint64_t dt_ns;		/* wall interval used */
+};
+
+/* Start tracking @e (first sample of a client): effective counters = the readings, no figure. */
+int drm_engine_track_init(struct drm_engine_track *t, const struct drm_fdinfo_engine *e);
+void drm_engine_track_free(struct drm_engine_track *t);
+
+/*
+ * Advance @t with the new reading @e taken @dt_ns of monotonic time after the previous one and
+ * compute @u. Counters @t has never seen start from 0 (amdgpu prints an engine only once it has
+ * been used). @dt_ns == 0 gives no figure, but the counters still advance.
+ */
+void drm_engine_usage_update(struct drm_engine_track *t, const struct drm_fdinfo_engine *e,
+			     uint64_t dt_ns, struct drm_engine_usage *u);
+
+/*
+ * The figure to show for an engine: busy (ns based) when valid, else cycles based. Returns false
+ * when there is none. *@over is set when the figure exceeds 100 %.
+ */
+bool drm_engine_usage_pct(const struct drm_engine_usage *u, double *pct, bool *over);
+
+struct drm_client;
+
+/* Per-device totals, summed over the clients of one device. */
+struct drm_device_engine {
+	char *name;
+	double pct;		/* sum of the clients' drm_engine_usage_pct() */
+	bool valid;		/* at least one client had a figure */
+	bool over;		/* pct > 100 (or a client figure was over) */
+	size_t nr_clients;	/* clients that contributed a figure */
+};
+
+struct drm_device_region {
+	char *name;
+	unsigned int present;	/* union of the clients' DRM_REGION_HAS_* */
+	/* Sums of the clients' figures. Shared memory is counted once per client that maps it. */
+	uint64_t total;
+	uint64_t shared;
+	uint64_t resident;
+	uint64_t purgeable;
+	uint64_t active;
+};
+
+struct drm_device {
+	char *key;		/* == drm_client.dev_key of its clients */
+	char *driver;		/* NULL if no client printed drm-driver */
+	char *pdev;		/* NULL on platform devices */
+	dev_t rdev;		/* device number of the first client's node */
+	size_t nr_clients;
+	struct drm_device_engine *engines;
+	size_t nr_engines;
+	struct drm_device_region *regions;
+	size_t nr_regions;
+};
+
+/*
+ * Build per-device totals from @clients (as returned by drm_scan_clients). Devices in order of
+ * first appearance. Returns 0 or -ENOMEM. Free with drm_devices_free().
+ */
+int drm_devices_build(const struct drm_client *clients, size_t nr_clients,
+		      struct drm_device **devices, size_t *nr_devices);
+void drm_devices_free(struct drm_device *devices, size_t nr_devices);
+
+#endif /* DRMTOP_USAGE_H */
