@@ -138,13 +138,17 @@ const struct drm_fdinfo_region *drm_fdinfo_region(const struct drm_fdinfo *fi, c
 const char *drm_fdinfo_extra(const struct drm_fdinfo *fi, const char *key);
 
 /*
- * Number parsing shared with the scanner and the tests. Both return 0 or -EINVAL (not a plain
+ * Number parsing shared with the scanner and the tests. All return 0 or -EINVAL (not a plain
  * decimal u64, trailing junk, unknown unit) or -ERANGE (u64 overflow, also after scaling).
  * drm_parse_bytes accepts "<uint>", "<uint> KiB", "<uint> MiB"; drm_parse_hz accepts "<uint>",
  * "<uint> Hz", "<uint> KHz" (also "kHz"), "<uint> MHz". Leading/trailing blanks are allowed.
  */
 int drm_parse_bytes(const char *s, uint64_t *out);
 int drm_parse_hz(const char *s, uint64_t *out);
+/* "<uint>" in @base (10, or 8 for the fdinfo flags line), nothing else. */
+int drm_parse_u64(const char *s, unsigned int base, uint64_t *out);
+/* "<uint>" or "<uint> <unit>" with exactly @unit (e.g. "ns"). */
+int drm_parse_u64_unit(const char *s, const char *unit, uint64_t *out);
 
 /* Human name of a format, e.g. for "unsupported fdinfo format: amdgpu pre-5.19". */
 const char *drm_fdinfo_format_name(enum drm_fdinfo_format fmt);
