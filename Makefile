@@ -22,6 +22,7 @@ ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/' -e 's/pp
 LIBBPF_CFLAGS := $(shell $(PKG_CONFIG) --cflags libbpf 2>/dev/null)
 LIBBPF_LIBS := $(or $(shell $(PKG_CONFIG) --libs libbpf 2>/dev/null),-lbpf) -lelf -lz
 CMOCKA_LIBS := $(or $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null),-lcmocka)
+NCURSES_LIBS := $(or $(shell $(PKG_CONFIG) --libs ncurses 2>/dev/null),-lncurses)
 
 WARNFLAGS := -Wall -Wextra -Werror
 CFLAGS ?= -O2 -g
@@ -78,11 +79,11 @@ $(LIBDRMTOP): $(LIB_OBJS)
 	$(AR) rcs $@ $^
 
 $(OUTPUT)/drmtop: $(APP_OBJS) $(LIBDRMTOP)
-	$(CC) $(ALL_LDFLAGS) $^ $(LIBBPF_LIBS) -lm -o $@
+	$(CC) $(ALL_LDFLAGS) $^ $(LIBBPF_LIBS) $(NCURSES_LIBS) -lm -o $@
 
 $(OUTPUT)/tests/%: tests/unit/%.c $(UNIT_HELPERS) $(LIBDRMTOP) $(wildcard tests/unit/*.h) | $(OUTPUT)/tests
 	$(CC) $(ALL_CFLAGS) -Itests/unit -DFIXTURE_DIR='"$(abspath $(FIXTURE_DIR))"' \
-		$< $(UNIT_HELPERS) $(LIBDRMTOP) $(ALL_LDFLAGS) $(CMOCKA_LIBS) $(LIBBPF_LIBS) -lm -o $@
+		$< $(UNIT_HELPERS) $(LIBDRMTOP) $(ALL_LDFLAGS) $(CMOCKA_LIBS) $(LIBBPF_LIBS) $(NCURSES_LIBS) -lm -o $@
 
 # The fdinfo samples live beside the repository (../shared), as on every machine of this project.
 FIXTURE_DIR ?= ../shared/fdinfo_samples

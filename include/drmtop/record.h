@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * drmtop record: watch for a fixed time, then summarise every client seen, those that closed
+ * during the session included.
+ */
+#ifndef DRMTOP_RECORD_H
+#define DRMTOP_RECORD_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "drmtop/sampler.h"
+
+struct record_engine {
+	char *name;
+	uint64_t first_ns;	/* effective busy counter when first seen */
+	uint64_t last_ns;	/* effective busy counter when last seen */
+};
+
+struct record_client {
+	char *key;
+	char *dev_key;
+	char *driver;
+	int pid;
+	char comm[17];
+	uint64_t client_id;
+	bool has_client_id;
+	bool at_start;		/* already open when the session began */
+	bool closed;		/* gone before the session ended */
+	uint64_t first_seen_ns;	/* offsets from the session start */
+	uint64_t last_seen_ns;
+	struct record_engine *engines;
+	size_t nr_engines;
+	uint64_t peak_total_bytes;
+	uint64_t last_total_bytes;
+};
+
+struct record_session {
+	uint64_t start_ns;	/* monotonic */
+	uint64_t end_ns;
+	unsigned long samples;
+	struct record_client *clients;
+	size_t nr_clients, cap;
+};
+
+/* Folds one sampled frame into the session. 0 or -ENOMEM. */
+int record_session_add(struct record_session *rs, const struct drmtop_frame *f, uint64_t now_ns);
+/*
+ * Busy time of an engine inside the session: a client open at the start counts from its first
+ * reading; one that opened during the session counts all it did (its counters began at 0).
+ */
+uint64_t record_engine_busy(const struct record_client *c, const struct record_engine *e);
+int record_session_print_json(const struct record_session *rs, const struct drmtop_frame *last,
+			      FILE *out);
+int record_session_print_text(const struct record_session *rs, const struct drmtop_frame *last,
+			      FILE *out);
+void record_session_free(struct record_session *rs);
+
+/* Runs the whole session from the sampler's options. Returns the process exit status. */
+int drmtop_record_run(struct drmtop_sampler *s, const volatile sig_atomic_t *stop);
+
+#endif /* DRMTOP_RECORD_H */

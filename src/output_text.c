@@ -1,0 +1,304 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The text views: one section per device with its totals, then its clients, one column per
+ * engine the device's clients print. Batch mode prints these lines; the TUI draws the same lines.
+ */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "drmtop/output.h"
+
+#define ENGINE_COL_WIDTH	9
+#define LINE_MAX_LEN		4096
+
+struct line_sink {
+	drmtop_line_fn emit;
+	void *ctx;
+	unsigned int width;
+};
+
+static void sink_printf(struct line_sink *s, enum drmtop_line_kind kind, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void sink_printf(struct line_sink *s, enum drmtop_line_kind kind, const char *fmt, ...)
+{
+	char line[LINE_MAX_LEN];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	if (s->width && s->width < sizeof(line) && strlen(line) > s->width)
+		line[s->width] = '\0';
+	s->emit(s->ctx, kind, line);
+}
+
+const char *drmtop_fmt_bytes(char *buf, size_t len, unsigned long long bytes)
+{
+	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
+	double v = (double)bytes;
+	size_t u = 0;
+
+	while (v >= 1024.0 && u + 1 < sizeof(units) / sizeof(units[0])) {
+		v /= 1024.0;
+		u++;
+	}
+	if (u == 0)
+		snprintf(buf, len, "%llu B", bytes);
+	else
+		snprintf(buf, len, "%.1f %s", v, units[u]);
+	return buf;
+}
+
+const char *drmtop_sort_name(enum drmtop_sort sort)
+{
+	switch (sort) {
+	case DRMTOP_SORT_BUSY:
+		return "busy";
+	case DRMTOP_SORT_MEMORY:
+		return "memory";
+	case DRMTOP_SORT_PID:
+		return "pid";
+	case DRMTOP_SORT_COUNT:
+		break;
+	}
+	return "?";
+}
+
+/* Summed memory of a client over its regions: total where printed, else resident. */
+static void client_memory(const struct drm_client *c, uint64_t *total, uint64_t *resident,
+			  uint64_t *shared)
+{
+	size_t i;
+
+	*total = *resident = *shared = 0;
+	for (i = 0; i < c->info.nr_regions; i++) {
+		const struct drm_fdinfo_region *r = &c->info.regions[i];
+
+		if (r->present & DRM_REGION_HAS_TOTAL)
+			*total += r->total;
+		else if (r->present & DRM_REGION_HAS_RESIDENT)
+			*total += r->resident;
+		if (r->present & DRM_REGION_HAS_RESIDENT)
+			*resident += r->resident;
+		if (r->present & DRM_REGION_HAS_SHARED)
+			*shared += r->shared;
+	}
+}
+
+static double client_busy_sum(const struct drm_client *c)
+{
+	double sum = 0, pct;
+	bool over;
+	size_t i;
+
+	if (!c->usage)
+		return 0;
+	for (i = 0; i < c->info.nr_engines; i++)
+		if (drm_engine_usage_pct(&c->usage[i], &pct, &over))
+			sum += pct;
+	return sum;
+}
+
+static int cmp_clients(const void *a, const void *b, void *arg)
+{
+	const struct drm_client *ca = *(const struct drm_client *const *)a;
+	const struct drm_client *cb = *(const struct drm_client *const *)b;
+	enum drmtop_sort sort = *(const enum drmtop_sort *)arg;
+	uint64_t ta, tb, r, s;
+
+	switch (sort) {
+	case DRMTOP_SORT_BUSY: {
+		double ba = client_busy_sum(ca), bb = client_busy_sum(cb);
+
+		if (ba != bb)
+			return ba < bb ? 1 : -1;
+		break;
+	}
+	case DRMTOP_SORT_MEMORY:
+		client_memory(ca, &ta, &r, &s);
+		client_memory(cb, &tb, &r, &s);
+		if (ta != tb)
+			return ta < tb ? 1 : -1;
+		break;
+	default:
+		break;
+	}
+	if (ca->pid != cb->pid)
+		return ca->pid < cb->pid ? -1 : 1;
+	return ca->fd < cb->fd ? -1 : ca->fd > cb->fd;
+}
+
+/* "  52.1%", "  104.0%!" when over, "      -" without the engine, "    ..." without a figure yet. */
+static void fmt_engine_cell(char *buf, size_t len, const struct drm_client *c, const char *engine,
+			    bool *over_any)
+{
+	double pct;
+	bool over = false;
+	size_t i;
+
+	for (i = 0; i < c->info.nr_engines; i++) {
+		if (strcmp(c->info.engines[i].name, engine))
+			continue;
+		if (c->usage && drm_engine_usage_pct(&c->usage[i], &pct, &over)) {
+			snprintf(buf, len, "%*.1f%%%s", ENGINE_COL_WIDTH - 2, pct, over ? "!" : " ");
+			*over_any |= over;
+		} else {
+			snprintf(buf, len, "%*s ", ENGINE_COL_WIDTH - 1, "...");
+		}
+		return;
+	}
+	snprintf(buf, len, "%*s ", ENGINE_COL_WIDTH - 1, "-");
+}
+
+static void render_device(struct line_sink *s, const struct drmtop_frame *f,
+			  const struct drm_device *d, enum drmtop_sort sort)
+{
+	char line[LINE_MAX_LEN], node[64], tot[32], res[32], shr[32];
+	const struct drm_client **list;
+	uint64_t mt = 0, mr = 0, ms = 0;
+	size_t i, j, n = 0, off;
+	bool over;
+
+	for (i = 0; i < d->nr_regions; i++) {
+		const struct drm_device_region *r = &d->regions[i];
+
+		mt += (r->present & DRM_REGION_HAS_TOTAL) ? r->total : r->resident;
+		mr += r->resident;
+		ms += r->shared;
+	}
+	off = (size_t)snprintf(line, sizeof(line), "%s %s%s%s  %zu client%s",
+			       d->driver ? d->driver : "(no driver name)",
+			       drm_node_name(d->rdev, node, sizeof(node)) ?: "?",
+			       d->pdev ? "  " : "", d->pdev ? d->pdev : "", d->nr_clients,
+			       d->nr_clients == 1 ? "" : "s");
+	for (i = 0; i < d->nr_engines && off < sizeof(line); i++) {
+		const struct drm_device_engine *e = &d->engines[i];
+
+		if (e->valid)
+			off += (size_t)snprintf(line + off, sizeof(line) - off, "  %s %.1f%%%s",
+						e->name, e->pct, e->over ? "!" : "");
+		else
+			off += (size_t)snprintf(line + off, sizeof(line) - off, "  %s ...",
+						e->name);
+	}
+	if (off < sizeof(line))
+		snprintf(line + off, sizeof(line) - off, "  mem %s", drmtop_fmt_bytes(tot, 32, mt));
+	sink_printf(s, DRMTOP_LINE_DEVICE, "%s", line);
+
+	off = (size_t)snprintf(line, sizeof(line), "%8s %-16s %10s", "PID", "COMMAND", "CLIENT");
+	for (i = 0; i < d->nr_engines && off < sizeof(line); i++)
+		off += (size_t)snprintf(line + off, sizeof(line) - off, " %*.*s",
+					ENGINE_COL_WIDTH, ENGINE_COL_WIDTH - 1, d->engines[i].name);
+	if (off < sizeof(line))
+		snprintf(line + off, sizeof(line) - off, " %10s %10s %10s  HOLDERS", "TOTAL",
+			 "RESIDENT", "SHARED");
+	sink_printf(s, DRMTOP_LINE_HEADER, "%s", line);
+
+	list = calloc(f->nr_clients ? f->nr_clients : 1, sizeof(*list));
+	if (!list)
+		return;
+	for (i = 0; i < f->nr_clients; i++)
+		if (!strcmp(f->clients[i].dev_key, d->key) && drmtop_frame_shows(f, &f->clients[i]))
+			list[n++] = &f->clients[i];
+	qsort_r(list, n, sizeof(*list), cmp_clients, &sort);
+
+	for (i = 0; i < n; i++) {
+		const struct drm_client *c = list[i];
+		char id[24], cell[32];
+
+		if (c->info.present & DRM_FDINFO_HAS_CLIENT_ID)
+			snprintf(id, sizeof(id), "%llu", (unsigned long long)c->info.client_id);
+		else
+			snprintf(id, sizeof(id), "-");
+		over = false;
+		off = (size_t)snprintf(line, sizeof(line), "%8d %-16.16s %10s", (int)c->pid,
+				       c->comm[0] ? c->comm : "?", id);
+		for (j = 0; j < d->nr_engines && off < sizeof(line); j++) {
+			fmt_engine_cell(cell, sizeof(cell), c, d->engines[j].name, &over);
+			off += (size_t)snprintf(line + off, sizeof(line) - off, " %s", cell);
+		}
+		client_memory(c, &mt, &mr, &ms);
+		if (off < sizeof(line))
+			off += (size_t)snprintf(line + off, sizeof(line) - off,
+						" %10s %10s %10s  ", drmtop_fmt_bytes(tot, 32, mt),
+						drmtop_fmt_bytes(res, 32, mr),
+						drmtop_fmt_bytes(shr, 32, ms));
+		for (j = 0; j < c->nr_holders && off < sizeof(line); j++)
+			off += (size_t)snprintf(line + off, sizeof(line) - off, "%s%d/%d",
+						j ? "," : "", (int)c->holders[j].pid,
+						c->holders[j].fd);
+		if (c->info.format == DRM_FDINFO_FMT_AMDGPU_LEGACY && off < sizeof(line))
+			snprintf(line + off, sizeof(line) - off, "  [unsupported pre-5.19 format]");
+		sink_printf(s, over ? DRMTOP_LINE_FLAG : DRMTOP_LINE_CLIENT, "%s", line);
+	}
+	free(list);
+}
+
+static void render_scan_notes(struct line_sink *s, const struct drmtop_frame *f)
+{
+	const struct drm_scan_stats *st = f->stats;
+	size_t i;
+
+	if (!st)
+		return;
+	if (st->vanished || st->denied || st->errors || st->malformed_lines || st->unsupported ||
+	    st->kcmp_failed)
+		sink_printf(s, DRMTOP_LINE_NOTE,
+			    "skipped: %u vanished, %u denied, %u errors; %u malformed fdinfo lines, "
+			    "%u unsupported-format fds, %u fd comparisons failed",
+			    st->vanished, st->denied, st->errors, st->malformed_lines,
+			    st->unsupported, st->kcmp_failed);
+	for (i = 0; i < f->nr_gone; i++) {
+		const struct drm_client *c = &f->gone[i];
+
+		if (drmtop_frame_shows(f, c))
+			sink_printf(s, DRMTOP_LINE_NOTE, "closed: pid %d %s client %s", (int)c->pid,
+				    c->comm[0] ? c->comm : "?", c->key);
+	}
+}
+
+int drmtop_render_lines(const struct drmtop_frame *f, enum drmtop_sort sort, unsigned int width,
+			drmtop_line_fn emit, void *ctx)
+{
+	struct line_sink s = { .emit = emit, .ctx = ctx, .width = width };
+	char when[32] = "?";
+	time_t t = (time_t)(f->realtime_ns / 1000000000ull);
+	struct tm tm;
+	size_t i;
+
+	if (localtime_r(&t, &tm))
+		strftime(when, sizeof(when), "%H:%M:%S", &tm);
+	sink_printf(&s, DRMTOP_LINE_TITLE,
+		    "drmtop - %s  interval %.2f s  %zu client%s on %zu device%s  sort: %s", when,
+		    (double)f->interval_ns / 1e9, f->nr_clients, f->nr_clients == 1 ? "" : "s",
+		    f->nr_devices, f->nr_devices == 1 ? "" : "s", drmtop_sort_name(sort));
+	if (f->bpf_active)
+		sink_printf(&s, DRMTOP_LINE_NOTE, "source: fdinfo + BPF");
+	else
+		sink_printf(&s, DRMTOP_LINE_NOTE, "source: fdinfo only (BPF off: %s)",
+			    f->bpf_reason ? f->bpf_reason : "not requested");
+	if (f->status != DRMTOP_STATUS_OK)
+		sink_printf(&s, DRMTOP_LINE_NOTE, "%s", drmtop_status_message(f->status));
+	for (i = 0; i < f->nr_devices; i++) {
+		sink_printf(&s, DRMTOP_LINE_BLANK, "%s", "");
+		render_device(&s, f, &f->devices[i], sort);
+	}
+	render_scan_notes(&s, f);
+	return 0;
+}
+
+static void print_line(void *ctx, enum drmtop_line_kind kind, const char *text)
+{
+	(void)kind;
+	fprintf(ctx, "%s\n", text);
+}
+
+int drmtop_text_frame(FILE *out, const struct drmtop_frame *f)
+{
+	drmtop_render_lines(f, DRMTOP_SORT_BUSY, 0, print_line, out);
+	fputc('\n', out);
+	return fflush(out) || ferror(out) ? -1 : 0;
+}

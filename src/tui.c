@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <curses.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "drmtop/output.h"
+#include "drmtop/tui.h"
+
+#define MIN_INTERVAL_S	0.1
+#define MAX_INTERVAL_S	3600.0
+
+struct tui_line {
+	enum drmtop_line_kind kind;
+	char *text;
+};
+
+struct tui_lines {
+	struct tui_line *v;
+	size_t n, cap;
+	bool oom;
+};
+
+static void collect_line(void *ctx, enum drmtop_line_kind kind, const char *text)
+{
+	struct tui_lines *l = ctx;
+	struct tui_line *grown;
+
+	if (l->oom)
+		return;
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 64;
+
+		grown = realloc(l->v, cap * sizeof(*grown));
+		if (!grown) {
+			l->oom = true;
+			return;
+		}
+		l->v = grown;
+		l->cap = cap;
+	}
+	l->v[l->n].kind = kind;
+	l->v[l->n].text = strdup(text);
+	if (!l->v[l->n].text) {
+		l->oom = true;
+		return;
+	}
+	l->n++;
+}
+
+static void lines_clear(struct tui_lines *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		free(l->v[i].text);
+	l->n = 0;
+	l->oom = false;
+}
+
+enum { PAIR_TITLE = 1, PAIR_DEVICE, PAIR_HEADER, PAIR_FLAG, PAIR_NOTE };
+
+static attr_t line_attr(enum drmtop_line_kind kind)
+{
+	switch (kind) {
+	case DRMTOP_LINE_TITLE:
+		return A_BOLD | COLOR_PAIR(PAIR_TITLE);
+	case DRMTOP_LINE_DEVICE:
+		return A_BOLD | COLOR_PAIR(PAIR_DEVICE);
+	case DRMTOP_LINE_HEADER:
+		return A_REVERSE | COLOR_PAIR(PAIR_HEADER);
+	case DRMTOP_LINE_FLAG:
+		return A_BOLD | COLOR_PAIR(PAIR_FLAG);
+	case DRMTOP_LINE_NOTE:
+		return COLOR_PAIR(PAIR_NOTE);
+	default:
+		return A_NORMAL;
+	}
+}
+
+/* The title and notes stay put; the device sections scroll below them. */
+static void draw(const struct tui_lines *l, size_t *scroll, double interval_s)
+{
+	int rows = LINES, cols = COLS, y = 0;
+	size_t fixed = 0, i, body;
+
+	erase();
+	while (fixed < l->n && (l->v[fixed].kind == DRMTOP_LINE_TITLE ||
+				l->v[fixed].kind == DRMTOP_LINE_NOTE))
+		fixed++;
+	body = l->n - fixed;
+	if (*scroll > body)
+		*scroll = body;
+	for (i = 0; i < fixed && y < rows - 1; i++, y++) {
+		attrset(line_attr(l->v[i].kind));
+		mvaddnstr(y, 0, l->v[i].text, cols);
+	}
+	for (i = fixed + *scroll; i < l->n && y < rows - 1; i++, y++) {
+		attrset(line_attr(l->v[i].kind));
+		mvaddnstr(y, 0, l->v[i].text, cols);
+		if (l->v[i].kind == DRMTOP_LINE_HEADER)
+			chgat(-1, line_attr(DRMTOP_LINE_HEADER), PAIR_HEADER, NULL);
+	}
+	attrset(A_REVERSE);
+	mvprintw(rows - 1, 0, " q quit  space refresh  s sort  +/- interval (%.1f s)  arrows scroll ",
+		 interval_s);
+	attrset(A_NORMAL);
+	refresh();
+}
+
+static int render(const struct drmtop_frame *f, enum drmtop_sort sort, struct tui_lines *l)
+{
+	lines_clear(l);
+	drmtop_render_lines(f, sort, 0, collect_line, l);
+	return l->oom ? -ENOMEM : 0;
+}
+
+int drmtop_tui_run(struct drmtop_sampler *s, const volatile sig_atomic_t *stop)
+{
+	const struct drmtop_options *opts = s->opts;
+	struct tui_lines lines = { 0 };
+	enum drmtop_sort sort = DRMTOP_SORT_BUSY;
+	double interval_s = opts->interval_s;
+	struct drmtop_frame frame;
+	uint64_t next;
+	size_t scroll = 0;
+	unsigned long shown = 0;
+	int err;
+
+	err = drmtop_sampler_next(s, &frame);
+	if (err)
+		return err;
+	if (!initscr()) {
+		fprintf(stderr, "drmtop: cannot start the terminal view (try -b)\n");
+		return -EIO;
+	}
+	cbreak();
+	noecho();
+	keypad(stdscr, TRUE);
+	curs_set(0);
+	if (has_colors()) {
+		start_color();
+		use_default_colors();
+		init_pair(PAIR_TITLE, COLOR_CYAN, -1);
+		init_pair(PAIR_DEVICE, COLOR_GREEN, -1);
+		init_pair(PAIR_HEADER, COLOR_WHITE, COLOR_BLUE);
+		init_pair(PAIR_FLAG, COLOR_RED, -1);
+		init_pair(PAIR_NOTE, COLOR_YELLOW, -1);
+	}
+
+	err = render(&frame, sort, &lines);
+	draw(&lines, &scroll, interval_s);
+	next = drmtop_mono_ns() + (uint64_t)(interval_s * 1e9);
+	while (!err && !*stop) {
+		uint64_t now = drmtop_mono_ns();
+		int ch, wait_ms = now >= next ? 0 : (int)((next - now) / 1000000) + 1;
+		bool resample = false, redraw = false;
+
+		timeout(wait_ms);
+		ch = getch();
+		switch (ch) {
+		case 'q':
+		case 'Q':
+			goto out;
+		case ' ':
+			resample = true;
+			break;
+		case 's':
+			sort = (sort + 1) % DRMTOP_SORT_COUNT;
+			err = render(&frame, sort, &lines);
+			redraw = true;
+			break;
+		case '+':
+			interval_s = interval_s * 2 > MAX_INTERVAL_S ? MAX_INTERVAL_S : interval_s * 2;
+			redraw = true;
+			break;
+		case '-':
+			interval_s = interval_s / 2 < MIN_INTERVAL_S ? MIN_INTERVAL_S : interval_s / 2;
+			redraw = true;
+			break;
+		case KEY_UP:
+			scroll = scroll ? scroll - 1 : 0;
+			redraw = true;
+			break;
+		case KEY_DOWN:
+			scroll++;
+			redraw = true;
+			break;
+		case KEY_RESIZE:
+			redraw = true;
+			break;
+		case ERR:
+			resample = drmtop_mono_ns() >= next;
+			break;
+		default:
+			break;
+		}
+		if (resample) {
+			err = drmtop_sampler_next(s, &frame);
+			if (err)
+				break;
+			err = render(&frame, sort, &lines);
+			redraw = true;
+			next = drmtop_mono_ns() + (uint64_t)(interval_s * 1e9);
+			if (opts->iterations && ++shown >= opts->iterations) {
+				draw(&lines, &scroll, interval_s);
+				break;
+			}
+		}
+		if (redraw)
+			draw(&lines, &scroll, interval_s);
+	}
+out:
+	endwin();
+	lines_clear(&lines);
+	free(lines.v);
+	return err;
+}
