@@ -80,7 +80,7 @@ struct drm_client {
 	struct drm_client_holder *holders;	/* sorted by pid, then fd */
 	size_t nr_holders;
 
-	struct drm_fdinfo info;	/* fdinfo of this sample (read through the first holder found) */
+	struct drm_fdinfo info;	/* fdinfo of this sample, read through the primary holder */
 	uint64_t sample_ns;	/* monotonic time right after that read */
 
 	bool is_new;		/* not present in the previous sample */
@@ -122,7 +122,8 @@ void drm_scan_free(struct drm_scan *scan);
 
 /*
  * Take one sample. Returns 0, or -errno when the proc root cannot be listed or memory runs out;
- * then the previous sample's results are kept. Everything returned by the accessors below stays
+ * then the previous sample's results are kept, except after an allocation failure in the final
+ * matching step, which drops them (the next sample sees every client as new). Everything returned by the accessors below stays
  * valid until the next drm_scan_sample() or drm_scan_free().
  */
 int drm_scan_sample(struct drm_scan *scan);

@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Whole-file reads of proc files: they report st_size 0, so read until EOF into a growing buffer. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "drmtop/proc_read.h"
+
+int drm_read_file(const char *path, char **buf, size_t *len)
+{
+	size_t cap = 4096, n = 0;
+	char *b, *nb;
+	int fd, err = 0;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	b = malloc(cap);
+	if (!b) {
+		close(fd);
+		return -ENOMEM;
+	}
+	for (;;) {
+		ssize_t r;
+
+		if (cap - n < 2) {
+			nb = cap > SIZE_MAX / 2 ? NULL : realloc(b, cap * 2);
+			if (!nb) {
+				err = -ENOMEM;
+				break;
+			}
+			b = nb;
+			cap *= 2;
+		}
+		r = read(fd, b + n, cap - n - 1);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			err = -errno;
+			break;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
+	if (err) {
+		free(b);
+		return err;
+	}
+	b[n] = '\0';
+	*buf = b;
+	*len = n;
+	return 0;
+}
+
+int drm_read_comm(const char *path, char *comm, size_t size)
+{
+	size_t len;
+	char *buf;
+	int err;
+
+	if (!size)
+		return -EINVAL;
+	err = drm_read_file(path, &buf, &len);
+	if (err)
+		return err;
+	if (len && buf[len - 1] == '\n')
+		buf[--len] = '\0';
+	if (len >= size)
+		len = size - 1;
+	memcpy(comm, buf, len);
+	comm[len] = '\0';
+	free(buf);
+	return 0;
+}
+
+int drm_read_cmdline(const char *path, char **cmdline)
+{
+	size_t len, i;
+	char *buf;
+	int err;
+
+	err = drm_read_file(path, &buf, &len);
+	if (err)
+		return err;
+	for (i = 0; i < len; i++)
+		if (buf[i] == '\0')
+			buf[i] = ' ';
+	while (len && buf[len - 1] == ' ')
+		buf[--len] = '\0';
+	if (!len) {
+		free(buf);
+		buf = NULL;
+	}
+	*cmdline = buf;
+	return 0;
+}

@@ -1,0 +1,739 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * DRM client discovery over a proc tree and sample-to-sample state; see include/drmtop/proc_scan.h
+ * for the identity rules. Checked against procfs of Linux 6.1 and 6.12 (fd/ magic links stat to
+ * the device node, fdinfo/<fd> text, ENOENT/ESRCH for exiting tasks, EACCES for foreign ones).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <linux/kcmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "drmtop/proc_read.h"
+#include "drmtop/proc_scan.h"
+
+struct clients {
+	struct drm_client *v;
+	size_t nr, cap;
+};
+
+struct drm_scan {
+	char *root;
+	struct drm_scan_ops ops;
+	bool read_cmdline;
+
+	struct clients cur;	/* latest sample */
+	struct clients gone;	/* of the previous sample, absent from the latest */
+	struct drm_device *devices;
+	size_t nr_devices;
+	struct drm_scan_stats stats;
+};
+
+/* One DRM/accel fd found in this sample, before grouping. */
+struct fd_rec {
+	pid_t pid;
+	int fd;
+	dev_t rdev;
+	uint64_t ts;
+	struct drm_fdinfo info;
+};
+
+struct proc_rec {
+	pid_t pid;
+	char comm[17];
+	char *cmdline;
+};
+
+struct walk {
+	struct fd_rec *fds;
+	size_t nr_fds, cap_fds;
+	struct proc_rec *procs;
+	size_t nr_procs, cap_procs;
+};
+
+static int sys_stat(void *ctx, const char *path, struct stat *st)
+{
+	(void)ctx;
+	return stat(path, st) ? -errno : 0;
+}
+
+static int sys_same_file(void *ctx, pid_t pid1, int fd1, pid_t pid2, int fd2)
+{
+	long r;
+
+	(void)ctx;
+	r = syscall(SYS_kcmp, pid1, pid2, KCMP_FILE, fd1, fd2);
+	return r < 0 ? -errno : (int)r;
+}
+
+static uint64_t sys_now_ns(void *ctx)
+{
+	struct timespec ts;
+
+	(void)ctx;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void no_hook(void *ctx, enum drm_scan_point point, pid_t pid, int fd)
+{
+	(void)ctx;
+	(void)point;
+	(void)pid;
+	(void)fd;
+}
+
+struct drm_scan *drm_scan_new(const struct drm_scan_opts *opts)
+{
+	const char *root = opts && opts->proc_root ? opts->proc_root : "/proc";
+	struct drm_scan *s;
+
+	/* room for "/<pid>/fdinfo/<fd>" after the root */
+	if (strlen(root) > PATH_MAX - 64) {
+		errno = ENAMETOOLONG;
+		return NULL;
+	}
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return NULL;
+	s->root = strdup(root);
+	if (!s->root) {
+		free(s);
+		errno = ENOMEM;
+		return NULL;
+	}
+	if (opts && opts->ops)
+		s->ops = *opts->ops;
+	if (!s->ops.stat)
+		s->ops.stat = sys_stat;
+	if (!s->ops.same_file)
+		s->ops.same_file = sys_same_file;
+	if (!s->ops.now_ns)
+		s->ops.now_ns = sys_now_ns;
+	if (!s->ops.hook)
+		s->ops.hook = no_hook;
+	s->read_cmdline = opts && opts->read_cmdline;
+	return s;
+}
+
+static void client_free(struct drm_client *c)
+{
+	size_t i;
+
+	free(c->key);
+	free(c->dev_key);
+	free(c->cmdline);
+	free(c->holders);
+	drm_fdinfo_free(&c->info);
+	free(c->usage);
+	for (i = 0; i < c->nr_tracks; i++)
+		drm_engine_track_free(&c->tracks[i]);
+	free(c->tracks);
+	memset(c, 0, sizeof(*c));
+}
+
+static void clients_free(struct clients *cs)
+{
+	size_t i;
+
+	for (i = 0; i < cs->nr; i++)
+		client_free(&cs->v[i]);
+	free(cs->v);
+	memset(cs, 0, sizeof(*cs));
+}
+
+void drm_scan_free(struct drm_scan *scan)
+{
+	if (!scan)
+		return;
+	clients_free(&scan->cur);
+	clients_free(&scan->gone);
+	drm_devices_free(scan->devices, scan->nr_devices);
+	free(scan->root);
+	free(scan);
+}
+
+static void walk_free(struct walk *w)
+{
+	size_t i;
+
+	for (i = 0; i < w->nr_fds; i++)
+		drm_fdinfo_free(&w->fds[i].info);
+	for (i = 0; i < w->nr_procs; i++)
+		free(w->procs[i].cmdline);
+	free(w->fds);
+	free(w->procs);
+}
+
+/* Room for one more element of @size in *@arr; new memory zeroed. */
+static int reserve(void **arr, size_t *cap, size_t nr, size_t size)
+{
+	size_t ncap;
+	char *n;
+
+	if (nr < *cap)
+		return 0;
+	ncap = *cap ? *cap * 2 : 16;
+	if (ncap > SIZE_MAX / size)
+		return -ENOMEM;
+	n = realloc(*arr, ncap * size);
+	if (!n)
+		return -ENOMEM;
+	memset(n + *cap * size, 0, (ncap - *cap) * size);
+	*arr = n;
+	*cap = ncap;
+	return 0;
+}
+
+/* Count a per-process/per-fd failure; these never end a scan. */
+static void count_error(struct drm_scan_stats *st, int err)
+{
+	switch (-err) {
+	case ENOENT:
+	case ESRCH:
+		st->vanished++;
+		break;
+	case EACCES:
+	case EPERM:
+		st->denied++;
+		break;
+	default:
+		st->errors++;
+		break;
+	}
+}
+
+static bool parse_num(const char *s, long max, long *out)
+{
+	long v = 0;
+
+	if (!*s)
+		return false;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return false;
+		if (v > (max - (*s - '0')) / 10)
+			return false;
+		v = v * 10 + (*s - '0');
+	}
+	*out = v;
+	return true;
+}
+
+/* comm and cmdline once per process, on its first DRM fd. */
+static int note_process(struct drm_scan *s, struct walk *w, pid_t pid)
+{
+	char path[PATH_MAX];
+	struct proc_rec *p;
+	int err;
+
+	if (w->nr_procs && w->procs[w->nr_procs - 1].pid == pid)
+		return 0;
+	if (reserve((void **)&w->procs, &w->cap_procs, w->nr_procs, sizeof(*p)))
+		return -ENOMEM;
+	p = &w->procs[w->nr_procs++];
+	p->pid = pid;
+	snprintf(path, sizeof(path), "%s/%d/comm", s->root, (int)pid);
+	err = drm_read_comm(path, p->comm, sizeof(p->comm));
+	if (err == -ENOMEM)
+		return err;
+	if (err)
+		count_error(&s->stats, err);
+	if (s->read_cmdline) {
+		snprintf(path, sizeof(path), "%s/%d/cmdline", s->root, (int)pid);
+		err = drm_read_cmdline(path, &p->cmdline);
+		if (err == -ENOMEM)
+			return err;
+		if (err)
+			count_error(&s->stats, err);
+	}
+	return 0;
+}
+
+static bool is_drm_node(const struct stat *st)
+{
+	return S_ISCHR(st->st_mode) &&
+	       (major(st->st_rdev) == DRM_MAJOR || major(st->st_rdev) == ACCEL_MAJOR);
+}
+
+/* One fd of @pid: keep it if it is a DRM/accel device whose fdinfo could be read. */
+static int scan_fd(struct drm_scan *s, struct walk *w, pid_t pid, int fd)
+{
+	char path[PATH_MAX];
+	struct fd_rec *r;
+	struct stat st;
+	size_t len;
+	char *buf;
+	int err;
+
+	s->stats.fds++;
+	s->ops.hook(s->ops.ctx, DRM_SCAN_AT_FD, pid, fd);
+	snprintf(path, sizeof(path), "%s/%d/fd/%d", s->root, (int)pid, fd);
+	err = s->ops.stat(s->ops.ctx, path, &st);
+	if (err) {
+		count_error(&s->stats, err);
+		return 0;
+	}
+	if (!is_drm_node(&st))
+		return 0;
+
+	s->ops.hook(s->ops.ctx, DRM_SCAN_AT_FDINFO, pid, fd);
+	snprintf(path, sizeof(path), "%s/%d/fdinfo/%d", s->root, (int)pid, fd);
+	err = drm_read_file(path, &buf, &len);
+	if (err == -ENOMEM)
+		return err;
+	if (err) {
+		count_error(&s->stats, err);
+		return 0;
+	}
+	if (reserve((void **)&w->fds, &w->cap_fds, w->nr_fds, sizeof(*r))) {
+		free(buf);
+		return -ENOMEM;
+	}
+	r = &w->fds[w->nr_fds];
+	r->ts = s->ops.now_ns(s->ops.ctx);
+	r->pid = pid;
+	r->fd = fd;
+	r->rdev = st.st_rdev;
+	err = drm_fdinfo_parse(&r->info, buf, len);
+	free(buf);
+	if (err)
+		return err;
+	w->nr_fds++;
+	s->stats.drm_fds++;
+	s->stats.malformed_lines += r->info.nr_malformed;
+	if (r->info.format == DRM_FDINFO_FMT_AMDGPU_LEGACY)
+		s->stats.unsupported++;
+	if (!(r->info.present & DRM_FDINFO_HAS_CLIENT_ID))
+		s->stats.no_client_id++;
+	return note_process(s, w, pid);
+}
+
+static int scan_pid(struct drm_scan *s, struct walk *w, pid_t pid)
+{
+	char path[PATH_MAX];
+	struct dirent *de;
+	DIR *d;
+	int err = 0;
+
+	s->ops.hook(s->ops.ctx, DRM_SCAN_AT_PID, pid, -1);
+	snprintf(path, sizeof(path), "%s/%d/fd", s->root, (int)pid);
+	d = opendir(path);
+	if (!d) {
+		count_error(&s->stats, -errno);
+		return 0;
+	}
+	for (;;) {
+		long fd;
+
+		errno = 0;
+		de = readdir(d);
+		if (!de) {
+			/* a task exiting under us ends the listing with ENOENT/ESRCH */
+			if (errno)
+				count_error(&s->stats, -errno);
+			break;
+		}
+		if (!parse_num(de->d_name, INT_MAX, &fd))
+			continue;
+		err = scan_fd(s, w, pid, (int)fd);
+		if (err)
+			break;
+	}
+	closedir(d);
+	return err;
+}
+
+static int walk_root(struct drm_scan *s, struct walk *w)
+{
+	struct dirent *de;
+	DIR *d;
+	int err = 0;
+
+	d = opendir(s->root);
+	if (!d)
+		return -errno;
+	for (;;) {
+		long pid;
+
+		errno = 0;
+		de = readdir(d);
+		if (!de) {
+			if (errno)
+				err = -errno;
+			break;
+		}
+		if (!parse_num(de->d_name, INT_MAX, &pid) || pid == 0)
+			continue;
+		s->stats.pids++;
+		err = scan_pid(s, w, (pid_t)pid);
+		if (err)
+			break;
+	}
+	closedir(d);
+	return err;
+}
+
+static int cmp_fd_rec(const void *a, const void *b)
+{
+	const struct fd_rec *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return (x->fd > y->fd) - (x->fd < y->fd);
+}
+
+static char *dev_key_of(const struct fd_rec *r)
+{
+	char *k = NULL;
+	int n;
+
+	if (r->info.pdev)
+		n = asprintf(&k, "pdev:%s", r->info.pdev);
+	else if (r->info.driver)
+		n = asprintf(&k, "%s@%u:%u", r->info.driver, major(r->rdev), minor(r->rdev));
+	else
+		n = asprintf(&k, "%u:%u", major(r->rdev), minor(r->rdev));
+	return n < 0 ? NULL : k;
+}
+
+static char *client_key_of(const struct fd_rec *r, const char *dev_key)
+{
+	char *k = NULL;
+	int n;
+
+	if (r->info.present & DRM_FDINFO_HAS_CLIENT_ID)
+		n = asprintf(&k, "%s#%llu", dev_key, (unsigned long long)r->info.client_id);
+	else
+		n = asprintf(&k, "%u:%u#%d/%d", major(r->rdev), minor(r->rdev), (int)r->pid, r->fd);
+	return n < 0 ? NULL : k;
+}
+
+static int add_holder(struct drm_client *c, pid_t pid, int fd)
+{
+	struct drm_client_holder *h;
+
+	h = realloc(c->holders, (c->nr_holders + 1) * sizeof(*h));
+	if (!h)
+		return -ENOMEM;
+	c->holders = h;
+	h[c->nr_holders].pid = pid;
+	h[c->nr_holders].fd = fd;
+	c->nr_holders++;
+	return 0;
+}
+
+static const struct proc_rec *find_proc(const struct walk *w, pid_t pid)
+{
+	size_t i;
+
+	for (i = 0; i < w->nr_procs; i++)
+		if (w->procs[i].pid == pid)
+			return &w->procs[i];
+	return NULL;
+}
+
+/* Which existing client (index) does fd record @r belong to, or -1 for a new one. */
+static long find_client(struct drm_scan *s, const struct clients *cs, const struct fd_rec *r,
+			const char *key)
+{
+	size_t i;
+
+	if (r->info.present & DRM_FDINFO_HAS_CLIENT_ID) {
+		for (i = 0; i < cs->nr; i++)
+			if (!strcmp(cs->v[i].key, key))
+				return (long)i;
+		return -1;
+	}
+	/* No id: the same open file is what kcmp(KCMP_FILE) says it is. */
+	for (i = 0; i < cs->nr; i++) {
+		const struct drm_client *c = &cs->v[i];
+		int same;
+
+		if (c->rdev != r->rdev || (c->info.present & DRM_FDINFO_HAS_CLIENT_ID))
+			continue;
+		same = s->ops.same_file(s->ops.ctx, c->pid, c->fd, r->pid, r->fd);
+		if (same == 0)
+			return (long)i;
+		if (same < 0)
+			s->stats.kcmp_failed++;
+	}
+	return -1;
+}
+
+/* Group the (sorted) fd records into clients; records' fdinfo is moved into the clients. */
+static int group(struct drm_scan *s, struct walk *w, struct clients *out)
+{
+	size_t i;
+
+	for (i = 0; i < w->nr_fds; i++) {
+		struct fd_rec *r = &w->fds[i];
+		const struct proc_rec *p;
+		struct drm_client *c;
+		char *dev_key, *key;
+		long idx;
+
+		dev_key = dev_key_of(r);
+		key = dev_key ? client_key_of(r, dev_key) : NULL;
+		if (!key) {
+			free(dev_key);
+			return -ENOMEM;
+		}
+		idx = find_client(s, out, r, key);
+		if (idx >= 0) {
+			free(dev_key);
+			free(key);
+			if (add_holder(&out->v[idx], r->pid, r->fd))
+				return -ENOMEM;
+			continue;
+		}
+		if (reserve((void **)&out->v, &out->cap, out->nr, sizeof(*c))) {
+			free(dev_key);
+			free(key);
+			return -ENOMEM;
+		}
+		c = &out->v[out->nr++];
+		c->key = key;
+		c->dev_key = dev_key;
+		c->rdev = r->rdev;
+		c->accel = major(r->rdev) == ACCEL_MAJOR;
+		c->pid = r->pid;
+		c->fd = r->fd;
+		c->sample_ns = r->ts;
+		c->info = r->info;
+		drm_fdinfo_init(&r->info);
+		p = find_proc(w, r->pid);
+		if (p) {
+			memcpy(c->comm, p->comm, sizeof(c->comm));
+			if (p->cmdline) {
+				c->cmdline = strdup(p->cmdline);
+				if (!c->cmdline)
+					return -ENOMEM;
+			}
+		}
+		if (add_holder(c, r->pid, r->fd))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static struct drm_engine_track *find_track(struct drm_client *c, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < c->nr_tracks; i++)
+		if (!strcmp(c->tracks[i].name, name))
+			return &c->tracks[i];
+	return NULL;
+}
+
+static struct drm_engine_track *new_track(struct drm_client *c)
+{
+	struct drm_engine_track *t;
+
+	t = realloc(c->tracks, (c->nr_tracks + 1) * sizeof(*t));
+	if (!t)
+		return NULL;
+	c->tracks = t;
+	t = &c->tracks[c->nr_tracks];
+	memset(t, 0, sizeof(*t));
+	return t;
+}
+
+/* First sample of a client: counters become the base, no figures. */
+static int start_client(struct drm_client *c)
+{
+	size_t i;
+
+	c->is_new = true;
+	c->usage = calloc(c->info.nr_engines ? c->info.nr_engines : 1, sizeof(*c->usage));
+	if (!c->usage)
+		return -ENOMEM;
+	for (i = 0; i < c->info.nr_engines; i++) {
+		struct drm_engine_track *t = new_track(c);
+
+		if (!t || drm_engine_track_init(t, &c->info.engines[i]))
+			return -ENOMEM;
+		c->nr_tracks++;
+	}
+	return 0;
+}
+
+/* Later sample: take over @prev's counters and compute usage over the interval. */
+static int continue_client(struct drm_client *c, struct drm_client *prev)
+{
+	size_t i;
+
+	c->tracks = prev->tracks;
+	c->nr_tracks = prev->nr_tracks;
+	prev->tracks = NULL;
+	prev->nr_tracks = 0;
+	c->dt_ns = c->sample_ns > prev->sample_ns ? c->sample_ns - prev->sample_ns : 0;
+	c->usage = calloc(c->info.nr_engines ? c->info.nr_engines : 1, sizeof(*c->usage));
+	if (!c->usage)
+		return -ENOMEM;
+	for (i = 0; i < c->info.nr_engines; i++) {
+		const struct drm_fdinfo_engine *e = &c->info.engines[i];
+		struct drm_engine_track *t = find_track(c, e->name);
+
+		if (!t) {
+			t = new_track(c);
+			if (!t)
+				return -ENOMEM;
+			t->name = strdup(e->name);
+			if (!t->name)
+				return -ENOMEM;
+			c->nr_tracks++;
+		}
+		drm_engine_usage_update(t, e, c->dt_ns, &c->usage[i]);
+	}
+	return 0;
+}
+
+static int cmp_client_key(const void *a, const void *b)
+{
+	const struct drm_client *const *x = a, *const *y = b;
+
+	return strcmp((*x)->key, (*y)->key);
+}
+
+/* Match @cur against the previous sample; what is left of @prev afterwards is gone. */
+static int carry_over(struct clients *cur, struct clients *prev, bool *matched)
+{
+	struct drm_client **idx = NULL;
+	size_t i;
+	int err = 0;
+
+	if (prev->nr) {
+		idx = malloc(prev->nr * sizeof(*idx));
+		if (!idx)
+			return -ENOMEM;
+		for (i = 0; i < prev->nr; i++)
+			idx[i] = &prev->v[i];
+		qsort(idx, prev->nr, sizeof(*idx), cmp_client_key);
+	}
+	for (i = 0; i < cur->nr && !err; i++) {
+		struct drm_client *c = &cur->v[i], **hit = NULL;
+
+		if (prev->nr) {
+			struct drm_client *pc = c;
+
+			hit = bsearch(&pc, idx, prev->nr, sizeof(*idx), cmp_client_key);
+		}
+		if (hit) {
+			matched[*hit - prev->v] = true;
+			err = continue_client(c, *hit);
+		} else {
+			err = start_client(c);
+		}
+	}
+	free(idx);
+	return err;
+}
+
+int drm_scan_sample(struct drm_scan *s)
+{
+	struct drm_scan_stats saved = s->stats;
+	struct clients cur = { 0 }, gone = { 0 };
+	struct drm_device *devs = NULL;
+	size_t nr_devs = 0, i;
+	struct walk w = { 0 };
+	bool *matched = NULL;
+	int err;
+
+	memset(&s->stats, 0, sizeof(s->stats));
+	s->stats.sample_ns = s->ops.now_ns(s->ops.ctx);
+	err = walk_root(s, &w);
+	if (!err) {
+		qsort(w.fds, w.nr_fds, sizeof(*w.fds), cmp_fd_rec);
+		err = group(s, &w, &cur);
+	}
+	walk_free(&w);
+	if (!err && s->cur.nr) {
+		matched = calloc(s->cur.nr, sizeof(*matched));
+		if (!matched)
+			err = -ENOMEM;
+	}
+	if (err) {
+		clients_free(&cur);
+		s->stats = saved;
+		return err;
+	}
+	/*
+	 * carry_over moves the effective counters out of the previous clients, so past this
+	 * point a failure cannot restore the previous sample: it is dropped, and every client of
+	 * the next sample starts as new rather than with counters missing.
+	 */
+	err = carry_over(&cur, &s->cur, matched);
+	if (!err)
+		err = drm_devices_build(cur.v, cur.nr, &devs, &nr_devs);
+	if (err) {
+		free(matched);
+		clients_free(&cur);
+		clients_free(&s->cur);
+		clients_free(&s->gone);
+		drm_devices_free(s->devices, s->nr_devices);
+		s->devices = NULL;
+		s->nr_devices = 0;
+		s->stats = saved;
+		return err;
+	}
+
+	for (i = 0; i < s->cur.nr; i++) {
+		struct drm_client *pc = &s->cur.v[i];
+
+		if (matched && matched[i])
+			continue;
+		if (reserve((void **)&gone.v, &gone.cap, gone.nr, sizeof(*pc))) {
+			/* losing the gone list is better than failing a good sample */
+			break;
+		}
+		gone.v[gone.nr++] = *pc;
+		memset(pc, 0, sizeof(*pc));
+	}
+	free(matched);
+	clients_free(&s->cur);
+	clients_free(&s->gone);
+	drm_devices_free(s->devices, s->nr_devices);
+	s->cur = cur;
+	s->gone = gone;
+	s->devices = devs;
+	s->nr_devices = nr_devs;
+
+	s->stats.clients = (unsigned int)cur.nr;
+	s->stats.gone_clients = (unsigned int)gone.nr;
+	for (i = 0; i < cur.nr; i++)
+		s->stats.new_clients += cur.v[i].is_new;
+	return 0;
+}
+
+const struct drm_client *drm_scan_clients(const struct drm_scan *scan, size_t *nr)
+{
+	*nr = scan->cur.nr;
+	return scan->cur.v;
+}
+
+const struct drm_client *drm_scan_gone(const struct drm_scan *scan, size_t *nr)
+{
+	*nr = scan->gone.nr;
+	return scan->gone.v;
+}
+
+const struct drm_device *drm_scan_devices(const struct drm_scan *scan, size_t *nr)
+{
+	*nr = scan->nr_devices;
+	return scan->devices;
+}
+
+const struct drm_scan_stats *drm_scan_stats(const struct drm_scan *scan)
+{
+	return &scan->stats;
+}
