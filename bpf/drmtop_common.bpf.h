@@ -1,0 +1,215 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * drmtop_common.bpf.h: the maps every drmtop BPF object shares and the client bookkeeping the
+ * DRM hooks (drmtop_drm.bpf.c) and the scheduler hooks (drmtop_sched.bpf.c) both need. The two
+ * objects are loaded separately (the drm and gpu_sched modules may appear at different times);
+ * the loader creates the maps with the first object and hands them to the second with
+ * bpf_map__reuse_fd(), so the definitions here must stay identical for both.
+ *
+ * Kernel structures read here, checked against the BTF of Debian 6.1.0-56 (6.1.192) and
+ * 6.12.117+deb12, and the sources of 6.1, 6.12 and 6.17: drm_file.{minor,client_id},
+ * drm_minor.{index,kdev,dev}, drm_device.{dev,driver}, drm_driver.name, device.devt.
+ * drm_file.client_id exists from 6.5 on (bpf_core_field_exists).
+ */
+#ifndef DRMTOP_COMMON_BPF_H
+#define DRMTOP_COMMON_BPF_H
+
+#include "vmlinux.h"
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
+#include "drmtop_bpf.h"
+#include "drmtop_account.bpf.h"
+
+#define E2BIG 7		/* errno of a full hash map */
+#define DRMTOP_IS_ERR(p) ((unsigned long)(p) >= (unsigned long)-4095)
+
+/* drm_file or struct device address -> client */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, DRMTOP_MAX_CLIENTS);
+	__type(key, __u64);
+	__type(value, struct drmtop_client);
+} clients SEC(".maps");
+
+/* drm_file.client_id -> drm_file address, for s_fence->drm_client_id attribution */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, DRMTOP_MAX_CLIENTS);
+	__type(key, __u64);
+	__type(value, __u64);
+} client_ids SEC(".maps");
+
+/* thread id -> drm_file of the DRM ioctl it is in: who queued a job (kernels without client id) */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, DRMTOP_MAX_TASKS);
+	__type(key, __u32);
+	__type(value, __u64);
+} ioctl_files SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, DRMTOP_MAX_ENGINES);
+	__type(key, struct drmtop_engine_key);
+	__type(value, struct drmtop_engine);
+} engines SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, DRMTOP_MAX_RINGS);
+	__type(key, __u64);
+	__type(value, struct drmtop_ring);
+} rings SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, DRMTOP_MAX_JOBS);
+	__type(key, __u64);
+	__type(value, struct drmtop_job);
+} jobs SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, DRMTOP_MAX_HANDLES);
+	__type(key, struct drmtop_handle_key);
+	__type(value, struct drmtop_handle);
+} handles SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, DRMTOP_MAX_OBJECTS);
+	__type(key, __u64);
+	__type(value, struct drmtop_object);
+} objects SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, DRMTOP_MAX_DEVICES);
+	__type(key, __u64);
+	__type(value, struct drmtop_device);
+} devices SEC(".maps");
+
+/* thread id -> drm_file inside drm_gem_prime_fd_to_handle: handles made there are imports */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, DRMTOP_MAX_TASKS);
+	__type(key, __u32);
+	__type(value, __u64);
+} importing SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, DRMTOP_CNT_MAX);
+	__type(key, __u32);
+	__type(value, __u64);
+} counters SEC(".maps");
+
+/* closed clients, struct drmtop_client with DRMTOP_CLIENT_CLOSED */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, DRMTOP_RINGBUF_BYTES);
+} closed SEC(".maps");
+
+/* uid sequence; slot 0 of an array so both objects share it */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} uid_seq SEC(".maps");
+
+static __always_inline void drmtop_count(enum drmtop_counter c)
+{
+	__u32 k = c;
+	__u64 *v = bpf_map_lookup_elem(&counters, &k);
+
+	if (v)
+		__sync_fetch_and_add(v, 1);
+}
+
+static __always_inline __u64 drmtop_next_uid(void)
+{
+	__u32 k = 0;
+	__u64 *v = bpf_map_lookup_elem(&uid_seq, &k);
+
+	/* uid 0 means "none"; the array slot starts at 0, so the first uid is 1 */
+	return v ? __sync_fetch_and_add(v, 1) + 1 : 0;
+}
+
+/* Records a DRM device (driver name, parent) the first time any hook meets it. */
+static __always_inline void drmtop_note_device(struct drm_device *dev, int minor_index)
+{
+	__u64 key = (__u64)dev;
+	struct drmtop_device d = {};
+	const char *name;
+
+	if (!dev || bpf_map_lookup_elem(&devices, &key))
+		return;
+	d.parent_dev = (__u64)BPF_CORE_READ(dev, dev);
+	d.primary_index = minor_index;
+	name = BPF_CORE_READ(dev, driver, name);
+	if (name)
+		bpf_probe_read_kernel_str(d.driver, sizeof(d.driver), name);
+	if (bpf_map_update_elem(&devices, &key, &d, BPF_NOEXIST) == -E2BIG)
+		drmtop_count(DRMTOP_CNT_DEVICES_FULL);
+}
+
+/*
+ * The client of @file, created if missing: at drm_file_alloc (@late false), or at the first
+ * hook that meets a drm_file opened before drmtop attached (@late true: the current task is
+ * the first user seen, not necessarily the opener).
+ */
+static __always_inline struct drmtop_client *drmtop_client_get(struct drm_file *file, bool late)
+{
+	__u64 key = (__u64)file;
+	struct drmtop_client c = {}, *cp;
+	struct drm_minor *minor;
+	struct drm_device *dev;
+	const char *name;
+	__u64 id = 0;
+	__u32 devt;
+
+	cp = bpf_map_lookup_elem(&clients, &key);
+	if (cp || !file)
+		return cp;
+
+	c.file = key;
+	c.uid = drmtop_next_uid();
+	c.open_ns = bpf_ktime_get_ns();
+	c.tgid = bpf_get_current_pid_tgid() >> 32;
+	c.pid = (__u32)bpf_get_current_pid_tgid();
+	bpf_get_current_comm(c.comm, sizeof(c.comm));
+	c.flags = late ? DRMTOP_CLIENT_LATE : 0;
+	minor = BPF_CORE_READ(file, minor);
+	c.minor_index = minor ? BPF_CORE_READ(minor, index) : -1;
+	devt = BPF_CORE_READ(minor, kdev, devt);
+	c.dev_major = devt >> 20;
+	c.dev_minor = devt & 0xfffff;
+	dev = BPF_CORE_READ(minor, dev);
+	c.drm_dev = (__u64)dev;
+	c.parent_dev = (__u64)BPF_CORE_READ(dev, dev);
+	name = BPF_CORE_READ(dev, driver, name);
+	if (name)
+		bpf_probe_read_kernel_str(c.driver, sizeof(c.driver), name);
+	if (bpf_core_field_exists(file->client_id))
+		id = BPF_CORE_READ(file, client_id);
+	c.client_id = id;
+
+	if (bpf_map_update_elem(&clients, &key, &c, BPF_NOEXIST)) {
+		/* a racing hook may have inserted it; anything else means the map is full */
+		cp = bpf_map_lookup_elem(&clients, &key);
+		if (!cp)
+			drmtop_count(DRMTOP_CNT_CLIENTS_FULL);
+		return cp;
+	}
+	if (late)
+		drmtop_count(DRMTOP_CNT_CLIENT_LATE);
+	if (id)
+		bpf_map_update_elem(&client_ids, &id, &key, BPF_ANY);
+	drmtop_note_device(dev, c.minor_index);
+	return bpf_map_lookup_elem(&clients, &key);
+}
+
+#endif /* DRMTOP_COMMON_BPF_H */

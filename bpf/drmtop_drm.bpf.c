@@ -1,0 +1,347 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * drmtop_drm.bpf.c: hooks in the drm module: DRM clients (drm_file) and their GEM memory, the
+ * per-device GEM object totals, the drm_file of every DRM ioctl in flight (job attribution on
+ * kernels without drm_sched_fence.drm_client_id), and a task_file iterator mapping (pid, fd)
+ * to drm_file.
+ *
+ * Every function hooked here has BTF in drm.ko, takes the arguments used below and is called
+ * (not inlined) on the paths named, checked in the drm.ko of Debian 6.1.0-56 (6.1.192) and
+ * 6.12.117+deb12 (BTF prototypes and call relocations) and in the 6.1, 6.12 and 6.17 sources:
+ *   drm_file_alloc(minor) -> drm_file *      every open (drm_open_helper) and in-kernel client
+ *   drm_gem_release(dev, file)               every close of a GEM driver's file, from
+ *                                            drm_file_free. On 6.1 drm_close_helper calls the
+ *                                            .part.0 clone of drm_file_free (no fentry there),
+ *                                            which still calls the global drm_gem_release.
+ *   drm_ioctl(filp, cmd, arg)                every DRM ioctl (drivers' compat_ioctl ends here)
+ *   drm_gem_private_object_init(dev, obj, size)  every GEM object (drm_gem_object_init calls it)
+ *   drm_gem_object_release(obj)              every GEM object's end, normal and error paths
+ *   drm_gem_handle_create_tail(file, obj, handlep)  every new handle (create, open, import)
+ *   drm_gem_object_release_handle(id, obj, file)  GEM_CLOSE and file close (static, address taken)
+ *   drm_gem_prime_fd_to_handle(dev, file, fd, handlep)  PRIME import
+ *   drm_gem_prime_handle_to_fd(dev, file, handle, flags, fdp)  PRIME export
+ */
+#include "drmtop_common.bpf.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+static __always_inline __u32 current_tid(void)
+{
+	return (__u32)bpf_get_current_pid_tgid();
+}
+
+SEC("fexit/drm_file_alloc")
+int BPF_PROG(drmtop_file_alloc, struct drm_minor *minor, struct drm_file *ret)
+{
+	if (!ret || DRMTOP_IS_ERR(ret))
+		return 0;
+	drmtop_client_get(ret, false);
+	return 0;
+}
+
+SEC("fentry/drm_ioctl")
+int BPF_PROG(drmtop_ioctl_enter, struct file *filp)
+{
+	struct drm_file *file = BPF_CORE_READ(filp, private_data);
+	__u64 key = (__u64)file;
+	__u32 tid = current_tid();
+
+	if (!file)
+		return 0;
+	drmtop_client_get(file, true);
+	if (bpf_map_update_elem(&ioctl_files, &tid, &key, BPF_ANY))
+		drmtop_count(DRMTOP_CNT_TASKS_FULL);
+	return 0;
+}
+
+SEC("fexit/drm_ioctl")
+int BPF_PROG(drmtop_ioctl_exit)
+{
+	__u32 tid = current_tid();
+
+	bpf_map_delete_elem(&ioctl_files, &tid);
+	return 0;
+}
+
+/* Context of the bpf_for_each_map_elem walk that sums a closing client's shared bytes. */
+struct shared_walk {
+	__u64 file;
+	__u64 shared;
+};
+
+/* A handle counts as shared as drm_show_memory_stats counts it: handle_count > 1 or dma-buf. */
+static long sum_shared(struct bpf_map *map, struct drmtop_handle_key *k, struct drmtop_handle *h,
+		       struct shared_walk *w)
+{
+	struct drmtop_object *o;
+
+	if (k->file != w->file)
+		return 0;
+	o = bpf_map_lookup_elem(&objects, &h->obj);
+	if (o && (o->handle_count > 1 || (o->flags & DRMTOP_OBJ_DMABUF)))
+		w->shared += h->size;
+	return 0;
+}
+
+/*
+ * Close, part 1: the file still holds its handles. The record sent now carries the memory the
+ * client held; its engine figures stay in the engines map under its uid for the reader to
+ * collect (jobs of the client still in flight add to them until they end).
+ */
+SEC("fentry/drm_gem_release")
+int BPF_PROG(drmtop_gem_release_enter, struct drm_device *dev, struct drm_file *file)
+{
+	__u64 key = (__u64)file;
+	struct drmtop_client *c = bpf_map_lookup_elem(&clients, &key), *rec;
+	struct shared_walk w = { .file = key };
+
+	if (!c)
+		return 0;
+	bpf_for_each_map_elem(&handles, sum_shared, &w, 0);
+	rec = bpf_ringbuf_reserve(&closed, sizeof(*rec), 0);
+	if (!rec) {
+		drmtop_count(DRMTOP_CNT_RINGBUF_FULL);
+		return 0;
+	}
+	__builtin_memcpy(rec, c, sizeof(*rec));
+	rec->mem_shared = w.shared;
+	rec->close_ns = bpf_ktime_get_ns();
+	rec->flags |= DRMTOP_CLIENT_CLOSED;
+	bpf_ringbuf_submit(rec, 0);
+	return 0;
+}
+
+/* Close, part 2: all handles are gone; the drm_file address may be reused from now on. */
+SEC("fexit/drm_gem_release")
+int BPF_PROG(drmtop_gem_release_exit, struct drm_device *dev, struct drm_file *file)
+{
+	__u64 key = (__u64)file;
+	struct drmtop_client *c = bpf_map_lookup_elem(&clients, &key);
+	__u64 id;
+
+	if (!c)
+		return 0;
+	id = c->client_id;
+	if (id)
+		bpf_map_delete_elem(&client_ids, &id);
+	bpf_map_delete_elem(&clients, &key);
+	return 0;
+}
+
+static __always_inline struct drmtop_device *device_of(struct drm_device *dev)
+{
+	__u64 key = (__u64)dev;
+
+	drmtop_note_device(dev, -1);
+	return bpf_map_lookup_elem(&devices, &key);
+}
+
+SEC("fexit/drm_gem_private_object_init")
+int BPF_PROG(drmtop_gem_init, struct drm_device *dev, struct drm_gem_object *obj, size_t size)
+{
+	__u64 key = (__u64)obj;
+	struct drmtop_object o = {
+		.size = size,
+		.drm_dev = (__u64)dev,
+		.flags = DRMTOP_OBJ_SEEN_INIT,
+	};
+	struct drmtop_device *d;
+
+	if (bpf_map_update_elem(&objects, &key, &o, BPF_ANY)) {
+		drmtop_count(DRMTOP_CNT_OBJECTS_FULL);
+		return 0;
+	}
+	d = device_of(dev);
+	if (d) {
+		__sync_fetch_and_add(&d->gem_objects, 1);
+		drmtop_mem_add(&d->gem_bytes, size);
+	}
+	return 0;
+}
+
+SEC("fentry/drm_gem_object_release")
+int BPF_PROG(drmtop_gem_object_release, struct drm_gem_object *obj)
+{
+	__u64 key = (__u64)obj;
+	struct drmtop_object *o = bpf_map_lookup_elem(&objects, &key);
+	struct drmtop_device *d;
+
+	if (!o) {
+		drmtop_count(DRMTOP_CNT_OBJECT_UNKNOWN);
+		return 0;
+	}
+	if (o->flags & DRMTOP_OBJ_SEEN_INIT) {
+		d = bpf_map_lookup_elem(&devices, &o->drm_dev);
+		if (d) {
+			drmtop_mem_sub(&d->gem_objects, 1);
+			drmtop_mem_sub(&d->gem_bytes, o->size);
+		}
+	}
+	bpf_map_delete_elem(&objects, &key);
+	return 0;
+}
+
+/* Refreshes what shared-ness depends on: the handle count and whether a dma-buf is attached. */
+static __always_inline struct drmtop_object *object_sync(struct drm_gem_object *obj, int delta)
+{
+	__u64 key = (__u64)obj;
+	struct drmtop_object *o = bpf_map_lookup_elem(&objects, &key), n = {};
+
+	if (!o) {
+		/* created before attach: known from now on, not in the device totals */
+		n.size = BPF_CORE_READ(obj, size);
+		n.drm_dev = (__u64)BPF_CORE_READ(obj, dev);
+		if (bpf_map_update_elem(&objects, &key, &n, BPF_NOEXIST) == -E2BIG)
+			drmtop_count(DRMTOP_CNT_OBJECTS_FULL);
+		o = bpf_map_lookup_elem(&objects, &key);
+		if (!o)
+			return NULL;
+	}
+	o->handle_count = BPF_CORE_READ(obj, handle_count) + delta;
+	if (BPF_CORE_READ(obj, dma_buf))
+		o->flags |= DRMTOP_OBJ_DMABUF;
+	else
+		o->flags &= ~DRMTOP_OBJ_DMABUF;
+	if (BPF_CORE_READ(obj, import_attach))
+		o->flags |= DRMTOP_OBJ_FOREIGN;
+	return o;
+}
+
+SEC("fexit/drm_gem_handle_create_tail")
+int BPF_PROG(drmtop_handle_create, struct drm_file *file, struct drm_gem_object *obj,
+	     u32 *handlep, int ret)
+{
+	struct drmtop_handle_key k = { .file = (__u64)file };
+	struct drmtop_handle h = { .obj = (__u64)obj };
+	struct drmtop_client *c;
+	struct drmtop_object *o;
+	__u32 tid = current_tid();
+	__u64 *imp;
+
+	if (ret)
+		return 0;
+	if (bpf_probe_read_kernel(&k.handle, sizeof(k.handle), handlep))
+		return 0;
+	c = drmtop_client_get(file, true);
+	o = object_sync(obj, 0);
+	h.size = o ? o->size : BPF_CORE_READ(obj, size);
+	h.uid = c ? c->uid : 0;
+	imp = bpf_map_lookup_elem(&importing, &tid);
+	h.imported = (imp && *imp == k.file) || (o && (o->flags & DRMTOP_OBJ_FOREIGN));
+	if (bpf_map_update_elem(&handles, &k, &h, BPF_ANY)) {
+		drmtop_count(DRMTOP_CNT_HANDLES_FULL);
+		return 0;
+	}
+	if (c) {
+		drmtop_mem_add(&c->mem_total, h.size);
+		__sync_fetch_and_add(&c->handles, 1);
+		if (h.imported)
+			drmtop_mem_add(&c->mem_imported, h.size);
+	}
+	return 0;
+}
+
+SEC("fentry/drm_gem_object_release_handle")
+int BPF_PROG(drmtop_handle_release, int id, void *ptr, void *data)
+{
+	struct drmtop_handle_key k = { .file = (__u64)data, .handle = id };
+	struct drmtop_handle *h = bpf_map_lookup_elem(&handles, &k);
+	struct drmtop_client *c;
+
+	/* the kernel drops its handle_count inside this function */
+	object_sync(ptr, -1);
+	if (!h) {
+		drmtop_count(DRMTOP_CNT_HANDLE_UNKNOWN);
+		return 0;
+	}
+	c = bpf_map_lookup_elem(&clients, &k.file);
+	if (c && c->uid == h->uid) {
+		drmtop_mem_sub(&c->mem_total, h->size);
+		drmtop_mem_sub(&c->handles, 1);
+		if (h->imported)
+			drmtop_mem_sub(&c->mem_imported, h->size);
+	}
+	bpf_map_delete_elem(&handles, &k);
+	return 0;
+}
+
+SEC("fentry/drm_gem_prime_fd_to_handle")
+int BPF_PROG(drmtop_import_enter, struct drm_device *dev, struct drm_file *file)
+{
+	__u32 tid = current_tid();
+	__u64 key = (__u64)file;
+
+	if (bpf_map_update_elem(&importing, &tid, &key, BPF_ANY))
+		drmtop_count(DRMTOP_CNT_TASKS_FULL);
+	return 0;
+}
+
+SEC("fexit/drm_gem_prime_fd_to_handle")
+int BPF_PROG(drmtop_import_exit)
+{
+	__u32 tid = current_tid();
+
+	bpf_map_delete_elem(&importing, &tid);
+	return 0;
+}
+
+/* Export attaches a dma-buf to the object: from now on every handle of it counts as shared. */
+SEC("fexit/drm_gem_prime_handle_to_fd")
+int BPF_PROG(drmtop_export, struct drm_device *dev, struct drm_file *file, u32 handle, u32 flags,
+	     int *prime_fd, int ret)
+{
+	struct drmtop_handle_key k = { .file = (__u64)file, .handle = handle };
+	struct drmtop_handle *h;
+	struct drmtop_object *o;
+	struct drm_gem_object *obj;
+
+	if (ret)
+		return 0;
+	h = bpf_map_lookup_elem(&handles, &k);
+	if (!h)
+		return 0;
+	o = bpf_map_lookup_elem(&objects, &h->obj);
+	obj = (struct drm_gem_object *)h->obj;
+	if (o && BPF_CORE_READ(obj, dma_buf))
+		o->flags |= DRMTOP_OBJ_DMABUF;
+	return 0;
+}
+
+#define DRM_MAJOR	226
+#define ACCEL_MAJOR	261
+#define S_IFMT		00170000
+#define S_IFCHR		0020000
+
+/* (pid, fd) -> drm_file for every open DRM or accel char device file: one record per fd. */
+SEC("iter/task_file")
+int drmtop_fds(struct bpf_iter__task_file *ctx)
+{
+	struct file *f = ctx->file;
+	struct task_struct *task = ctx->task;
+	struct drmtop_fd_rec r = {};
+	struct drm_file *file;
+	struct inode *inode;
+	__u32 rdev, major;
+
+	if (!f || !task)
+		return 0;
+	inode = BPF_CORE_READ(f, f_inode);
+	if ((BPF_CORE_READ(inode, i_mode) & S_IFMT) != S_IFCHR)
+		return 0;
+	rdev = BPF_CORE_READ(inode, i_rdev);
+	major = rdev >> 20;
+	if (major != DRM_MAJOR && major != ACCEL_MAJOR)
+		return 0;
+	file = BPF_CORE_READ(f, private_data);
+	if (!file)
+		return 0;
+	r.file = (__u64)file;
+	if (bpf_core_field_exists(file->client_id))
+		r.client_id = BPF_CORE_READ(file, client_id);
+	r.tgid = BPF_CORE_READ(task, tgid);
+	r.fd = ctx->fd;
+	r.rdev_major = major;
+	r.rdev_minor = rdev & 0xfffff;
+	bpf_seq_write(ctx->meta->seq, &r, sizeof(r));
+	return 0;
+}

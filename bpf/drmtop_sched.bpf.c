@@ -1,0 +1,292 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * drmtop_sched.bpf.c: engine time per (client, ring) from the gpu_sched tracepoints.
+ *
+ * Tracepoints (module gpu_sched), one set per kernel, chosen by the loader from the
+ * btf_trace_<name> typedefs in /sys/kernel/btf/gpu_sched:
+ *   role     6.1 .. 6.16             6.17+                 arguments
+ *   queue    drm_sched_job           drm_sched_job_queue   (job, entity), in the submitting task
+ *   run      drm_run_job             drm_sched_job_run     (job, entity), scheduler thread/wq
+ *   done     drm_sched_process_job   drm_sched_job_done    (struct drm_sched_fence *), fence cb
+ * Each is built twice: tp_btf (typed, cheapest) and raw_tp (for kernels where tp_btf cannot
+ * attach); the loader autoloads one of the six per role. Prototypes checked in the gpu-sched.ko
+ * BTF of Debian 6.1.0-56 and 6.12.117+deb12 and in the 6.17 source (gpu_scheduler_trace.h).
+ *
+ * A job's life ends for sure in drm_sched_job_cleanup(job) (BTF function in 6.1, 6.12, 6.17):
+ * after a GPU reset jobs are re-run without the run tracepoint and may be freed without done,
+ * and an entity killed with jobs queued frees them without done.
+ *
+ * Attribution (checked on the same kernels): drm_sched_fence.drm_client_id where it exists
+ * (6.12.10x+ stable, 6.17+; 0 or ids >= 2^63 are the driver's own jobs), else the drm_file of
+ * the DRM ioctl the submitting task is in, else the device's kernel client.
+ */
+#include "drmtop_common.bpf.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+/* Client ids at or above this are reserved by drivers for their own jobs (amdgpu). */
+#define KERNEL_CLIENT_ID_MIN	(1ull << 63)
+
+/* The per-device client charged with jobs no user client submitted. */
+static __always_inline struct drmtop_client *kernel_client(__u64 parent_dev)
+{
+	struct drmtop_client c = {}, *cp;
+
+	cp = bpf_map_lookup_elem(&clients, &parent_dev);
+	if (cp)
+		return cp;
+	c.uid = drmtop_next_uid();
+	c.file = parent_dev;
+	c.parent_dev = parent_dev;
+	c.open_ns = bpf_ktime_get_ns();
+	c.minor_index = -1;
+	c.flags = DRMTOP_CLIENT_KERNEL;
+	__builtin_memcpy(c.comm, "[kernel]", 9);
+	if (bpf_map_update_elem(&clients, &parent_dev, &c, BPF_NOEXIST)) {
+		cp = bpf_map_lookup_elem(&clients, &parent_dev);
+		if (!cp)
+			drmtop_count(DRMTOP_CNT_CLIENTS_FULL);
+		return cp;
+	}
+	return bpf_map_lookup_elem(&clients, &parent_dev);
+}
+
+static __always_inline struct drmtop_client *job_client(struct drm_sched_job *job,
+							 __u64 parent_dev)
+{
+	struct drm_sched_fence *fence = BPF_CORE_READ(job, s_fence);
+	struct drmtop_client *c;
+	__u64 *file, id;
+	__u32 tid;
+
+	if (bpf_core_field_exists(fence->drm_client_id)) {
+		id = BPF_CORE_READ(fence, drm_client_id);
+		if (!id || id >= KERNEL_CLIENT_ID_MIN)
+			return NULL;
+		file = bpf_map_lookup_elem(&client_ids, &id);
+		if (!file) {
+			drmtop_count(DRMTOP_CNT_JOB_CLIENT_UNKNOWN);
+			return NULL;
+		}
+		return bpf_map_lookup_elem(&clients, file);
+	}
+	tid = (__u32)bpf_get_current_pid_tgid();
+	file = bpf_map_lookup_elem(&ioctl_files, &tid);
+	if (!file)
+		return NULL;
+	c = bpf_map_lookup_elem(&clients, file);
+	/* a job the driver queues for another device while in this ioctl is not this client's */
+	if (c && c->parent_dev != parent_dev)
+		return NULL;
+	return c;
+}
+
+static __always_inline struct drmtop_ring *ring_get(struct drm_gpu_scheduler *sched)
+{
+	__u64 key = (__u64)sched;
+	struct drmtop_ring r = {}, *rp;
+	const char *name;
+
+	rp = bpf_map_lookup_elem(&rings, &key);
+	if (rp || !sched)
+		return rp;
+	r.parent_dev = (__u64)BPF_CORE_READ(sched, dev);
+	name = BPF_CORE_READ(sched, name);
+	if (name)
+		bpf_probe_read_kernel_str(r.name, sizeof(r.name), name);
+	if (bpf_map_update_elem(&rings, &key, &r, BPF_NOEXIST) == -E2BIG)
+		drmtop_count(DRMTOP_CNT_RINGS_FULL);
+	return bpf_map_lookup_elem(&rings, &key);
+}
+
+static __always_inline struct drmtop_engine *engine_get(__u64 uid, __u64 ring)
+{
+	struct drmtop_engine_key k = { .uid = uid, .ring = ring };
+	struct drmtop_engine *e = bpf_map_lookup_elem(&engines, &k);
+	static const struct drmtop_engine zero;
+
+	if (e)
+		return e;
+	if (bpf_map_update_elem(&engines, &k, &zero, BPF_NOEXIST) == -E2BIG) {
+		drmtop_count(DRMTOP_CNT_ENGINES_FULL);
+		return NULL;
+	}
+	return bpf_map_lookup_elem(&engines, &k);
+}
+
+static __always_inline void on_queue(struct drm_sched_job *job)
+{
+	struct drm_gpu_scheduler *sched = BPF_CORE_READ(job, sched);
+	__u64 fence = (__u64)BPF_CORE_READ(job, s_fence);
+	__u64 parent = (__u64)BPF_CORE_READ(sched, dev);
+	struct drmtop_job j = { .ring = (__u64)sched, .queue_ns = bpf_ktime_get_ns() };
+	struct drmtop_client *c;
+
+	if (!fence)
+		return;
+	drmtop_count(DRMTOP_CNT_JOBS_QUEUED);
+	ring_get(sched);
+	c = job_client(job, parent);
+	if (!c) {
+		c = kernel_client(parent);
+		drmtop_count(DRMTOP_CNT_KERNEL_JOBS);
+	}
+	if (!c)
+		return;
+	j.uid = c->uid;
+	if (bpf_map_update_elem(&jobs, &fence, &j, BPF_ANY))
+		drmtop_count(DRMTOP_CNT_JOBS_FULL);
+}
+
+static __always_inline void on_run(struct drm_sched_job *job)
+{
+	__u64 fence = (__u64)BPF_CORE_READ(job, s_fence);
+	struct drmtop_job *j = bpf_map_lookup_elem(&jobs, &fence);
+	struct drmtop_engine *e;
+	__u64 now = bpf_ktime_get_ns();
+	__u32 b;
+
+	if (!j) {
+		drmtop_count(DRMTOP_CNT_RUN_UNKNOWN);
+		return;
+	}
+	j->run_ns = now;
+	j->ring = (__u64)BPF_CORE_READ(job, sched);
+	e = engine_get(j->uid, j->ring);
+	if (!e)
+		return;
+	b = drmtop_lat_bucket(now > j->queue_ns ? now - j->queue_ns : 0);
+	if (b < DRMTOP_LAT_BUCKETS)
+		__sync_fetch_and_add(&e->lat_hist[b], 1);
+}
+
+static __always_inline void on_done(struct drm_sched_fence *s_fence)
+{
+	__u64 fence = (__u64)s_fence;
+	__u64 now = bpf_ktime_get_ns();
+	struct drm_gpu_scheduler *sched = BPF_CORE_READ(s_fence, sched);
+	struct drmtop_job *j = bpf_map_lookup_elem(&jobs, &fence);
+	struct drmtop_ring *r = ring_get(sched);
+	struct drmtop_engine *e;
+	__u64 last = 0, busy = 0;
+
+	drmtop_count(DRMTOP_CNT_JOBS_DONE);
+	if (!j) {
+		/* still ends the ring's previous job, so the next one starts no earlier than now */
+		if (r && now > r->last_done_ns)
+			r->last_done_ns = now;
+		drmtop_count(DRMTOP_CNT_DONE_UNKNOWN);
+		return;
+	}
+	if (!j->run_ns) {
+		drmtop_count(DRMTOP_CNT_DONE_WITHOUT_RUN);
+		if (r && now > r->last_done_ns)
+			r->last_done_ns = now;
+	} else if (r) {
+		last = r->last_done_ns;
+		busy = drmtop_busy_ns(j->run_ns, now, &last);
+		r->last_done_ns = last;
+	}
+	e = engine_get(j->uid, (__u64)sched);
+	if (e) {
+		__sync_fetch_and_add(&e->busy_ns, busy);
+		__sync_fetch_and_add(&e->jobs, 1);
+	}
+	bpf_map_delete_elem(&jobs, &fence);
+}
+
+/* Names as of 6.1 .. 6.16 */
+SEC("tp_btf/drm_sched_job")
+int BPF_PROG(drmtop_queue_btf, struct drm_sched_job *job)
+{
+	on_queue(job);
+	return 0;
+}
+
+SEC("tp_btf/drm_run_job")
+int BPF_PROG(drmtop_run_btf, struct drm_sched_job *job)
+{
+	on_run(job);
+	return 0;
+}
+
+SEC("tp_btf/drm_sched_process_job")
+int BPF_PROG(drmtop_done_btf, struct drm_sched_fence *fence)
+{
+	on_done(fence);
+	return 0;
+}
+
+SEC("raw_tp/drm_sched_job")
+int BPF_PROG(drmtop_queue_raw, struct drm_sched_job *job)
+{
+	on_queue(job);
+	return 0;
+}
+
+SEC("raw_tp/drm_run_job")
+int BPF_PROG(drmtop_run_raw, struct drm_sched_job *job)
+{
+	on_run(job);
+	return 0;
+}
+
+SEC("raw_tp/drm_sched_process_job")
+int BPF_PROG(drmtop_done_raw, struct drm_sched_fence *fence)
+{
+	on_done(fence);
+	return 0;
+}
+
+/* Names from 6.17 on (stable uAPI) */
+SEC("tp_btf/drm_sched_job_queue")
+int BPF_PROG(drmtop_queue_btf_617, struct drm_sched_job *job)
+{
+	on_queue(job);
+	return 0;
+}
+
+SEC("tp_btf/drm_sched_job_run")
+int BPF_PROG(drmtop_run_btf_617, struct drm_sched_job *job)
+{
+	on_run(job);
+	return 0;
+}
+
+SEC("tp_btf/drm_sched_job_done")
+int BPF_PROG(drmtop_done_btf_617, struct drm_sched_fence *fence)
+{
+	on_done(fence);
+	return 0;
+}
+
+SEC("raw_tp/drm_sched_job_queue")
+int BPF_PROG(drmtop_queue_raw_617, struct drm_sched_job *job)
+{
+	on_queue(job);
+	return 0;
+}
+
+SEC("raw_tp/drm_sched_job_run")
+int BPF_PROG(drmtop_run_raw_617, struct drm_sched_job *job)
+{
+	on_run(job);
+	return 0;
+}
+
+SEC("raw_tp/drm_sched_job_done")
+int BPF_PROG(drmtop_done_raw_617, struct drm_sched_fence *fence)
+{
+	on_done(fence);
+	return 0;
+}
+
+SEC("fentry/drm_sched_job_cleanup")
+int BPF_PROG(drmtop_job_cleanup, struct drm_sched_job *job)
+{
+	__u64 fence = (__u64)BPF_CORE_READ(job, s_fence);
+
+	if (fence && !bpf_map_delete_elem(&jobs, &fence))
+		drmtop_count(DRMTOP_CNT_ENDED_WITHOUT_DONE);
+	return 0;
+}

@@ -1,0 +1,173 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * drmtop_bpf.h: the records and constants the BPF programs (bpf/) and their userspace reader
+ * (src/bpf_*.c) share. Plain fixed-width types only: this file is compiled by clang -target bpf
+ * against vmlinux.h and by gcc against the uAPI headers.
+ *
+ * Keys. A client is a struct drm_file, keyed in BPF by the drm_file's kernel address, and given
+ * a "uid" (a per-load sequence number, never reused) so per-engine figures of a client that
+ * closed cannot merge with those of a new client that got the same drm_file address. Jobs the
+ * driver submits itself are charged to a per-device "kernel" client (DRMTOP_CLIENT_KERNEL)
+ * keyed by the address of the GPU's struct device (drm_gpu_scheduler.dev == drm_device.dev).
+ */
+#ifndef DRMTOP_BPF_H
+#define DRMTOP_BPF_H
+
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#endif
+
+#define DRMTOP_COMM_LEN		16
+#define DRMTOP_NAME_LEN		32
+#define DRMTOP_LAT_BUCKETS	32	/* log2(ns) buckets: bucket b holds [2^b, 2^(b+1)) ns */
+
+/* Map sizes: every insert that fails because a map is full bumps a DRMTOP_CNT_* counter. */
+#define DRMTOP_MAX_CLIENTS	4096
+#define DRMTOP_MAX_ENGINES	16384	/* (client, ring) pairs */
+#define DRMTOP_MAX_RINGS	256
+#define DRMTOP_MAX_JOBS		65536	/* jobs queued and not yet done */
+#define DRMTOP_MAX_HANDLES	262144	/* (drm_file, GEM handle) pairs */
+#define DRMTOP_MAX_OBJECTS	262144	/* live GEM objects */
+#define DRMTOP_MAX_DEVICES	64
+#define DRMTOP_MAX_TASKS	4096	/* tasks inside a DRM ioctl at the same time */
+#define DRMTOP_RINGBUF_BYTES	(256 * 1024)
+
+/* drmtop_client.flags */
+#define DRMTOP_CLIENT_KERNEL	(1u << 0)	/* jobs the driver submitted itself */
+#define DRMTOP_CLIENT_LATE	(1u << 1)	/* opened before drmtop attached: seen first at an ioctl */
+#define DRMTOP_CLIENT_CLOSED	(1u << 2)	/* record came from the ring buffer */
+
+/*
+ * One DRM client (struct drm_file), value of the "clients" map and payload of the ring buffer
+ * record sent when the client closes. Memory figures are running sums of the client's GEM
+ * handles; at close they are taken just before the handles are released, so a closed client
+ * reports what it held when it closed.
+ */
+struct drmtop_client {
+	__u64 uid;		/* sequence number, unique for the life of the loaded programs */
+	__u64 file;		/* drm_file address (kernel client: struct device address) */
+	__u64 client_id;	/* drm_file.client_id, 0 where the kernel has none (6.1) */
+	__u64 drm_dev;		/* struct drm_device address, 0 for kernel clients */
+	__u64 parent_dev;	/* struct device of the GPU: joins kernel clients and rings */
+	__u64 open_ns;		/* bpf_ktime_get_ns() at drm_file_alloc (or first sight) */
+	__u64 close_ns;		/* at close, 0 while open */
+	__u64 mem_total;	/* bytes of all handles (one object counted per handle, as fdinfo) */
+	__u64 mem_shared;	/* only filled at close; live value comes from the handles map */
+	__u64 mem_imported;	/* bytes of handles made by PRIME fd-to-handle */
+	__u64 handles;		/* GEM handles held */
+	__u32 tgid;		/* process that opened it (first ioctl user for LATE clients) */
+	__u32 pid;		/* thread that opened it */
+	__u32 dev_major;	/* char device of the minor opened, 0:0 if unknown */
+	__u32 dev_minor;
+	__s32 minor_index;	/* drm_minor.index, -1 if unknown */
+	__u32 flags;		/* DRMTOP_CLIENT_* */
+	char comm[DRMTOP_COMM_LEN];
+	char driver[DRMTOP_NAME_LEN];
+};
+
+/* Per (client, ring) engine figures: key and value of the "engines" map. */
+struct drmtop_engine_key {
+	__u64 uid;		/* drmtop_client.uid */
+	__u64 ring;		/* struct drm_gpu_scheduler address */
+};
+
+struct drmtop_engine {
+	__u64 busy_ns;		/* union of the client's jobs' run..done intervals on this ring */
+	__u64 jobs;		/* jobs done */
+	__u64 lat_hist[DRMTOP_LAT_BUCKETS];	/* queue-to-run latency, log2 buckets */
+};
+
+/* A hardware ring (struct drm_gpu_scheduler): value of the "rings" map, keyed by address. */
+struct drmtop_ring {
+	__u64 parent_dev;	/* drm_gpu_scheduler.dev */
+	__u64 last_done_ns;	/* finish time of the ring's latest job: busy time starts no earlier */
+	char name[DRMTOP_NAME_LEN];	/* drm_gpu_scheduler.name, e.g. "gfx" */
+};
+
+/* A job between the queue tracepoint and its end: "jobs" map, keyed by drm_sched_fence address. */
+struct drmtop_job {
+	__u64 uid;		/* client charged */
+	__u64 ring;		/* scheduler, known from run (or from queue's entity where cheap) */
+	__u64 queue_ns;
+	__u64 run_ns;		/* 0 until the run tracepoint */
+};
+
+/* GEM: "handles" map (key: file + handle) and "objects" map (key: drm_gem_object address). */
+struct drmtop_handle_key {
+	__u64 file;
+	__u32 handle;
+	__u32 pad;
+};
+
+struct drmtop_handle {
+	__u64 obj;
+	__u64 size;
+	__u64 uid;		/* client holding the handle */
+	__u32 imported;		/* made by PRIME fd-to-handle */
+	__u32 pad;
+};
+
+#define DRMTOP_OBJ_DMABUF	(1u << 0)	/* drm_gem_object.dma_buf was set when last seen */
+#define DRMTOP_OBJ_FOREIGN	(1u << 1)	/* import_attach set: memory of another device */
+#define DRMTOP_OBJ_SEEN_INIT	(1u << 2)	/* counted in its device's totals */
+
+struct drmtop_object {
+	__u64 size;
+	__u64 drm_dev;
+	__u32 handle_count;	/* drm_gem_object.handle_count as of the last handle event */
+	__u32 flags;		/* DRMTOP_OBJ_* */
+};
+
+/* Per device ("devices" map, keyed by struct drm_device address). */
+struct drmtop_device {
+	__u64 parent_dev;
+	__u64 gem_objects;	/* live objects initialised since attach (held by a client or not) */
+	__u64 gem_bytes;
+	__s32 primary_index;	/* a minor index of the device as seen by a client, -1 unknown */
+	__u32 pad;
+	char driver[DRMTOP_NAME_LEN];
+};
+
+/* Per-(pid, fd) mapping produced by the task_file iterator. */
+struct drmtop_fd_rec {
+	__u64 file;		/* drm_file address */
+	__u64 client_id;	/* 0 where drm_file has no client_id */
+	__u32 tgid;
+	__u32 fd;
+	__u32 rdev_major;
+	__u32 rdev_minor;
+};
+
+/* Index into the "counters" array map: everything dropped or unmatched. */
+enum drmtop_counter {
+	DRMTOP_CNT_CLIENTS_FULL,	/* clients map full: client not tracked */
+	DRMTOP_CNT_ENGINES_FULL,	/* engines map full: job's busy time dropped */
+	DRMTOP_CNT_RINGS_FULL,
+	DRMTOP_CNT_JOBS_FULL,		/* queued job not tracked */
+	DRMTOP_CNT_HANDLES_FULL,
+	DRMTOP_CNT_OBJECTS_FULL,
+	DRMTOP_CNT_DEVICES_FULL,
+	DRMTOP_CNT_TASKS_FULL,
+	DRMTOP_CNT_RINGBUF_FULL,	/* close record lost */
+	DRMTOP_CNT_RUN_UNKNOWN,		/* run of a job not seen queued (queued before attach) */
+	DRMTOP_CNT_DONE_UNKNOWN,	/* done of a job not seen queued */
+	DRMTOP_CNT_DONE_WITHOUT_RUN,	/* done of a job never seen running: no busy time */
+	DRMTOP_CNT_ENDED_WITHOUT_DONE,	/* drm_sched_job_cleanup of a job still in flight */
+	DRMTOP_CNT_JOB_CLIENT_UNKNOWN,	/* drm_client_id with no known client: charged to kernel */
+	DRMTOP_CNT_HANDLE_UNKNOWN,	/* handle released that was created before attach */
+	DRMTOP_CNT_OBJECT_UNKNOWN,	/* object released that was created before attach */
+	DRMTOP_CNT_CLIENT_LATE,		/* clients first seen after they opened */
+	DRMTOP_CNT_JOBS_QUEUED,		/* totals, for cross-checks */
+	DRMTOP_CNT_JOBS_DONE,
+	DRMTOP_CNT_KERNEL_JOBS,		/* jobs charged to a kernel client */
+	DRMTOP_CNT_MAX
+};
+
+#define DRMTOP_COUNTER_NAMES { \
+	"clients_full", "engines_full", "rings_full", "jobs_full", "handles_full", \
+	"objects_full", "devices_full", "tasks_full", "ringbuf_full", "run_unknown", \
+	"done_unknown", "done_without_run", "ended_without_done", "job_client_unknown", \
+	"handle_unknown", "object_unknown", "client_late", "jobs_queued", "jobs_done", \
+	"kernel_jobs" }
+
+#endif /* DRMTOP_BPF_H */
