@@ -1,0 +1,186 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# run-in-vm.sh --kernel <release|6.1|6.12> [--simgpu-params "k=v ..."] [--no-simgpu]
+#              [--timeout SEC] [--interactive] -- <command...>
+#
+# Boots a Debian kernel (fetched by fetch-kernel.sh, never the host's) under QEMU TCG with the
+# host root as a read-only 9p root and runs <command> there as root, cwd = this repository,
+# after drm, drm_kms_helper, drm_shmem_helper, gpu-sched, vgem and (when
+# build/kmod/<release>/simgpu.ko exists and --no-simgpu is not given) simgpu are loaded.
+# The guest sees the results of this run writable at /run/vm ($VM_RESULTS); on the host they
+# are in build/vm/run/<release>/ (console.log, dmesg.txt, status, timing, and whatever the
+# command wrote there).
+#
+# Exit status: the command's own status when it ran (0..124; a status >= 125 from the guest
+# command is reported and mapped to 1), 125 when the VM could not boot or set up (or bad
+# usage), 126 when the timeout expired.
+set -uo pipefail
+
+EXIT_BOOT=125
+EXIT_TIMEOUT=126
+
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+vmdir=${VM_BUILD_DIR:-$top/build/vm}
+
+usage() {
+	sed -n '4,5p' "$0" | sed 's/^# \{0,1\}//' >&2
+	exit $EXIT_BOOT
+}
+
+err() {
+	echo "run-in-vm: $*" >&2
+}
+
+kernel=
+simgpu_params=
+use_simgpu=1
+timeout=600
+interactive=0
+while [ $# -gt 0 ]; do
+	case $1 in
+	--kernel) [ $# -ge 2 ] || usage; kernel=$2; shift 2 ;;
+	--simgpu-params) [ $# -ge 2 ] || usage; simgpu_params=$2; shift 2 ;;
+	--no-simgpu) use_simgpu=0; shift ;;
+	--timeout) [ $# -ge 2 ] || usage; timeout=$2; shift 2 ;;
+	--interactive) interactive=1; shift ;;
+	--) shift; break ;;
+	*) err "unknown option '$1'"; usage ;;
+	esac
+done
+[ -n "$kernel" ] && [ $# -gt 0 ] || usage
+case $timeout in
+'' | *[!0-9]*) err "--timeout takes whole seconds, got '$timeout'"; exit $EXIT_BOOT ;;
+esac
+
+rel=$("$here/resolve-kernel.sh" "$kernel") || exit $EXIT_BOOT
+
+qemu=${QEMU:-qemu-system-x86_64}
+if ! command -v "$qemu" >/dev/null 2>&1; then
+	err "$qemu not found: install qemu-system-x86 (scripts/install-deps.sh)"
+	exit $EXIT_BOOT
+fi
+
+"$here/fetch-kernel.sh" "$rel" || { err "cannot fetch kernel $rel"; exit $EXIT_BOOT; }
+"$here/mkinitramfs.sh" "$rel" || { err "cannot build the initramfs for $rel"; exit $EXIT_BOOT; }
+kdir=$vmdir/kernels/$rel
+initrd=$vmdir/initramfs/$rel.cpio.gz
+
+simgpu=
+if [ $use_simgpu = 1 ] && [ -f "$top/build/kmod/$rel/simgpu.ko" ]; then
+	simgpu=$top/build/kmod/$rel/simgpu.ko
+elif [ -n "$simgpu_params" ]; then
+	err "--simgpu-params given but no $top/build/kmod/$rel/simgpu.ko (make simgpu-modules)"
+	exit $EXIT_BOOT
+fi
+
+rundir=$vmdir/run/$rel
+mkdir -p "$rundir"
+# One VM per release at a time: the results share is per release.
+exec 9>"$vmdir/run/$rel.lock"
+if ! flock -n 9; then
+	err "another VM for $rel is running (lock $vmdir/run/$rel.lock)"
+	exit $EXIT_BOOT
+fi
+rm -rf "${rundir:?}"/* "${rundir:?}"/.[!.]* 2>/dev/null
+
+# vm.conf is sourced by the guest's /init (busybox sh): single-quote every value.
+q() {
+	printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")"
+}
+rows=24
+cols=80
+if [ $interactive = 1 ] && [ -t 0 ]; then
+	read -r rows cols < <(stty size 2>/dev/null || echo "24 80")
+fi
+{
+	echo "VM_RELEASE=$(q "$rel")"
+	echo "VM_CWD=$(q "$top")"
+	echo "VM_MODULES_DIR=$(q "$kdir/lib/modules")"
+	echo "VM_SIMGPU=$(q "$simgpu")"
+	echo "VM_SIMGPU_PARAMS=$(q "$simgpu_params")"
+	echo "VM_INTERACTIVE=$interactive"
+	echo "VM_TERM=$(q "${TERM:-vt100}")"
+	echo "VM_ROWS=$rows"
+	echo "VM_COLS=$cols"
+} >"$rundir/vm.conf"
+{
+	printf 'exec'
+	for a in "$@"; do
+		printf ' %s' "$(q "$a")"
+	done
+	printf '\n'
+} >"$rundir/command"
+
+# oops=panic + panic=-1 + -no-reboot: a kernel oops ends the VM at once instead of leaving a
+# hung suite to the timeout.
+append="console=ttyS0,115200 panic=-1 oops=panic quiet loglevel=4 mitigations=off"
+append+=" nokaslr tsc=reliable no_timer_check rdinit=/init"
+qemu_args=(
+	-machine q35 -accel tcg -cpu max -m 2G -smp 2
+	-nodefaults -no-user-config -nographic -no-reboot
+	-kernel "$kdir/boot/vmlinuz-$rel" -initrd "$initrd" -append "$append"
+	-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap"
+	-virtfs "local,path=$rundir,mount_tag=results,security_model=none"
+)
+# qboot starts the kernel sooner than SeaBIOS and prints no escape sequences on the console.
+qboot_dir=$("$qemu" -L help 2>/dev/null | grep -m1 /)
+[ -n "$qboot_dir" ] && [ -f "$qboot_dir/qboot.rom" ] && qemu_args+=(-bios qboot.rom)
+
+echo "run-in-vm: booting $rel${simgpu:+ with simgpu${simgpu_params:+ ($simgpu_params)}}" \
+	"(timeout ${timeout}s): $*" >&2
+start=$(date +%s.%N)
+if [ $interactive = 1 ]; then
+	# Serial and monitor share the terminal: Ctrl-A x quits QEMU.
+	tmo=()
+	[ "$timeout" -gt 0 ] && tmo=(timeout --foreground -k 10 "$timeout")
+	"${tmo[@]}" "$qemu" "${qemu_args[@]}" -serial mon:stdio
+	qrc=$?
+	stty sane 2>/dev/null
+else
+	tmo=()
+	[ "$timeout" -gt 0 ] && tmo=(timeout -k 10 "$timeout")
+	# The guest's tty turns \n into \r\n; keep logs and CI output free of \r.
+	"${tmo[@]}" "$qemu" "${qemu_args[@]}" -serial stdio </dev/null 2>&1 |
+		sed -u 's/\r$//' | tee "$rundir/console.log"
+	qrc=${PIPESTATUS[0]}
+fi
+end=$(date +%s.%N)
+wall=$(echo "$start $end" | awk '{ printf "%.1f", $2 - $1 }')
+
+timing=
+if [ -f "$rundir/timing" ]; then
+	timing=$(awk 'NR == 1 { b = $1 } NR == 2 { e = $1 }
+		END { if (e != "") printf "boot %.1f s, command %.1f s, ", b, e - b }' "$rundir/timing")
+fi
+echo "run-in-vm: $rel: ${timing}boot-to-result ${wall} s wall" >&2
+
+if [ -f "$rundir/dmesg.txt" ]; then
+	n=$(grep -cE 'WARNING:|BUG:|Oops|Call Trace' "$rundir/dmesg.txt")
+	[ "$n" -eq 0 ] || err "guest kernel log has $n WARNING/BUG/Oops lines: $rundir/dmesg.txt"
+fi
+
+if [ -f "$rundir/status" ]; then
+	status=$(cat "$rundir/status")
+	case $status in
+	'' | *[!0-9]*) err "bad status '$status' from the guest"; exit $EXIT_BOOT ;;
+	esac
+	if [ "$status" -ge 125 ]; then
+		err "guest command exited with $status (reported as 1)"
+		exit 1
+	fi
+	exit "$status"
+fi
+if [ "$qrc" -eq 124 ] || [ "$qrc" -eq 137 ]; then
+	err "TIMEOUT: $rel did not finish within ${timeout}s"
+	exit $EXIT_TIMEOUT
+fi
+if [ -f "$rundir/error" ]; then
+	err "VM setup failed on $rel: $(cat "$rundir/error")"
+elif [ -f "$rundir/console.log" ] && grep -q 'Kernel panic' "$rundir/console.log"; then
+	err "guest kernel panicked on $rel (see $rundir/console.log)"
+else
+	err "VM on $rel ended without a result (qemu status $qrc; see console output above)"
+fi
+exit $EXIT_BOOT
