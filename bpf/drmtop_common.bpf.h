@@ -99,6 +99,37 @@ struct {
 	__type(value, __u64);
 } importing SEC(".maps");
 
+/* thread id -> 1 while inside drm_file_alloc (the driver's open callback runs there) */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, DRMTOP_MAX_TASKS);
+	__type(key, __u32);
+	__type(value, __u64);
+} opening SEC(".maps");
+
+/*
+ * Scheduler entity -> owner, for kernels without drm_sched_fence.drm_client_id. Drivers create
+ * a client's entities in its open callback or in an ioctl of the client (amdgpu's context
+ * ioctl), their own entities at probe time: who was running when the entity was created tells
+ * whose jobs go through it, also for driver jobs queued while a client's ioctl runs.
+ */
+#define DRMTOP_ENTITY_USER	1	/* owner is the drm_file in .file */
+#define DRMTOP_ENTITY_PENDING	2	/* created in drm_file_alloc of thread .tid: file not known yet */
+#define DRMTOP_ENTITY_KERNEL	3	/* created outside any client's open or ioctl */
+
+struct drmtop_entity {
+	__u64 file;
+	__u32 tid;
+	__u32 kind;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, DRMTOP_MAX_ENTITIES);
+	__type(key, __u64);
+	__type(value, struct drmtop_entity);
+} entities SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, DRMTOP_CNT_MAX);

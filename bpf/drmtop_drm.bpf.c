@@ -30,12 +30,43 @@ static __always_inline __u32 current_tid(void)
 	return (__u32)bpf_get_current_pid_tgid();
 }
 
+SEC("fentry/drm_file_alloc")
+int BPF_PROG(drmtop_file_alloc_enter)
+{
+	__u32 tid = current_tid();
+	__u64 one = 1;
+
+	if (bpf_map_update_elem(&opening, &tid, &one, BPF_ANY))
+		drmtop_count(DRMTOP_CNT_TASKS_FULL);
+	return 0;
+}
+
+struct pending_walk {
+	__u64 file;
+	__u32 tid;
+};
+
+/* Entities the driver's open callback created in this thread belong to the new file. */
+static long claim_entity(struct bpf_map *map, __u64 *key, struct drmtop_entity *e,
+			 struct pending_walk *w)
+{
+	if (e->kind == DRMTOP_ENTITY_PENDING && e->tid == w->tid) {
+		e->file = w->file;
+		e->kind = DRMTOP_ENTITY_USER;
+	}
+	return 0;
+}
+
 SEC("fexit/drm_file_alloc")
 int BPF_PROG(drmtop_file_alloc, struct drm_minor *minor, struct drm_file *ret)
 {
+	struct pending_walk w = { .file = (__u64)ret, .tid = current_tid() };
+
+	bpf_map_delete_elem(&opening, &w.tid);
 	if (!ret || DRMTOP_IS_ERR(ret))
 		return 0;
 	drmtop_client_get(ret, false);
+	bpf_for_each_map_elem(&entities, claim_entity, &w, 0);
 	return 0;
 }
 

@@ -17,8 +17,10 @@
  * and an entity killed with jobs queued frees them without done.
  *
  * Attribution (checked on the same kernels): drm_sched_fence.drm_client_id where it exists
- * (6.12.10x+ stable, 6.17+; 0 or ids >= 2^63 are the driver's own jobs), else the drm_file of
- * the DRM ioctl the submitting task is in, else the device's kernel client.
+ * (6.12.10x+ stable, 6.17+; 0 or ids >= 2^63 are the driver's own jobs); else the owner of the
+ * job's entity, learnt when the entity was created (drm_sched_entity_init in a client's open
+ * or ioctl: that client; anywhere else: the driver); for entities created before attach, the
+ * drm_file of the DRM ioctl the submitting task is in; else the device's kernel client.
  */
 #include "drmtop_common.bpf.h"
 
@@ -52,9 +54,10 @@ static __always_inline struct drmtop_client *kernel_client(__u64 parent_dev)
 }
 
 static __always_inline struct drmtop_client *job_client(struct drm_sched_job *job,
-							 __u64 parent_dev)
+							 __u64 entity, __u64 parent_dev)
 {
 	struct drm_sched_fence *fence = BPF_CORE_READ(job, s_fence);
+	struct drmtop_entity *e;
 	struct drmtop_client *c;
 	__u64 *file, id;
 	__u32 tid;
@@ -70,6 +73,17 @@ static __always_inline struct drmtop_client *job_client(struct drm_sched_job *jo
 		}
 		return bpf_map_lookup_elem(&clients, file);
 	}
+	e = bpf_map_lookup_elem(&entities, &entity);
+	if (e && e->kind == DRMTOP_ENTITY_KERNEL)
+		return NULL;
+	if (e && e->kind == DRMTOP_ENTITY_USER) {
+		c = bpf_map_lookup_elem(&clients, &e->file);
+		if (!c)
+			drmtop_count(DRMTOP_CNT_JOB_CLIENT_UNKNOWN);
+		return c;
+	}
+	/* entity created before attach: the client whose ioctl queues the job, if any */
+	drmtop_count(DRMTOP_CNT_JOB_ENTITY_UNKNOWN);
 	tid = (__u32)bpf_get_current_pid_tgid();
 	file = bpf_map_lookup_elem(&ioctl_files, &tid);
 	if (!file)
@@ -114,7 +128,7 @@ static __always_inline struct drmtop_engine *engine_get(__u64 uid, __u64 ring)
 	return bpf_map_lookup_elem(&engines, &k);
 }
 
-static __always_inline void on_queue(struct drm_sched_job *job)
+static __always_inline void on_queue(struct drm_sched_job *job, struct drm_sched_entity *entity)
 {
 	struct drm_gpu_scheduler *sched = BPF_CORE_READ(job, sched);
 	__u64 fence = (__u64)BPF_CORE_READ(job, s_fence);
@@ -126,7 +140,7 @@ static __always_inline void on_queue(struct drm_sched_job *job)
 		return;
 	drmtop_count(DRMTOP_CNT_JOBS_QUEUED);
 	ring_get(sched);
-	c = job_client(job, parent);
+	c = job_client(job, (__u64)entity, parent);
 	if (!c) {
 		c = kernel_client(parent);
 		drmtop_count(DRMTOP_CNT_KERNEL_JOBS);
@@ -197,9 +211,9 @@ static __always_inline void on_done(struct drm_sched_fence *s_fence)
 
 /* Names as of 6.1 .. 6.16 */
 SEC("tp_btf/drm_sched_job")
-int BPF_PROG(drmtop_queue_btf, struct drm_sched_job *job)
+int BPF_PROG(drmtop_queue_btf, struct drm_sched_job *job, struct drm_sched_entity *entity)
 {
-	on_queue(job);
+	on_queue(job, entity);
 	return 0;
 }
 
@@ -218,9 +232,9 @@ int BPF_PROG(drmtop_done_btf, struct drm_sched_fence *fence)
 }
 
 SEC("raw_tp/drm_sched_job")
-int BPF_PROG(drmtop_queue_raw, struct drm_sched_job *job)
+int BPF_PROG(drmtop_queue_raw, struct drm_sched_job *job, struct drm_sched_entity *entity)
 {
-	on_queue(job);
+	on_queue(job, entity);
 	return 0;
 }
 
@@ -240,9 +254,9 @@ int BPF_PROG(drmtop_done_raw, struct drm_sched_fence *fence)
 
 /* Names from 6.17 on (stable uAPI) */
 SEC("tp_btf/drm_sched_job_queue")
-int BPF_PROG(drmtop_queue_btf_617, struct drm_sched_job *job)
+int BPF_PROG(drmtop_queue_btf_617, struct drm_sched_job *job, struct drm_sched_entity *entity)
 {
-	on_queue(job);
+	on_queue(job, entity);
 	return 0;
 }
 
@@ -261,9 +275,9 @@ int BPF_PROG(drmtop_done_btf_617, struct drm_sched_fence *fence)
 }
 
 SEC("raw_tp/drm_sched_job_queue")
-int BPF_PROG(drmtop_queue_raw_617, struct drm_sched_job *job)
+int BPF_PROG(drmtop_queue_raw_617, struct drm_sched_job *job, struct drm_sched_entity *entity)
 {
-	on_queue(job);
+	on_queue(job, entity);
 	return 0;
 }
 
@@ -288,5 +302,47 @@ int BPF_PROG(drmtop_job_cleanup, struct drm_sched_job *job)
 
 	if (fence && !bpf_map_delete_elem(&jobs, &fence))
 		drmtop_count(DRMTOP_CNT_ENDED_WITHOUT_DONE);
+	return 0;
+}
+
+/* Entity ownership, for kernels without drm_client_id (see drmtop_common.bpf.h). */
+SEC("fexit/drm_sched_entity_init")
+int BPF_PROG(drmtop_entity_init, struct drm_sched_entity *entity, int priority, void *sched_list,
+	     unsigned int num_sched_list, atomic_t *guilty, int ret)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct drmtop_entity e = { .tid = tid, .kind = DRMTOP_ENTITY_KERNEL };
+	__u64 key = (__u64)entity, *file;
+
+	if (ret)
+		return 0;
+	file = bpf_map_lookup_elem(&ioctl_files, &tid);
+	if (file) {
+		e.file = *file;
+		e.kind = DRMTOP_ENTITY_USER;
+	} else if (bpf_map_lookup_elem(&opening, &tid)) {
+		e.kind = DRMTOP_ENTITY_PENDING;
+	}
+	if (bpf_map_update_elem(&entities, &key, &e, BPF_ANY))
+		drmtop_count(DRMTOP_CNT_ENTITIES_FULL);
+	return 0;
+}
+
+/* drm_sched_entity_destroy ends in drm_sched_entity_fini (a tail call: hook both). */
+SEC("fentry/drm_sched_entity_fini")
+int BPF_PROG(drmtop_entity_fini, struct drm_sched_entity *entity)
+{
+	__u64 key = (__u64)entity;
+
+	bpf_map_delete_elem(&entities, &key);
+	return 0;
+}
+
+SEC("fentry/drm_sched_entity_destroy")
+int BPF_PROG(drmtop_entity_destroy, struct drm_sched_entity *entity)
+{
+	__u64 key = (__u64)entity;
+
+	bpf_map_delete_elem(&entities, &key);
 	return 0;
 }

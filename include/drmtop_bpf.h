@@ -29,6 +29,7 @@
 #define DRMTOP_MAX_HANDLES	262144	/* (drm_file, GEM handle) pairs */
 #define DRMTOP_MAX_OBJECTS	262144	/* live GEM objects */
 #define DRMTOP_MAX_DEVICES	64
+#define DRMTOP_MAX_ENTITIES	16384	/* drm_sched entities alive */
 #define DRMTOP_MAX_TASKS	4096	/* tasks inside a DRM ioctl at the same time */
 #define DRMTOP_RINGBUF_BYTES	(256 * 1024)
 
@@ -157,6 +158,8 @@ enum drmtop_counter {
 	DRMTOP_CNT_HANDLE_UNKNOWN,	/* handle released that was created before attach */
 	DRMTOP_CNT_OBJECT_UNKNOWN,	/* object released that was created before attach */
 	DRMTOP_CNT_CLIENT_LATE,		/* clients first seen after they opened */
+	DRMTOP_CNT_ENTITIES_FULL,
+	DRMTOP_CNT_JOB_ENTITY_UNKNOWN,	/* no client id, entity created before attach: ioctl guess */
 	DRMTOP_CNT_JOBS_QUEUED,		/* totals, for cross-checks */
 	DRMTOP_CNT_JOBS_DONE,
 	DRMTOP_CNT_KERNEL_JOBS,		/* jobs charged to a kernel client */
@@ -167,7 +170,8 @@ enum drmtop_counter {
 	"clients_full", "engines_full", "rings_full", "jobs_full", "handles_full", \
 	"objects_full", "devices_full", "tasks_full", "ringbuf_full", "run_unknown", \
 	"done_unknown", "done_without_run", "ended_without_done", "job_client_unknown", \
-	"handle_unknown", "object_unknown", "client_late", "jobs_queued", "jobs_done", \
+	"handle_unknown", "object_unknown", "client_late", "entities_full", \
+	"job_entity_unknown", "jobs_queued", "jobs_done", \
 	"kernel_jobs" }
 
 #endif /* DRMTOP_BPF_H */

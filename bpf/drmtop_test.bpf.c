@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * drmtop_test.bpf.c: raw_tp wrappers around the accounting helpers of drmtop_account.bpf.h, so
+ * tests/unit/test_bpf_account.c can run the very code the tracer runs on the host kernel with
+ * BPF_PROG_TEST_RUN (raw_tp programs accept a made-up context: the u64 arguments below).
+ * Touches no DRM type: it loads on any kernel with BPF, drm module or not.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
+#include "drmtop_account.bpf.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+/* Results of the latest run, read back by the test through the skeleton's bss. */
+__u64 out_busy;
+__u64 out_last_done;
+__u32 out_bucket;
+__u64 out_mem;
+
+SEC("raw_tp/drmtop_test_busy")
+int BPF_PROG(test_busy, __u64 run_ns, __u64 done_ns, __u64 last_done_ns)
+{
+	__u64 last = last_done_ns;
+
+	out_busy = drmtop_busy_ns(run_ns, done_ns, &last);
+	out_last_done = last;
+	return 0;
+}
+
+SEC("raw_tp/drmtop_test_bucket")
+int BPF_PROG(test_bucket, __u64 ns)
+{
+	out_bucket = drmtop_lat_bucket(ns);
+	return 0;
+}
+
+/* op 0 adds, op 1 subtracts @bytes from @start */
+SEC("raw_tp/drmtop_test_mem")
+int BPF_PROG(test_mem, __u64 start, __u64 op, __u64 bytes)
+{
+	__u64 v = start;
+
+	if (op)
+		drmtop_mem_sub(&v, bytes);
+	else
+		drmtop_mem_add(&v, bytes);
+	out_mem = v;
+	return 0;
+}

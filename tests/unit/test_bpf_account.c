@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The tracer's accounting helpers (bpf/drmtop_account.bpf.h), run in the host kernel through
+ * BPF_PROG_TEST_RUN on the raw_tp wrappers of bpf/drmtop_test.bpf.c, checked against reference
+ * computations done here in C by a different method (interval union by sweep, log2 by loop).
+ * Needs root (CI runs as root): without it the test fails and says so, it never skips.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "drmtop_test.skel.h"
+
+static struct drmtop_test_bpf *skel;
+
+static int setup(void **state)
+{
+	(void)state;
+	if (geteuid() != 0) {
+		fprintf(stderr, "test_bpf_account: must run as root to load BPF programs "
+			"(BPF_PROG_TEST_RUN); uid is %u\n", geteuid());
+		return -1;
+	}
+	skel = drmtop_test_bpf__open_and_load();
+	if (!skel) {
+		fprintf(stderr, "test_bpf_account: loading bpf/drmtop_test.bpf.c failed: %s\n",
+			strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	drmtop_test_bpf__destroy(skel);
+	return 0;
+}
+
+static void run(struct bpf_program *prog, __u64 *args, size_t n)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .ctx_in = args, .ctx_size_in = n * sizeof(*args));
+
+	assert_int_equal(bpf_prog_test_run_opts(bpf_program__fd(prog), &opts), 0);
+	assert_int_equal(opts.retval, 0);
+}
+
+static __u64 busy(__u64 run_ns, __u64 done_ns, __u64 *last)
+{
+	__u64 a[3] = { run_ns, done_ns, *last };
+
+	run(skel->progs.test_busy, a, 3);
+	*last = skel->bss->out_last_done;
+	return skel->bss->out_busy;
+}
+
+static void test_busy_sequential(void **state)
+{
+	__u64 last = 50;
+
+	(void)state;
+	assert_int_equal(busy(100, 250, &last), 150);
+	assert_int_equal(last, 250);
+	/* idle gap between jobs is not busy */
+	assert_int_equal(busy(400, 410, &last), 10);
+	assert_int_equal(last, 410);
+}
+
+static void test_busy_overlap(void **state)
+{
+	__u64 last = 0;
+
+	(void)state;
+	/* two jobs on a ring of depth 2: 100..300 and 150..500 -> union 100..500 */
+	assert_int_equal(busy(100, 300, &last), 200);
+	assert_int_equal(busy(150, 500, &last), 200);
+	assert_int_equal(last, 500);
+	/* a job wholly inside the previous one adds nothing and does not move last back */
+	assert_int_equal(busy(200, 450, &last), 0);
+	assert_int_equal(last, 500);
+}
+
+/* Reference: length of the union of [run, done) intervals, by sorting endpoints and sweeping. */
+struct ev {
+	__u64 t;
+	int d;
+};
+
+static int ev_cmp(const void *a, const void *b)
+{
+	const struct ev *x = a, *y = b;
+
+	if (x->t != y->t)
+		return x->t < y->t ? -1 : 1;
+	return y->d - x->d;	/* starts before ends at the same instant */
+}
+
+static __u64 union_len(const __u64 *run_ns, const __u64 *done_ns, int n)
+{
+	struct ev *e = calloc(2 * n, sizeof(*e));
+	__u64 total = 0, open_at = 0;
+	int i, depth = 0;
+
+	assert_non_null(e);
+	for (i = 0; i < n; i++) {
+		e[2 * i] = (struct ev){ run_ns[i], +1 };
+		e[2 * i + 1] = (struct ev){ done_ns[i], -1 };
+	}
+	qsort(e, 2 * n, sizeof(*e), ev_cmp);
+	for (i = 0; i < 2 * n; i++) {
+		if (e[i].d > 0 && depth++ == 0)
+			open_at = e[i].t;
+		else if (e[i].d < 0 && --depth == 0)
+			total += e[i].t - open_at;
+	}
+	free(e);
+	return total;
+}
+
+/*
+ * A deep ring: jobs start in order, run concurrently up to the queue depth and finish in order
+ * (the drm_sched contract). The helper fed done events in order must give the union length.
+ */
+static void test_busy_deep_ring_matches_union(void **state)
+{
+	enum { N = 500 };
+	__u64 run_ns[N], done_ns[N], t = 1000, prev_done = 0, last = 0, sum = 0;
+	int i;
+
+	(void)state;
+	srand(42);
+	for (i = 0; i < N; i++) {
+		t += rand() % 3000;		/* gaps and overlaps both happen */
+		run_ns[i] = t;
+		done_ns[i] = t + 1 + rand() % 5000;
+		if (done_ns[i] < prev_done)
+			done_ns[i] = prev_done + rand() % 2;	/* finish in order */
+		prev_done = done_ns[i];
+	}
+	for (i = 0; i < N; i++)
+		sum += busy(run_ns[i], done_ns[i], &last);
+	assert_int_equal(sum, union_len(run_ns, done_ns, N));
+	assert_int_equal(last, done_ns[N - 1]);
+}
+
+static __u32 bucket(__u64 ns)
+{
+	__u64 a[1] = { ns };
+
+	run(skel->progs.test_bucket, a, 1);
+	return skel->bss->out_bucket;
+}
+
+static __u32 ref_bucket(__u64 ns)
+{
+	__u32 b = 0;
+
+	while (ns > 1) {
+		ns /= 2;
+		b++;
+	}
+	return b > 31 ? 31 : b;
+}
+
+static void test_lat_bucket(void **state)
+{
+	static const __u64 v[] = { 0, 1, 2, 3, 4, 7, 8, 1023, 1024, 1000000, 999999999,
+				   (1ull << 31) - 1, 1ull << 31, 1ull << 32, 1ull << 40, ~0ull };
+	size_t i;
+	int s;
+
+	(void)state;
+	assert_int_equal(bucket(0), 0);
+	assert_int_equal(bucket(1024), 10);
+	assert_int_equal(bucket(~0ull), 31);
+	for (i = 0; i < sizeof(v) / sizeof(v[0]); i++)
+		assert_int_equal(bucket(v[i]), ref_bucket(v[i]));
+	for (s = 0; s < 64; s++) {
+		assert_int_equal(bucket(1ull << s), ref_bucket(1ull << s));
+		assert_int_equal(bucket((1ull << s) + 1), ref_bucket((1ull << s) + 1));
+	}
+}
+
+static __u64 mem(__u64 start, int sub, __u64 bytes)
+{
+	__u64 a[3] = { start, (__u64)sub, bytes };
+
+	run(skel->progs.test_mem, a, 3);
+	return skel->bss->out_mem;
+}
+
+static void test_mem_add_sub(void **state)
+{
+	(void)state;
+	assert_int_equal(mem(0, 0, 4096), 4096);
+	assert_int_equal(mem(4096, 0, 1ull << 33), 4096 + (1ull << 33));
+	assert_int_equal(mem(3 * 4096, 1, 4096), 2 * 4096);
+	assert_int_equal(mem(4096, 1, 4096), 0);
+	/* bytes counted before attach: a release never wraps the counter */
+	assert_int_equal(mem(4096, 1, 8192), 0);
+	assert_int_equal(mem(0, 1, 1), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_busy_sequential),
+		cmocka_unit_test(test_busy_overlap),
+		cmocka_unit_test(test_busy_deep_ring_matches_union),
+		cmocka_unit_test(test_lat_bucket),
+		cmocka_unit_test(test_mem_add_sub),
+	};
+
+	return cmocka_run_group_tests_name("bpf_account", tests, setup, teardown);
+}
