@@ -1,0 +1,545 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Client discovery against synthetic proc trees (tests/unit/fake_proc.h): DRM and accel fds,
+ * de-duplication of dup'd, inherited and passed fds, clients without drm-client-id, state across
+ * samples (new, gone, usage), processes and fds vanishing mid-scan, and permission errors (real
+ * ones: a child drops root before scanning).
+ */
+#include <errno.h>
+#include <grp.h>
+#include <limits.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "drmtop/proc_scan.h"
+#include "fake_proc.h"
+
+#define I915(id, busy) \
+	"pos:\t0\nflags:\t02100002\nmnt_id:\t21\nino:\t397\ndrm-driver:\ti915\n" \
+	"drm-pdev:\t0000:00:02.0\ndrm-client-id:\t" #id "\ndrm-engine-render:\t" #busy " ns\n" \
+	"drm-total-system0:\t4 KiB\n"
+#define NO_ID "pos:\t0\nflags:\t02\nmnt_id:\t21\nino:\t5\n"
+
+static struct drm_scan *new_scan(struct fake_proc *fp, bool cmdline)
+{
+	struct drm_scan_opts o = { .proc_root = fp->proc, .ops = &fp->ops,
+				   .read_cmdline = cmdline };
+	struct drm_scan *s = drm_scan_new(&o);
+
+	assert_non_null(s);
+	return s;
+}
+
+static const struct drm_client *find(const struct drm_client *c, size_t nr, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < nr; i++)
+		if (!strcmp(c[i].key, key))
+			return &c[i];
+	return NULL;
+}
+
+static void check_holders(const struct drm_client *c, size_t nr, const pid_t *pids,
+			  const int *fds)
+{
+	size_t i;
+
+	assert_int_equal(c->nr_holders, nr);
+	for (i = 0; i < nr; i++) {
+		assert_int_equal(c->holders[i].pid, pids[i]);
+		assert_int_equal(c->holders[i].fd, fds[i]);
+	}
+	assert_int_equal(c->pid, pids[0]);
+	assert_int_equal(c->fd, fds[0]);
+}
+
+/* A typical system: render node shared by dup and fork, another client, an accel device. */
+static struct fake_proc *typical_tree(void)
+{
+	static const char cmd[] = "glxgears\0-fullscreen\0";
+	struct fake_proc *fp = fp_new();
+
+	fp_node(fp, "renderD128", DRM_MAJOR, 128);
+	fp_node(fp, "card0", DRM_MAJOR, 0);
+	fp_node(fp, "accel0", ACCEL_MAJOR, 0);
+	fp_node(fp, "kfd", 238, 0);	/* another char device: not ours */
+	fp_node(fp, "null", -1, 0);	/* a plain file */
+
+	fp_proc(fp, 100, "glxgears", cmd, sizeof(cmd));
+	fp_fd(fp, 100, 3, "renderD128", 1, I915(5, 1000));
+	fp_fd(fp, 100, 4, "null", 2, NULL);
+	fp_fd(fp, 100, 5, "renderD128", 1, I915(5, 1000));	/* dup(3) */
+	fp_fd(fp, 100, 6, "kfd", 3, "pos: 0\n");
+
+	fp_proc(fp, 200, "glxgears", cmd, sizeof(cmd));	/* fork()ed child of 100 */
+	fp_fd(fp, 200, 3, "renderD128", 1, I915(5, 1000));
+
+	fp_proc(fp, 50, "Xorg", "Xorg\0", 5);		/* got fd 9 from 100 over a socket */
+	fp_fd(fp, 50, 7, "renderD128", 4, I915(9, 0));
+	fp_fd(fp, 50, 9, "renderD128", 1, I915(5, 1000));
+
+	fp_proc(fp, 300, "npu-job", "", 0);
+	fp_fd(fp, 300, 10, "accel0", 5,
+	      "drm-driver:\tintel_vpu\ndrm-client-id:\t1\ndrm-engine-compute:\t0 ns\n");
+
+	fp_proc(fp, 400, "bash", "bash\0", 5);		/* no DRM fd at all */
+	fp_fd(fp, 400, 0, "null", 6, NULL);
+	return fp;
+}
+
+static void discovery_and_dedup(void **state)
+{
+	struct fake_proc *fp = typical_tree();
+	struct drm_scan *s = new_scan(fp, true);
+	const struct drm_scan_stats *st;
+	const struct drm_client *c, *x;
+	const struct drm_device *d;
+	size_t nr, nr_dev;
+
+	(void)state;
+	assert_int_equal(drm_scan_sample(s), 0);
+	c = drm_scan_clients(s, &nr);
+	assert_int_equal(nr, 3);
+
+	/* sorted by primary holder: pid 50 first */
+	assert_string_equal(c[0].key, "pdev:0000:00:02.0#9");
+	assert_string_equal(c[1].key, "pdev:0000:00:02.0#5");
+	assert_string_equal(c[2].key, "intel_vpu@261:0#1");
+
+	x = &c[1];
+	/* one client reached through dup (100:3, 100:5), fork (200:3) and fd passing (50:9);
+	 * the primary is the lowest pid */
+	check_holders(x, 4, (pid_t[]){ 50, 100, 100, 200 }, (int[]){ 9, 3, 5, 3 });
+	assert_string_equal(x->comm, "Xorg");
+	assert_string_equal(x->cmdline, "Xorg");
+	assert_string_equal(x->dev_key, "pdev:0000:00:02.0");
+	assert_int_equal(major(x->rdev), DRM_MAJOR);
+	assert_int_equal(minor(x->rdev), 128);
+	assert_false(x->accel);
+	assert_true(x->is_new);
+	assert_int_equal(x->dt_ns, 0);
+	assert_int_equal(x->info.client_id, 5);
+	assert_int_equal(x->info.ino, 397);
+	assert_int_equal(x->info.engines[0].busy_ns, 1000);
+	assert_false(x->usage[0].flags & (DRM_USAGE_BUSY_VALID | DRM_USAGE_CYCLES_VALID));
+
+	check_holders(&c[0], 1, (pid_t[]){ 50 }, (int[]){ 7 });
+
+	x = &c[2];
+	assert_true(x->accel);
+	assert_string_equal(x->dev_key, "intel_vpu@261:0");
+	assert_string_equal(x->comm, "npu-job");
+	assert_null(x->cmdline);	/* empty command line */
+
+	st = drm_scan_stats(s);
+	assert_int_equal(st->pids, 5);		/* "self" and "sys" are not pids */
+	assert_int_equal(st->fds, 9);
+	assert_int_equal(st->drm_fds, 6);
+	assert_int_equal(st->clients, 3);
+	assert_int_equal(st->new_clients, 3);
+	assert_int_equal(st->gone_clients, 0);
+	assert_int_equal(st->vanished + st->denied + st->errors, 0);
+	assert_int_equal(st->sample_ns, 1000000000);
+
+	d = drm_scan_devices(s, &nr_dev);
+	assert_int_equal(nr_dev, 2);
+	assert_string_equal(d[0].key, "pdev:0000:00:02.0");
+	assert_int_equal(d[0].nr_clients, 2);
+	assert_int_equal(d[0].regions[0].total, 8192);	/* 4 KiB per client, the dups once */
+	assert_string_equal(d[1].driver, "intel_vpu");
+
+	drm_scan_gone(s, &nr);
+	assert_int_equal(nr, 0);
+	drm_scan_free(s);
+	fp_free(fp);
+}
+
+static void samples_new_gone_and_usage(void **state)
+{
+	struct fake_proc *fp = typical_tree();
+	struct drm_scan *s = new_scan(fp, false);
+	const struct drm_client *c, *x;
+	const struct drm_device *d;
+	size_t nr;
+	uint64_t t0;
+
+	(void)state;
+	fp->tick = 7;	/* the clock moves during a scan too */
+	assert_int_equal(drm_scan_sample(s), 0);
+	c = drm_scan_clients(s, &nr);
+	x = find(c, nr, "pdev:0000:00:02.0#5");
+	assert_non_null(x);
+	assert_null(x->cmdline);	/* not asked for */
+	t0 = x->sample_ns;
+
+	/* 1 s later: client 5 was busy 0.25 s; pid 50 exits (client 9 gone); pid 500 starts */
+	fp->now += 1000000000;
+	fp_exit(fp, 50);
+	fp_fdinfo(fp, 100, 3, I915(5, 250001000));
+	fp_proc(fp, 500, "vkcube", "", 0);
+	fp_fd(fp, 500, 3, "card0", 7, I915(11, 0));
+	assert_int_equal(drm_scan_sample(s), 0);
+
+	c = drm_scan_clients(s, &nr);
+	assert_int_equal(nr, 3);
+	x = find(c, nr, "pdev:0000:00:02.0#5");
+	assert_non_null(x);
+	assert_false(x->is_new);
+	check_holders(x, 3, (pid_t[]){ 100, 100, 200 }, (int[]){ 3, 5, 3 });
+	assert_string_equal(x->comm, "glxgears");
+	/* the measured interval between the two reads, not the nominal 1 s */
+	assert_int_equal(x->dt_ns, x->sample_ns - t0);
+	assert_true(x->dt_ns > 1000000000);
+	assert_int_equal(x->usage[0].busy_delta_ns, 250000000);
+	assert_true(x->usage[0].flags & DRM_USAGE_BUSY_VALID);
+	assert_true(fabs(x->usage[0].busy_pct - 25.0 * 1e9 / (double)x->dt_ns) < 1e-9);
+
+	x = find(c, nr, "pdev:0000:00:02.0#11");
+	assert_non_null(x);
+	assert_true(x->is_new);
+	assert_int_equal(minor(x->rdev), 0);
+	assert_null(find(c, nr, "pdev:0000:00:02.0#9"));
+
+	c = drm_scan_gone(s, &nr);
+	assert_int_equal(nr, 1);
+	assert_string_equal(c[0].key, "pdev:0000:00:02.0#9");
+	assert_string_equal(c[0].comm, "Xorg");
+	assert_int_equal(drm_scan_stats(s)->new_clients, 1);
+	assert_int_equal(drm_scan_stats(s)->gone_clients, 1);
+
+	d = drm_scan_devices(s, &nr);
+	assert_int_equal(nr, 2);
+	assert_true(d[0].engines[0].valid);
+	assert_int_equal(d[0].engines[0].nr_clients, 1);
+
+	/* third sample: the counter goes backwards, the figure is 0 and flagged, nothing wraps */
+	fp->now += 1000000000;
+	fp_fdinfo(fp, 100, 3, I915(5, 1000));
+	assert_int_equal(drm_scan_sample(s), 0);
+	c = drm_scan_clients(s, &nr);
+	x = find(c, nr, "pdev:0000:00:02.0#5");
+	assert_int_equal(x->usage[0].busy_delta_ns, 0);
+	assert_true(x->usage[0].flags & DRM_USAGE_BACKWARDS);
+	assert_true(x->usage[0].busy_pct == 0.0);
+	drm_scan_gone(s, &nr);
+	assert_int_equal(nr, 0);	/* the gone list is per sample */
+
+	/* fourth: past the old high-water mark by 0.1 s */
+	fp->now += 1000000000;
+	fp_fdinfo(fp, 100, 3, I915(5, 350001000));
+	assert_int_equal(drm_scan_sample(s), 0);
+	c = drm_scan_clients(s, &nr);
+	x = find(c, nr, "pdev:0000:00:02.0#5");
+	assert_int_equal(x->usage[0].busy_delta_ns, 100000000);
+	assert_false(x->usage[0].flags & DRM_USAGE_BACKWARDS);
+	drm_scan_free(s);
+	fp_free(fp);
+}
+
+/* Without drm-client-id, kcmp (the seam) decides which fds are one open file. */
+static void clients_without_id(void **state)
+{
+	struct fake_proc *fp = fp_new();
+	struct drm_scan *s;
+	const struct drm_client *c;
+	size_t nr;
+
+	(void)state;
+	fp_node(fp, "card0", DRM_MAJOR, 0);
+	fp_node(fp, "card1", DRM_MAJOR, 1);
+	fp_proc(fp, 10, "compositor", "", 0);
+	fp_proc(fp, 11, "child", "", 0);
+	fp_fd(fp, 10, 3, "card0", 1, NO_ID);
+	fp_fd(fp, 10, 6, "card0", 2, NO_ID);	/* a second open() of the same node */
+	fp_fd(fp, 11, 4, "card0", 1, NO_ID);	/* inherited */
+	fp_fd(fp, 11, 5, "card1", 1, NO_ID);	/* other node: never compared */
+
+	s = new_scan(fp, false);
+	assert_int_equal(drm_scan_sample(s), 0);
+	c = drm_scan_clients(s, &nr);
+	assert_int_equal(nr, 3);
+	assert_string_equal(c[0].key, "226:0#10/3");
+	check_holders(&c[0], 2, (pid_t[]){ 10, 11 }, (int[]){ 3, 4 });
+	assert_string_equal(c[0].dev_key, "226:0");
+	assert_int_equal(c[0].info.format, DRM_FDINFO_FMT_NONE);
+	assert_string_equal(c[1].key, "226:0#10/6");
+	assert_string_equal(c[2].key, "226:1#11/5");
+	assert_int_equal(drm_scan_stats(s)->no_client_id, 4);
+	assert_int_equal(drm_scan_stats(s)->kcmp_failed, 0);
+	/* 10/6 vs 10/3; 11/4 vs 10/3 (same) -- card1 is never compared with card0 */
+	assert_int_equal(fp->same_file_calls, 2);
+
+	/* keys stay stable: the second sample sees the same clients, not new ones */
+	assert_int_equal(drm_scan_sample(s), 0);
+	assert_int_equal(drm_scan_stats(s)->new_clients, 0);
+	assert_int_equal(drm_scan_stats(s)->clients, 3);
+
+	/* kcmp not permitted: every fd is its own client, and that is counted */
+	fp->same_file_err = -EPERM;
+	assert_int_equal(drm_scan_sample(s), 0);
+	c = drm_scan_clients(s, &nr);
+	assert_int_equal(nr, 4);
+	assert_string_equal(c[2].key, "226:0#11/4");
+	assert_int_equal(drm_scan_stats(s)->kcmp_failed, 3);
+	drm_scan_free(s);
+	fp_free(fp);
+}
+
+/* Things disappear between the listing and the next step of the scan. */
+static void vanish_hook(struct fake_proc *fp, enum drm_scan_point point, pid_t pid, int fd)
+{
+	if (point == DRM_SCAN_AT_PID && pid == 200)
+		fp_exit(fp, 200);		/* before opendir(200/fd) */
+	if (point == DRM_SCAN_AT_FD && pid == 100 && fd == 5)
+		fp_close(fp, 100, 5);		/* before stat(100/fd/5) */
+	if (point == DRM_SCAN_AT_FDINFO && pid == 50 && fd == 7)
+		fp_close(fp, 50, 7);		/* before open(50/fdinfo/7) */
+	if (point == DRM_SCAN_AT_FDINFO && pid == 300)
+		fp_exit(fp, 300);		/* process gone before its fdinfo is read */
+}
+
+static void vanishing_mid_scan(void **state)
+{
+	struct fake_proc *fp = typical_tree();
+	struct drm_scan *s = new_scan(fp, true);
+	const struct drm_scan_stats *st;
+	const struct drm_client *c;
+	size_t nr;
+
+	(void)state;
+	fp->hook = vanish_hook;
+	assert_int_equal(drm_scan_sample(s), 0);
+	st = drm_scan_stats(s);
+	assert_int_equal(st->vanished, 4);
+	assert_int_equal(st->denied, 0);
+	assert_int_equal(st->errors, 0);
+	c = drm_scan_clients(s, &nr);
+	assert_int_equal(nr, 1);
+	assert_string_equal(c[0].key, "pdev:0000:00:02.0#5");
+	check_holders(&c[0], 2, (pid_t[]){ 50, 100 }, (int[]){ 9, 3 });
+	drm_scan_free(s);
+	fp_free(fp);
+}
+
+/* An fd whose stat fails with something else than ENOENT/EACCES is an error, not fatal. */
+static int eio_stat(void *ctx, const char *path, struct stat *st)
+{
+	(void)ctx;
+	(void)path;
+	(void)st;
+	return -EIO;
+}
+
+static void other_errors_counted(void **state)
+{
+	struct fake_proc *fp = typical_tree();
+	struct drm_scan_ops ops;
+	struct drm_scan_opts o = { 0 };
+	struct drm_scan *s;
+	size_t nr;
+
+	(void)state;
+	ops = fp->ops;
+	ops.stat = eio_stat;
+	o.proc_root = fp->proc;
+	o.ops = &ops;
+	s = drm_scan_new(&o);
+	assert_non_null(s);
+	assert_int_equal(drm_scan_sample(s), 0);
+	assert_int_equal(drm_scan_stats(s)->errors, 9);
+	drm_scan_clients(s, &nr);
+	assert_int_equal(nr, 0);
+	drm_scan_free(s);
+	fp_free(fp);
+}
+
+/*
+ * Permission errors as the kernel gives them for other users' processes: run the scan as an
+ * unprivileged user (a child drops root if need be) over a tree where one process's fd/
+ * directory and another's fdinfo file are root-only.
+ */
+struct perm_result {
+	int ret;
+	unsigned int denied, vanished, errors, clients;
+	pid_t first_pid;
+};
+
+static void permission_denied(void **state)
+{
+	struct fake_proc *fp = typical_tree();
+	struct perm_result r = { 0 };
+	char rel[32];
+	int pipefd[2], status;
+	pid_t child;
+
+	(void)state;
+	assert_int_equal(chmod(fp_path(fp, 50, "fd"), 0700), 0);
+	snprintf(rel, sizeof(rel), "fdinfo/%d", 3);
+	assert_int_equal(chmod(fp_path(fp, 200, rel), 0600), 0);
+	if (geteuid() != 0) {
+		/* unprivileged we cannot chown them away: deny the owner (us) instead */
+		assert_int_equal(chmod(fp_path(fp, 50, "fd"), 0), 0);
+		assert_int_equal(chmod(fp_path(fp, 200, rel), 0), 0);
+	}
+	assert_int_equal(pipe(pipefd), 0);
+	child = fork();
+	assert_true(child >= 0);
+	if (child == 0) {
+		struct drm_scan *s;
+		const struct drm_client *c;
+		size_t nr;
+
+		close(pipefd[0]);
+		if (geteuid() == 0 && (setgroups(0, NULL) || setresgid(65534, 65534, 65534) ||
+				       setresuid(65534, 65534, 65534)))
+			_exit(3);
+		s = new_scan(fp, false);
+		r.ret = drm_scan_sample(s);
+		r.denied = drm_scan_stats(s)->denied;
+		r.vanished = drm_scan_stats(s)->vanished;
+		r.errors = drm_scan_stats(s)->errors;
+		c = drm_scan_clients(s, &nr);
+		r.clients = (unsigned int)nr;
+		r.first_pid = nr ? c[0].pid : -1;
+		if (write(pipefd[1], &r, sizeof(r)) != sizeof(r))
+			_exit(4);
+		_exit(0);
+	}
+	close(pipefd[1]);
+	assert_int_equal(read(pipefd[0], &r, sizeof(r)), sizeof(r));
+	close(pipefd[0]);
+	assert_int_equal(waitpid(child, &status, 0), child);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+
+	assert_int_equal(r.ret, 0);
+	assert_int_equal(r.denied, 2);
+	assert_int_equal(r.vanished, 0);
+	assert_int_equal(r.errors, 0);
+	/* client 5 still found through pid 100; client 9 (only in pid 50) is not visible */
+	assert_int_equal(r.clients, 2);
+	assert_int_equal(r.first_pid, 100);
+	fp_free(fp);
+}
+
+static void legacy_and_malformed_counted(void **state)
+{
+	struct fake_proc *fp = fp_new();
+	struct drm_scan *s;
+	const struct drm_client *c;
+	size_t nr;
+
+	(void)state;
+	fp_node(fp, "renderD128", DRM_MAJOR, 128);
+	fp_proc(fp, 7, "old", "", 0);
+	fp_fd(fp, 7, 3, "renderD128", 1,
+	      "pos:\t0\nflags:\t02\nmnt_id:\t2\nino:\t9\npdev:\t0000:04:00.0\npasid:\t1\n"
+	      "vram mem:\t17196 kB\ngfx0:\t70.59%\n");
+	fp_proc(fp, 8, "bad", "", 0);
+	fp_fd(fp, 8, 3, "renderD128", 2,
+	      "drm-driver: amdgpu\ndrm-client-id: 3\nnonsense\ndrm-engine-gfx: x ns\n");
+	s = new_scan(fp, false);
+	assert_int_equal(drm_scan_sample(s), 0);
+	c = drm_scan_clients(s, &nr);
+	assert_int_equal(nr, 2);
+	assert_int_equal(c[0].info.format, DRM_FDINFO_FMT_AMDGPU_LEGACY);
+	assert_string_equal(c[0].key, "226:128#7/3");
+	assert_string_equal(c[1].key, "amdgpu@226:128#3");
+	assert_int_equal(drm_scan_stats(s)->unsupported, 1);
+	assert_int_equal(drm_scan_stats(s)->malformed_lines, 2);
+	drm_scan_free(s);
+	fp_free(fp);
+}
+
+/* A missing proc root fails the sample and keeps the previous results. */
+static void missing_root(void **state)
+{
+	struct fake_proc *fp = typical_tree();
+	struct drm_scan *s = new_scan(fp, false);
+	char moved[400];
+	size_t nr;
+
+	(void)state;
+	assert_int_equal(drm_scan_sample(s), 0);
+	snprintf(moved, sizeof(moved), "%s/proc-moved", fp->root);
+	assert_int_equal(rename(fp->proc, moved), 0);
+	assert_int_equal(drm_scan_sample(s), -ENOENT);
+	drm_scan_clients(s, &nr);
+	assert_int_equal(nr, 3);
+	assert_int_equal(drm_scan_stats(s)->clients, 3);
+	assert_int_equal(rename(moved, fp->proc), 0);
+	assert_int_equal(drm_scan_sample(s), 0);
+	assert_int_equal(drm_scan_stats(s)->new_clients, 0);
+	drm_scan_free(s);
+	fp_free(fp);
+
+	{
+		char longroot[PATH_MAX];
+		struct drm_scan_opts o = { .proc_root = longroot };
+
+		memset(longroot, 'a', sizeof(longroot) - 1);
+		longroot[sizeof(longroot) - 1] = '\0';
+		errno = 0;
+		assert_null(drm_scan_new(&o));
+		assert_int_equal(errno, ENAMETOOLONG);
+	}
+}
+
+/* The real /proc with the real system calls: works, finds this very process. */
+static void real_proc(void **state)
+{
+	struct drm_scan *s = drm_scan_new(NULL);
+	const struct drm_scan_stats *st;
+
+	(void)state;
+	assert_non_null(s);
+	assert_int_equal(drm_scan_sample(s), 0);
+	st = drm_scan_stats(s);
+	assert_true(st->pids >= 1);
+	assert_true(st->fds >= 3);	/* at least our stdin/stdout/stderr */
+	assert_true(st->sample_ns > 0);
+	assert_int_equal(drm_scan_sample(s), 0);
+	drm_scan_free(s);
+}
+
+static void node_names(void **state)
+{
+	char buf[32];
+
+	(void)state;
+	assert_string_equal(drm_node_name(makedev(226, 0), buf, sizeof(buf)), "dri/card0");
+	assert_string_equal(drm_node_name(makedev(226, 129), buf, sizeof(buf)), "dri/renderD129");
+	assert_string_equal(drm_node_name(makedev(261, 2), buf, sizeof(buf)), "accel/accel2");
+	assert_null(drm_node_name(makedev(238, 0), buf, sizeof(buf)));
+	assert_null(drm_node_name(makedev(226, 128), buf, 8));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(discovery_and_dedup),
+		cmocka_unit_test(samples_new_gone_and_usage),
+		cmocka_unit_test(clients_without_id),
+		cmocka_unit_test(vanishing_mid_scan),
+		cmocka_unit_test(other_errors_counted),
+		cmocka_unit_test(permission_denied),
+		cmocka_unit_test(legacy_and_malformed_counted),
+		cmocka_unit_test(missing_root),
+		cmocka_unit_test(real_proc),
+		cmocka_unit_test(node_names),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
