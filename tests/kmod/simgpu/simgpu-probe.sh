@@ -1,0 +1,17 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# Prints the -D flags describing the drm_sched / DRM core API of the kernel whose source (or
+# headers) tree is $1. Kbuild calls it; see simgpu_compat.h for what each flag selects.
+set -eu
+inc=${1:?usage: simgpu-probe.sh KERNEL_SRCTREE}/include
+[ -r "$inc/drm/gpu_scheduler.h" ] || { echo "simgpu-probe: no $inc/drm/gpu_scheduler.h" >&2; exit 1; }
+
+probe() {
+	if grep -Eq -- "$3" "$inc/$2"; then echo "-D$1=1"; else echo "-D$1=0"; fi
+}
+
+probe SIMGPU_SCHED_INIT_ARGS drm/gpu_scheduler.h '^struct drm_sched_init_args \{'
+probe SIMGPU_SCHED_JOB_INIT_CREDITS drm/gpu_scheduler.h 'u32 credits, void \*owner'
+probe SIMGPU_SCHED_JOB_INIT_CLIENT_ID drm/gpu_scheduler.h '^[[:space:]]+u64 drm_client_id\);'
+probe SIMGPU_SCHED_INIT_NUM_RQS drm/gpu_scheduler.h '^[[:space:]]+u32 num_rqs;'
+probe SIMGPU_HAVE_DRM_SHOW_FDINFO drm/drm_file.h 'void drm_show_fdinfo\('

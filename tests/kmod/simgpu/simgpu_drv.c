@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * simgpu: the simulated GPU of drmtop's tests. A render node on a platform device whose engines
+ * (gfx, compute, copy) are real drm_gpu_schedulers; jobs "execute" on hrtimers. See README.md.
+ *
+ * Built and run (under QEMU TCG) on Debian 12 kernels 6.1.0-56-amd64 and 6.12.117+deb12-amd64.
+ */
+#include <linux/delay.h>
+#include <linux/dma-mapping.h>
+#include <linux/module.h>
+#include <linux/platform_device.h>
+#include <drm/drm_drv.h>
+#include <drm/drm_file.h>
+#include <drm/drm_gem.h>
+#include <drm/drm_ioctl.h>
+#include <drm/drm_print.h>
+
+#include "simgpu_drv.h"
+
+const char *const simgpu_engine_names[SIMGPU_ENGINE_COUNT] = SIMGPU_ENGINE_NAMES;
+
+unsigned int simgpu_queue_depth[SIMGPU_ENGINE_COUNT] = { 2, 1, 1 };
+module_param_array_named(queue_depth, simgpu_queue_depth, uint, NULL, 0444);
+MODULE_PARM_DESC(queue_depth,
+		 "jobs drm_sched keeps on each engine's hardware ring: gfx,compute,copy (1..64, default 2,1,1)");
+
+unsigned int simgpu_engine_capacity[SIMGPU_ENGINE_COUNT] = { 1, 1, 1 };
+module_param_array_named(engine_capacity, simgpu_engine_capacity, uint, NULL, 0444);
+MODULE_PARM_DESC(engine_capacity,
+		 "parallel execution units per engine: gfx,compute,copy (1..8, default 1,1,1); fdinfo prints drm-engine-capacity-<e> where > 1");
+
+unsigned int simgpu_fdinfo_scale_pct = 100;
+module_param_named(fdinfo_scale_pct, simgpu_fdinfo_scale_pct, uint, 0644);
+MODULE_PARM_DESC(fdinfo_scale_pct,
+		 "fdinfo reports engine ns times this / 100 (default 100); debugfs stays exact");
+
+bool simgpu_clear_jobs;
+module_param_named(clear_jobs, simgpu_clear_jobs, bool, 0644);
+MODULE_PARM_DESC(clear_jobs, "clear each new BO with a driver-internal copy-engine job (default 0)");
+
+unsigned int simgpu_clear_ns_per_mib = 100000;
+module_param_named(clear_ns_per_mib, simgpu_clear_ns_per_mib, uint, 0644);
+MODULE_PARM_DESC(clear_ns_per_mib,
+		 "clear job duration per MiB of BO, rounded up to whole ns (default 100000)");
+
+unsigned int simgpu_max_bo_mib = 256;
+module_param_named(max_bo_mib, simgpu_max_bo_mib, uint, 0644);
+MODULE_PARM_DESC(max_bo_mib, "largest BO_CREATE size in MiB (default 256)");
+
+unsigned int simgpu_keep_closed = 1024;
+module_param_named(keep_closed, simgpu_keep_closed, uint, 0644);
+MODULE_PARM_DESC(keep_closed, "closed clients debugfs keeps, oldest dropped first (default 1024)");
+
+static struct simgpu_device *simgpu_dev;
+
+static const struct drm_ioctl_desc simgpu_ioctls[] = {
+	DRM_IOCTL_DEF_DRV(SIMGPU_BO_CREATE, simgpu_ioctl_bo_create, DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(SIMGPU_SUBMIT, simgpu_ioctl_submit, DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(SIMGPU_WAIT, simgpu_ioctl_wait, DRM_RENDER_ALLOW),
+};
+
+static const struct file_operations simgpu_fops = {
+	.owner = THIS_MODULE,
+	DRM_GEM_FOPS,
+#if SIMGPU_HAVE_DRM_SHOW_FDINFO
+	.show_fdinfo = drm_show_fdinfo,
+#else
+	.show_fdinfo = simgpu_show_fdinfo,
+#endif
+};
+
+static const struct drm_driver simgpu_driver = {
+	.driver_features = DRIVER_GEM | DRIVER_RENDER,
+	.open = simgpu_open,
+	.postclose = simgpu_postclose,
+	.gem_create_object = simgpu_gem_create_object,
+	DRM_GEM_SHMEM_DRIVER_OPS,
+#if SIMGPU_HAVE_DRM_SHOW_FDINFO
+	.show_fdinfo = simgpu_show_fdinfo,
+#endif
+	.ioctls = simgpu_ioctls,
+	.num_ioctls = ARRAY_SIZE(simgpu_ioctls),
+	.fops = &simgpu_fops,
+	.name = SIMGPU_DRIVER_NAME,
+	.desc = "drmtop simulated GPU",
+	.date = "20260101",
+	.major = 1,
+	.minor = 0,
+};
+
+static int simgpu_check_params(void)
+{
+	enum simgpu_engine e;
+
+	for (e = 0; e < SIMGPU_ENGINE_COUNT; e++) {
+		if (simgpu_queue_depth[e] < 1 || simgpu_queue_depth[e] > SIMGPU_MAX_QUEUE_DEPTH) {
+			pr_err("simgpu: queue_depth of %s must be 1..%d, not %u\n",
+			       simgpu_engine_names[e], SIMGPU_MAX_QUEUE_DEPTH, simgpu_queue_depth[e]);
+			return -EINVAL;
+		}
+		if (simgpu_engine_capacity[e] < 1 || simgpu_engine_capacity[e] > SIMGPU_MAX_CAPACITY) {
+			pr_err("simgpu: engine_capacity of %s must be 1..%d, not %u\n",
+			       simgpu_engine_names[e], SIMGPU_MAX_CAPACITY,
+			       simgpu_engine_capacity[e]);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/* Every job must be freed before its scheduler goes: wait out the longest possible queue. */
+static void simgpu_wait_jobs_freed(struct simgpu_device *sdev)
+{
+	unsigned int waited_ms = 0;
+
+	while (atomic_read(&sdev->jobs_alive) > 0) {
+		if (waited_ms % 10000 == 0 && waited_ms)
+			pr_info("simgpu: unload waits for %d jobs\n", atomic_read(&sdev->jobs_alive));
+		msleep(10);
+		waited_ms += 10;
+	}
+}
+
+static void simgpu_kernel_fini(struct simgpu_device *sdev)
+{
+	struct simgpu_client *client, *tmp;
+
+	if (sdev->kentity_ready)
+		drm_sched_entity_destroy(&sdev->kentity);
+	sdev->kentity_ready = false;
+	simgpu_wait_jobs_freed(sdev);
+	simgpu_engines_fini(sdev);
+	list_for_each_entry_safe(client, tmp, &sdev->closed_clients, node) {
+		list_del_init(&client->node);
+		simgpu_client_put(client);
+	}
+	if (sdev->kclient)
+		simgpu_client_put(sdev->kclient);
+	sdev->kclient = NULL;
+}
+
+static int simgpu_kernel_init(struct simgpu_device *sdev)
+{
+	int ret;
+
+	mutex_init(&sdev->clients_lock);
+	mutex_init(&sdev->ksubmit_lock);
+	INIT_LIST_HEAD(&sdev->clients);
+	INIT_LIST_HEAD(&sdev->closed_clients);
+	atomic64_set(&sdev->next_client_id, 0);
+	atomic_set(&sdev->jobs_alive, 0);
+	atomic64_set(&sdev->bo_alive, 0);
+	atomic64_set(&sdev->bo_alive_bytes, 0);
+
+	ret = simgpu_engines_init(sdev);
+	if (ret)
+		return ret;
+	sdev->kclient = simgpu_client_create(sdev, NULL);
+	if (!sdev->kclient) {
+		ret = -ENOMEM;
+		goto err;
+	}
+	ret = drm_sched_entity_init(&sdev->kentity, DRM_SCHED_PRIORITY_KERNEL,
+				    sdev->engines[SIMGPU_ENGINE_COPY].sched_list, 1, NULL);
+	if (ret)
+		goto err;
+	sdev->kentity_ready = true;
+	return 0;
+err:
+	simgpu_kernel_fini(sdev);
+	return ret;
+}
+
+static int __init simgpu_init(void)
+{
+	struct platform_device *pdev;
+	struct simgpu_device *sdev;
+	int ret;
+
+	ret = simgpu_check_params();
+	if (ret)
+		return ret;
+	pdev = platform_device_register_simple(SIMGPU_DRIVER_NAME, -1, NULL, 0);
+	if (IS_ERR(pdev))
+		return PTR_ERR(pdev);
+	if (!devres_open_group(&pdev->dev, NULL, GFP_KERNEL)) {
+		ret = -ENOMEM;
+		goto err_unregister;
+	}
+	/* The shmem helper DMA-maps BO pages for the "GPU" (drm_gem_shmem_get_pages_sgt). */
+	ret = dma_coerce_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(64));
+	if (ret)
+		goto err_devres;
+	sdev = devm_drm_dev_alloc(&pdev->dev, &simgpu_driver, struct simgpu_device, drm);
+	if (IS_ERR(sdev)) {
+		ret = PTR_ERR(sdev);
+		goto err_devres;
+	}
+	sdev->pdev = pdev;
+	ret = simgpu_kernel_init(sdev);
+	if (ret)
+		goto err_devres;
+	ret = drm_dev_register(&sdev->drm, 0);
+	if (ret)
+		goto err_kernel;
+	simgpu_debugfs_init(sdev);
+	simgpu_dev = sdev;
+	drm_info(&sdev->drm, "simgpu: render minor %d, queue depth %u/%u/%u, capacity %u/%u/%u\n",
+		 sdev->drm.render ? sdev->drm.render->index : -1,
+		 simgpu_queue_depth[0], simgpu_queue_depth[1], simgpu_queue_depth[2],
+		 simgpu_engine_capacity[0], simgpu_engine_capacity[1], simgpu_engine_capacity[2]);
+	return 0;
+
+err_kernel:
+	simgpu_kernel_fini(sdev);
+err_devres:
+	devres_release_group(&pdev->dev, NULL);
+err_unregister:
+	platform_device_unregister(pdev);
+	return ret;
+}
+
+static void __exit simgpu_exit(void)
+{
+	struct simgpu_device *sdev = simgpu_dev;
+	struct platform_device *pdev = sdev->pdev;
+
+	simgpu_debugfs_fini(sdev);
+	drm_dev_unregister(&sdev->drm);
+	simgpu_kernel_fini(sdev);
+	devres_release_group(&pdev->dev, NULL);
+	platform_device_unregister(pdev);
+}
+
+module_init(simgpu_init);
+module_exit(simgpu_exit);
+
+MODULE_DESCRIPTION("drmtop test rig: simulated GPU on drm_sched");
+MODULE_AUTHOR("drmtop developers");
+MODULE_LICENSE("GPL");
+MODULE_IMPORT_NS(DMA_BUF);

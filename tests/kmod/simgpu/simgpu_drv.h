@@ -1,0 +1,215 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * simgpu: a simulated GPU whose jobs go through the real drm_sched, so drm_sched's tracepoints,
+ * fdinfo and GEM paths behave as on a real drm_sched driver. Internal declarations.
+ *
+ * Built and run on Debian 12 kernels 6.1.0-56-amd64 (6.1.192) and 6.12.117+deb12-amd64.
+ */
+#ifndef SIMGPU_DRV_H
+#define SIMGPU_DRV_H
+
+#include <linux/hrtimer.h>
+#include <linux/kref.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/sched.h>
+#include <linux/spinlock.h>
+#include <linux/wait.h>
+#include <drm/drm_device.h>
+#include <drm/drm_gem_shmem_helper.h>
+#include <drm/gpu_scheduler.h>
+
+#include "simgpu_drm.h"
+#include "simgpu_compat.h"
+
+#define SIMGPU_MAX_CAPACITY	8
+#define SIMGPU_MAX_QUEUE_DEPTH	64
+#define SIMGPU_MAX_BOS_PER_JOB	256
+#define SIMGPU_MAX_DURATION_NS	(60ULL * NSEC_PER_SEC)
+/* Driver-internal work carries this client id, in debugfs and in drm_sched_fence.drm_client_id. */
+#define SIMGPU_KERNEL_CLIENT_ID	0
+
+/* Module parameters (simgpu_drv.c). */
+extern unsigned int simgpu_queue_depth[SIMGPU_ENGINE_COUNT];
+extern unsigned int simgpu_engine_capacity[SIMGPU_ENGINE_COUNT];
+extern unsigned int simgpu_fdinfo_scale_pct;
+extern bool simgpu_clear_jobs;
+extern unsigned int simgpu_clear_ns_per_mib;
+extern unsigned int simgpu_max_bo_mib;
+extern unsigned int simgpu_keep_closed;
+
+extern const char *const simgpu_engine_names[SIMGPU_ENGINE_COUNT];
+
+struct simgpu_engine_stats {
+	u64 submitted;		/* jobs pushed to drm_sched */
+	u64 completed;		/* jobs whose execution ended (hardware fence signalled) */
+	u64 cancelled;		/* jobs freed without being executed (entity killed, errors) */
+	u64 busy_ns;		/* sum of the execution intervals of completed jobs */
+	u64 done_seqno;		/* newest seqno that completed or was cancelled */
+};
+
+/*
+ * One per drm_file, plus the driver's own "kernel" client. Outlives its drm_file: jobs still on
+ * the ring hold a reference, and closed clients stay listed in debugfs with their final figures.
+ */
+struct simgpu_client {
+	struct kref ref;
+	struct list_head node;		/* sdev->clients or sdev->closed_clients */
+	struct simgpu_device *sdev;
+	u64 id;
+	pid_t pid;
+	pid_t tgid;
+	char comm[TASK_COMM_LEN];
+	bool kernel;
+	bool closed;			/* under sdev->clients_lock */
+	struct drm_file *file;		/* NULL once closed; under sdev->clients_lock */
+	/* Engine e's stats are under sdev->engines[e].lock. */
+	struct simgpu_engine_stats eng[SIMGPU_ENGINE_COUNT];
+	/* Handles this client holds, counted by the GEM open/close callbacks. */
+	atomic64_t bo_count;
+	atomic64_t bo_bytes;
+	wait_queue_head_t wq;		/* WAIT ioctl sleepers */
+};
+
+/* drm_file.driver_priv */
+struct simgpu_file {
+	struct simgpu_client *client;
+	struct drm_sched_entity entity[SIMGPU_ENGINE_COUNT];
+	struct mutex submit_lock[SIMGPU_ENGINE_COUNT];	/* job arm + push order = seqno order */
+};
+
+/*
+ * One execution unit of an engine: a FIFO of jobs. Job k executes from max(run_job time,
+ * end of job k-1) for its duration; the hrtimer is the completion interrupt of the head job.
+ */
+struct simgpu_lane {
+	struct simgpu_hw_engine *engine;
+	unsigned int index;
+	struct list_head jobs;		/* handed to the hardware, not completed; under engine->lock */
+	ktime_t busy_until;		/* end of the last job queued on this lane */
+	u64 fence_context;
+	u64 fence_seqno;
+	struct hrtimer timer;
+};
+
+struct simgpu_hw_engine {
+	struct simgpu_device *sdev;
+	enum simgpu_engine id;
+	const char *name;
+	unsigned int queue_depth;
+	unsigned int capacity;
+	struct drm_gpu_scheduler sched;
+	struct drm_gpu_scheduler *sched_list[1];	/* for drm_sched_entity_init() */
+	bool sched_ready;
+	spinlock_t lock;		/* lanes, hardware fences, all clients' eng[id] stats */
+	struct simgpu_lane lanes[SIMGPU_MAX_CAPACITY];
+	struct simgpu_engine_stats total;
+	u64 total_submitted_kernel;
+};
+
+struct simgpu_device {
+	struct drm_device drm;
+	struct platform_device *pdev;
+	struct simgpu_hw_engine engines[SIMGPU_ENGINE_COUNT];
+
+	struct mutex clients_lock;
+	struct list_head clients;
+	struct list_head closed_clients;
+	unsigned int nr_closed;
+	u64 closed_dropped;		/* closed clients evicted from the list (keep_closed) */
+	atomic64_t next_client_id;	/* kernels whose drm_file has no client_id */
+
+	/* Driver-internal work (BO clears) goes through this entity on the copy engine. */
+	struct simgpu_client *kclient;
+	struct drm_sched_entity kentity;
+	bool kentity_ready;
+	struct mutex ksubmit_lock;
+
+	atomic_t jobs_alive;		/* allocated, not yet freed: module exit waits for 0 */
+	atomic64_t bo_alive;		/* GEM objects of this device not yet freed */
+	atomic64_t bo_alive_bytes;
+
+	struct dentry *debugfs;
+};
+
+struct simgpu_job {
+	struct dma_fence hw_fence;	/* first: dma_fence_free() frees the whole job */
+	struct drm_sched_job base;
+	struct simgpu_client *client;
+	enum simgpu_engine engine;
+	u64 seqno;
+	u64 duration_ns;
+	bool ran;			/* run_job handed it to a lane */
+	struct simgpu_lane *lane;
+	struct list_head lane_node;
+	ktime_t start;
+	ktime_t end;
+	struct drm_gem_object **bos;
+	u32 nr_bos;
+};
+
+struct simgpu_bo {
+	struct drm_gem_shmem_object base;
+};
+
+static inline struct simgpu_device *to_simgpu(struct drm_device *drm)
+{
+	return container_of(drm, struct simgpu_device, drm);
+}
+
+static inline struct simgpu_job *to_simgpu_job(struct drm_sched_job *job)
+{
+	return container_of(job, struct simgpu_job, base);
+}
+
+/* simgpu_ring.c: engines, lanes, hardware fences, execution accounting. */
+int simgpu_engines_init(struct simgpu_device *sdev);
+void simgpu_engines_fini(struct simgpu_device *sdev);
+struct dma_fence *simgpu_ring_run(struct simgpu_job *job);
+u64 simgpu_engine_busy_locked(struct simgpu_hw_engine *eng, struct simgpu_client *client, ktime_t now);
+
+/* simgpu_job.c: drm_sched backend, job creation, SUBMIT/WAIT. */
+extern const struct drm_sched_backend_ops simgpu_sched_ops;
+struct simgpu_job *simgpu_job_alloc(struct simgpu_client *client, enum simgpu_engine engine,
+				    u64 duration_ns);
+void simgpu_job_free_unpushed(struct simgpu_job *job);
+int simgpu_job_push(struct simgpu_job *job, struct drm_sched_entity *entity,
+		    struct mutex *submit_lock, u64 *seqno, struct dma_fence **finished);
+int simgpu_ioctl_submit(struct drm_device *drm, void *data, struct drm_file *file);
+int simgpu_ioctl_wait(struct drm_device *drm, void *data, struct drm_file *file);
+
+/* simgpu_gem.c: shmem BOs, clears. */
+struct drm_gem_object *simgpu_gem_create_object(struct drm_device *drm, size_t size);
+int simgpu_ioctl_bo_create(struct drm_device *drm, void *data, struct drm_file *file);
+int simgpu_bo_make_resident(struct drm_gem_object *obj);
+
+/* simgpu_client.c: client lifetime and figures. */
+struct simgpu_client *simgpu_client_create(struct simgpu_device *sdev, struct drm_file *file);
+void simgpu_client_close(struct simgpu_client *client);
+void simgpu_client_put(struct simgpu_client *client);
+int simgpu_open(struct drm_device *drm, struct drm_file *file);
+void simgpu_postclose(struct drm_device *drm, struct drm_file *file);
+
+struct simgpu_mem_stats {
+	u64 total;
+	u64 shared;
+	u64 resident;
+	u64 active;
+};
+
+void simgpu_client_mem_stats(struct drm_file *file, struct simgpu_mem_stats *st);
+void simgpu_client_engine_snapshot(struct simgpu_client *client, enum simgpu_engine e,
+				   ktime_t now, struct simgpu_engine_stats *out);
+
+/* simgpu_fdinfo.c */
+#if SIMGPU_HAVE_DRM_SHOW_FDINFO
+void simgpu_show_fdinfo(struct drm_printer *p, struct drm_file *file);
+#else
+void simgpu_show_fdinfo(struct seq_file *m, struct file *f);
+#endif
+
+/* simgpu_debugfs.c */
+void simgpu_debugfs_init(struct simgpu_device *sdev);
+void simgpu_debugfs_fini(struct simgpu_device *sdev);
+
+#endif /* SIMGPU_DRV_H */

@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * fdinfo (Documentation/gpu/drm-usage-stats.rst). From the kernel's own figures, scaled by
+ * fdinfo_scale_pct so tests can make the driver lie and prove drmtop's cross-check notices;
+ * debugfs always shows the true figures.
+ *
+ * 6.12.117: drm_show_fdinfo() prints drm-driver and drm-client-id (drm_file.client_id) and calls
+ * drm_driver.show_fdinfo, which prints the engines and drm_show_memory_stats(), as v3d and
+ * panfrost do. 6.1.192 has neither helper nor drm_file.client_id: the driver prints everything
+ * itself with its own client ids, like amdgpu, i915 and msm there.
+ */
+#include <linux/math64.h>
+#include <linux/seq_file.h>
+#include <linux/sizes.h>
+#include <drm/drm_device.h>
+#include <drm/drm_drv.h>
+#include <drm/drm_file.h>
+#include <drm/drm_print.h>
+
+#include "simgpu_drv.h"
+
+static void simgpu_print_engines(struct drm_printer *p, struct simgpu_client *client)
+{
+	unsigned int pct = READ_ONCE(simgpu_fdinfo_scale_pct);
+	ktime_t now = ktime_get();
+	enum simgpu_engine e;
+
+	for (e = 0; e < SIMGPU_ENGINE_COUNT; e++) {
+		struct simgpu_engine_stats st;
+
+		simgpu_client_engine_snapshot(client, e, now, &st);
+		drm_printf(p, "drm-engine-%s:\t%llu ns\n", simgpu_engine_names[e],
+			   mul_u64_u32_div(st.busy_ns, pct, 100));
+		if (client->sdev->engines[e].capacity > 1)
+			drm_printf(p, "drm-engine-capacity-%s:\t%u\n", simgpu_engine_names[e],
+				   client->sdev->engines[e].capacity);
+	}
+}
+
+#if SIMGPU_HAVE_DRM_SHOW_FDINFO
+
+void simgpu_show_fdinfo(struct drm_printer *p, struct drm_file *file)
+{
+	struct simgpu_file *sfile = file->driver_priv;
+
+	simgpu_print_engines(p, sfile->client);
+	drm_show_memory_stats(p, file);
+}
+
+#else
+
+/* The format of the 6.5+ drm_print_memory_stats(): KiB / MiB only when exact. */
+static void simgpu_print_size(struct drm_printer *p, const char *stat, u64 sz)
+{
+	static const char *const units[] = { "", " KiB", " MiB" };
+	unsigned int u;
+
+	for (u = 0; u < ARRAY_SIZE(units) - 1; u++) {
+		if (sz == 0 || !IS_ALIGNED(sz, SZ_1K))
+			break;
+		sz = div_u64(sz, SZ_1K);
+	}
+	drm_printf(p, "drm-%s-memory:\t%llu%s\n", stat, sz, units[u]);
+}
+
+void simgpu_show_fdinfo(struct seq_file *m, struct file *f)
+{
+	struct drm_file *file = f->private_data;
+	struct simgpu_file *sfile = file->driver_priv;
+	struct drm_printer p = drm_seq_file_printer(m);
+	struct simgpu_mem_stats mem;
+
+	drm_printf(&p, "drm-driver:\t%s\n", file->minor->dev->driver->name);
+	drm_printf(&p, "drm-client-id:\t%llu\n", sfile->client->id);
+	simgpu_print_engines(&p, sfile->client);
+	simgpu_client_mem_stats(file, &mem);
+	simgpu_print_size(&p, "total", mem.total);
+	simgpu_print_size(&p, "shared", mem.shared);
+	simgpu_print_size(&p, "active", mem.active);
+	simgpu_print_size(&p, "resident", mem.resident);
+	simgpu_print_size(&p, "purgeable", 0);	/* no madvise: nothing is ever purgeable */
+}
+
+#endif
