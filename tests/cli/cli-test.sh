@@ -1,0 +1,138 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# End-to-end test of the drmtop binary (fdinfo source) on a synthetic proc tree: real character
+# device nodes (mknod, so root), fdinfo files whose counters advance at known rates while drmtop
+# samples, dup'd and fork-shared fds, hostile process names. Writes "<passed> <failed>" to
+# $RESULTS/cli.
+set -u
+DRMTOP=${DRMTOP:-build/drmtop}
+RESULTS=${RESULTS:-build/test-results}
+mkdir -p "$RESULTS"
+pass=0
+fail=0
+ok() { echo "PASS $1"; pass=$((pass + 1)); }
+bad() { echo "FAIL $1: $2"; fail=$((fail + 1)); }
+finish() {
+	echo "$pass $fail" > "$RESULTS/cli"
+	echo "cli: $pass passed, $fail failed"
+	[ "$fail" -eq 0 ]
+	exit
+}
+if [ "$(id -u)" -ne 0 ]; then
+	bad setup "needs root to create device nodes with mknod"
+	finish
+fi
+command -v jq >/dev/null || { bad setup "jq missing (scripts/install-deps.sh installs it)"; finish; }
+[ -x "$DRMTOP" ] || { bad setup "$DRMTOP not built"; finish; }
+
+T=$(mktemp -d)
+updater=
+cleanup() {
+	[ -n "$updater" ] && kill "$updater" 2>/dev/null
+	rm -rf "$T"
+}
+trap cleanup EXIT
+mkdir -p "$T/dev/dri" "$T/proc"
+mknod "$T/dev/dri/renderD128" c 226 128
+mknod "$T/dev/dri/renderD129" c 226 129
+mknod "$T/dev/null0" c 1 3
+
+# mkproc PID COMM: an empty process directory
+mkproc() {
+	mkdir -p "$T/proc/$1/fd" "$T/proc/$1/fdinfo"
+	printf '%s\n' "$2" > "$T/proc/$1/comm"
+	printf 'prog\0--flag\0' > "$T/proc/$1/cmdline"
+}
+mkproc 100 'ren"der	x'
+mkproc 101 'render-child'
+mkproc 200 'compute'
+mkproc 300 'no-gpu'
+ln -s "$T/dev/dri/renderD128" "$T/proc/100/fd/3"
+ln -s "$T/dev/dri/renderD128" "$T/proc/100/fd/7"	# dup of fd 3
+ln -s "$T/dev/dri/renderD128" "$T/proc/101/fd/3"	# inherited over fork
+ln -s "$T/dev/dri/renderD129" "$T/proc/200/fd/4"
+ln -s "$T/dev/null0" "$T/proc/300/fd/0"
+echo "pos: 0" > "$T/proc/300/fdinfo/0"
+
+# Client 5 (pid 100 fd 3 and 7, pid 101 fd 3): gfx busy 50 % of wall time, 3 MiB + 1 MiB shared.
+# Client 9 (pid 200): engine "ce" with capacity 2 busy 1.5 cores = 75 %.
+write_fdinfo() {
+	local now=$1 t0=$2 d=$(( $1 - $2 ))
+	local f5 f9
+	f5=$(printf 'pos:\t0\nflags:\t02100002\nmnt_id:\t24\nino:\t1001\ndrm-driver:\tsimgpu\ndrm-client-id:\t5\ndrm-engine-gfx:\t%d ns\ndrm-total-memory:\t4 MiB\ndrm-shared-memory:\t1024 KiB\ndrm-resident-memory:\t4194304\n' $((d / 2)))
+	f9=$(printf 'pos:\t0\nflags:\t02100002\nmnt_id:\t24\nino:\t1002\ndrm-driver:\tsimgpu\ndrm-client-id:\t9\ndrm-engine-ce:\t%d ns\ndrm-engine-capacity-ce:\t2\ndrm-total-memory:\t123\n' $((d * 3 / 2)))
+	for p in "100/fdinfo/3" "100/fdinfo/7" "101/fdinfo/3"; do
+		printf '%s\n' "$f5" > "$T/proc/$p.tmp" && mv "$T/proc/$p.tmp" "$T/proc/$p"
+	done
+	# The record check removes process 200 to model an exit.
+	[ -d "$T/proc/200" ] || return 0
+	{ printf '%s\n' "$f9" > "$T/proc/200/fdinfo/4.tmp" &&
+		mv "$T/proc/200/fdinfo/4.tmp" "$T/proc/200/fdinfo/4"; } 2>/dev/null
+}
+t0=$(date +%s%N)
+write_fdinfo "$t0" "$t0"
+(
+	while :; do
+		write_fdinfo "$(date +%s%N)" "$t0"
+		sleep 0.01
+	done
+) &
+updater=$!
+
+out=$("$DRMTOP" --proc-root "$T/proc" --source fdinfo -J -n 2 -d 1 2>"$T/err")
+rc=$?
+[ "$rc" -eq 0 ] && ok "json run exits 0" || bad "json run exits 0" "rc=$rc $(cat "$T/err")"
+lines=$(printf '%s\n' "$out" | grep -c .)
+[ "$lines" -eq 2 ] && ok "one object per interval" || bad "one object per interval" "$lines lines"
+last=$(printf '%s\n' "$out" | tail -n 1)
+if printf '%s\n' "$out" | jq -e . >/dev/null 2>&1; then ok "valid JSON"; else bad "valid JSON" "$out"; fi
+
+n=$(jq '.clients | length' <<<"$last")
+[ "$n" = 2 ] && ok "dup and fork-shared fds are one client" || bad "dup and fork-shared fds are one client" "$n clients"
+holders=$(jq -c '[.clients[] | select(.client_id == 5) | .holders[] | [.pid, .fd]]' <<<"$last")
+[ "$holders" = '[[100,3],[100,7],[101,3]]' ] && ok "every holder listed" || bad "every holder listed" "$holders"
+comm=$(jq -r '.clients[] | select(.client_id == 5) | .comm' <<<"$last")
+[ "$comm" = $'ren"der\tx' ] && ok "comm with quote and tab survives JSON" || bad "comm escaping" "$comm"
+
+in_range() { awk -v v="$1" -v lo="$2" -v hi="$3" 'BEGIN { exit !(v != "null" && v >= lo && v <= hi) }'; }
+gfx=$(jq '.clients[] | select(.client_id == 5) | .engines[] | select(.name == "gfx") | .busy_pct' <<<"$last")
+in_range "$gfx" 47 53 && ok "busy % from measured interval ($gfx)" || bad "busy % 50" "got $gfx"
+ce=$(jq '.clients[] | select(.client_id == 9) | .engines[] | select(.name == "ce") | .busy_pct' <<<"$last")
+in_range "$ce" 72 78 && ok "capacity 2 halves the figure ($ce)" || bad "capacity 2 busy % 75" "got $ce"
+dev=$(jq '.devices[] | select(.node == "dri/renderD128") | .engines[0].busy_pct' <<<"$last")
+in_range "$dev" 47 53 && ok "device total counts the shared client once ($dev)" || bad "device total" "got $dev"
+mem=$(jq -c '.clients[] | select(.client_id == 5) | .memory[0] | [.total_bytes, .shared_bytes, .resident_bytes]' <<<"$last")
+[ "$mem" = '[4194304,1048576,4194304]' ] && ok "memory units converted exactly" || bad "memory" "$mem"
+first_new=$(printf '%s\n' "$out" | head -n 1 | jq '[.clients[].new] | all | not')
+[ "$first_new" = true ] && ok "first printed frame already has rates" || bad "first frame rates" "$first_new"
+iv=$(jq '.interval_ns' <<<"$last")
+in_range "$iv" 900000000 1300000000 && ok "interval measured ($iv ns)" || bad "interval measured" "$iv"
+
+pidf=$("$DRMTOP" --proc-root "$T/proc" --source fdinfo -J -n 1 -d 0.2 -p 101 | jq -c '[.clients[].client_id]')
+[ "$pidf" = '[5]' ] && ok "-p matches any holder" || bad "-p filter" "$pidf"
+
+text=$("$DRMTOP" --proc-root "$T/proc" --source fdinfo -b -n 1 -d 0.5)
+grep -q '^simgpu dri/renderD128' <<<"$text" && ok "text: device section" || bad "text: device section" "$text"
+grep -Eq '^ +100 .* 5 +[0-9.]+% .*100/3,100/7,101/3' <<<"$text" && ok "text: client row with holders" ||
+	bad "text: client row" "$text"
+grep -q 'source: fdinfo only (BPF off: --source fdinfo)' <<<"$text" && ok "text: says fdinfo only and why" ||
+	bad "text: source note" "$text"
+
+"$DRMTOP" -d 0 >/dev/null 2>"$T/err"
+rc=$?
+[ "$rc" -eq 2 ] && grep -q "invalid interval '0'" "$T/err" && ok "bad option: exit 2 with reason" ||
+	bad "bad option" "rc=$rc $(cat "$T/err")"
+"$DRMTOP" --proc-root "$T/nonexistent" -J -n 1 >/dev/null 2>"$T/err"
+rc=$?
+[ "$rc" -eq 1 ] && grep -q "cannot" "$T/err" && ok "unreadable proc root: clear error" ||
+	bad "unreadable proc root" "rc=$rc $(cat "$T/err")"
+"$DRMTOP" --help | grep -q '^Examples:' && ok "--help has examples" || bad "--help" "no examples"
+
+# Record: the client that closes during the session is still in the summary.
+( sleep 0.6; rm -rf "$T/proc/200" ) &
+rec=$("$DRMTOP" record --proc-root "$T/proc" --source fdinfo -t 1.5 -J 2>/dev/null)
+closed=$(jq -c '[.clients[] | select(.client_id == 9) | .closed]' <<<"$rec")
+[ "$closed" = '[true]' ] && ok "record keeps a client that closed" || bad "record closed client" "$rec"
+rb=$(jq '.clients[] | select(.client_id == 5) | .engines[0].busy_pct' <<<"$rec")
+in_range "$rb" 45 55 && ok "record: busy in session ($rb)" || bad "record busy" "$rb"
+finish

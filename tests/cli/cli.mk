@@ -1,0 +1,7 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# End-to-end test of the drmtop binary on synthetic proc trees (host, root).
+TEST_TARGETS += cli
+
+.PHONY: cli
+cli: $(OUTPUT)/drmtop
+	@DRMTOP=$(OUTPUT)/drmtop tests/cli/cli-test.sh
