@@ -1,0 +1,49 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# vm-test.sh <6.1|6.12> <result-file>: one VM test stage of `make test`. Boots the kernel once,
+# runs tests/vm/run-suite.sh there and writes "<passed> <failed>" to <result-file>. A VM that
+# did not boot, did not finish in time (VM_TIMEOUT seconds) or left no count adds one failure
+# to whatever the suite had counted; exits non-zero on any failure.
+# VM_SIMGPU_PARAMS (simgpu module parameters) and VM_CASES (case names to run instead of all)
+# are passed on.
+set -u
+
+[ $# -eq 2 ] || { echo "usage: $0 <6.1|6.12> <result-file>" >&2; exit 2; }
+short=$1
+result=$2
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+vmdir=${VM_BUILD_DIR:-$top/build/vm}
+mkdir -p "$(dirname "$result")"
+# Until the suite has counted anything, this stage stands as failed.
+echo "0 1" >"$result"
+
+rel=$("$here/resolve-kernel.sh" "$short") || {
+	echo "vm-test-$short: no kernel release for $short" >&2
+	exit 1
+}
+
+set -- --kernel "$rel" --timeout "${VM_TIMEOUT:-1800}"
+[ -z "${VM_SIMGPU_PARAMS:-}" ] || set -- "$@" --simgpu-params "$VM_SIMGPU_PARAMS"
+# shellcheck disable=SC2086
+"$here/run-in-vm.sh" "$@" -- tests/vm/run-suite.sh ${VM_CASES:-}
+rc=$?
+
+counts=$vmdir/run/$rel/suite-result
+passed=0
+failed=0
+if [ -f "$counts" ] && read -r passed failed <"$counts" &&
+	[ -n "$passed" ] && [ -n "$failed" ]; then
+	:
+else
+	passed=0
+	failed=0
+fi
+if [ $rc -ge 125 ] || { [ $rc -ne 0 ] && [ "$failed" -eq 0 ]; }; then
+	# Boot failure, timeout, or a suite that failed without counting it: one more failure.
+	failed=$((failed + 1))
+fi
+echo "$passed $failed" >"$result"
+echo "vm-test-$short ($rel): $passed passed, $failed failed (run-in-vm exit $rc)"
+[ $rc -eq 0 ] && [ "$failed" -eq 0 ]

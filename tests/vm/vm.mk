@@ -1,0 +1,36 @@
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# VM test stages: boot Debian's 6.1 and 6.12 kernels (the two releases
+# tests/vm/kernel-releases.sh prints) under QEMU TCG and run tests/vm/run-suite.sh once per
+# kernel. vm-test-<short> writes "<passed> <failed>" to $(RESULTS)/vm-test-<short>.
+# Other fragments add what the guest suite needs with `VM_TEST_DEPS += <target>`.
+# Knobs: VM_TIMEOUT (seconds for the whole boot+suite), VM_CASE_TIMEOUT (per case),
+# VM_SIMGPU_PARAMS ("k=v ..." for simgpu), VM_CASES (run only these case names).
+# `make vm-shell KERNEL=6.1|6.12` opens an interactive root shell in the guest (Ctrl-A x quits).
+
+VM_KERNELS := 6.1 6.12
+VM_TEST_DEPS ?=
+VM_TIMEOUT ?= 1800
+KERNEL ?= 6.1
+# simgpu.mk defines simgpu-modules; without it the VM runs without simgpu.
+VM_SIMGPU_DEP := $(if $(wildcard tests/kmod/simgpu/simgpu.mk),simgpu-modules)
+
+TEST_TARGETS += $(addprefix vm-test-,$(VM_KERNELS))
+
+.PHONY: $(addprefix vm-test-,$(VM_KERNELS)) vm-shell vm-kernels
+
+# The prerequisites are expanded when the recipe runs (second expansion), so fragments
+# included after this one still add to VM_TEST_DEPS.
+.SECONDEXPANSION:
+$(addprefix vm-test-,$(VM_KERNELS)): vm-test-%: all $(VM_SIMGPU_DEP) $$(VM_TEST_DEPS)
+	@VM_TIMEOUT=$(VM_TIMEOUT) VM_SIMGPU_PARAMS="$(VM_SIMGPU_PARAMS)" VM_CASES="$(VM_CASES)" \
+		tests/vm/vm-test.sh $* $(RESULTS)/vm-test-$*
+
+vm-shell:
+	@tests/vm/run-in-vm.sh --kernel $(KERNEL) --interactive --timeout 0 \
+		$(if $(VM_SIMGPU_PARAMS),--simgpu-params "$(VM_SIMGPU_PARAMS)") -- /bin/bash -i
+
+# Fetch both kernels ahead of time (CI caches build/vm/kernels).
+vm-kernels:
+	@for k in $(VM_KERNELS); do \
+		tests/vm/fetch-kernel.sh $$(tests/vm/resolve-kernel.sh $$k) || exit 1; done
