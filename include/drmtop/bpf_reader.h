@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * bpf_reader.h: what the BPF tracer (bpf_tracer.h) has accounted, as plain snapshots.
+ *
+ * Clients are struct drm_file, identified by drmtop_client.uid (unique while the tracer runs;
+ * a closed client's drm_file address may be reused, its uid is not). Kernel clients
+ * (DRMTOP_CLIENT_KERNEL) carry the jobs drivers submit themselves, one per GPU.
+ *
+ * Closed clients: every client that closed since the previous snapshot appears once in
+ * .closed with its engine figures and the memory it held at close, so a client living between
+ * two snapshots is never lost. Jobs of a closed client that were still running at close are
+ * reported in a later snapshot as another .closed entry with the same uid (engine figures only,
+ * memory zero): consumers add .closed entries up per uid.
+ */
+#ifndef DRMTOP_BPF_READER_H
+#define DRMTOP_BPF_READER_H
+
+#include <stddef.h>
+#include <linux/types.h>
+
+#include "drmtop_bpf.h"
+#include "drmtop/bpf_tracer.h"
+
+struct drmtop_bpf_engine {
+	__u64 ring;			/* struct drm_gpu_scheduler address */
+	char name[DRMTOP_NAME_LEN];	/* scheduler name, e.g. "gfx"; "" if unknown */
+	__u64 busy_ns;			/* overlap-free busy time of the client on this ring */
+	__u64 jobs;			/* jobs done */
+	__u64 lat_hist[DRMTOP_LAT_BUCKETS];	/* queue-to-run latency, bucket b: [2^b, 2^(b+1)) ns */
+};
+
+struct drmtop_bpf_client {
+	/*
+	 * Identity and memory. For live clients mem_shared is computed at snapshot time with the
+	 * rule of drm_show_memory_stats (handle_count > 1 or a dma-buf attached); for closed
+	 * clients all memory figures are as of close.
+	 */
+	struct drmtop_client c;
+	size_t n_engines;
+	struct drmtop_bpf_engine *engines;
+};
+
+struct drmtop_bpf_device {
+	__u64 drm_dev;			/* struct drm_device address */
+	struct drmtop_device d;		/* driver, live GEM objects/bytes since attach */
+};
+
+struct drmtop_bpf_snapshot {
+	__u64 taken_ns;			/* CLOCK_MONOTONIC, the clock of all *_ns fields */
+	size_t n_clients;
+	struct drmtop_bpf_client *clients;
+	size_t n_closed;
+	struct drmtop_bpf_client *closed;
+	size_t n_devices;
+	struct drmtop_bpf_device *devices;
+	__u64 counters[DRMTOP_CNT_MAX];	/* enum drmtop_counter; names: drmtop_bpf_counter_name() */
+};
+
+/* Fills @s (free it with drmtop_bpf_snapshot_free). Returns 0 or a negative errno. */
+int drmtop_bpf_snapshot(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s);
+void drmtop_bpf_snapshot_free(struct drmtop_bpf_snapshot *s);
+
+/* "clients_full", ... for enum drmtop_counter; NULL if out of range. */
+const char *drmtop_bpf_counter_name(unsigned int counter);
+
+/*
+ * Every open DRM / accel file of every process, from a task_file iterator: (tgid, fd) ->
+ * drm_file address (= drmtop_client.file) and drm_file.client_id where the kernel has it.
+ * For reconciling with fdinfo on kernels whose fdinfo client ids are driver-private (6.1).
+ * Returns 0 and a malloc'ed array in *recs (count in *n), or a negative errno (-ENOENT if the
+ * drm part is not loaded).
+ */
+int drmtop_bpf_fds(struct drmtop_bpf *b, struct drmtop_fd_rec **recs, size_t *n);
+
+#endif /* DRMTOP_BPF_READER_H */

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* bpf_internal.h: the tracer state shared by src/bpf_tracer.c and src/bpf_reader.c. */
+#ifndef DRMTOP_BPF_INTERNAL_H
+#define DRMTOP_BPF_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "drmtop_bpf.h"
+#include "drmtop/bpf_tracer.h"
+
+struct drmtop_drm_bpf;
+struct drmtop_sched_bpf;
+struct btf;
+struct bpf_link;
+struct ring_buffer;
+
+/* The maps both BPF objects share (bpf/drmtop_common.bpf.h); names as in the BPF source. */
+enum drmtop_bpf_map {
+	MAP_CLIENTS, MAP_CLIENT_IDS, MAP_IOCTL_FILES, MAP_ENGINES, MAP_RINGS, MAP_JOBS,
+	MAP_HANDLES, MAP_OBJECTS, MAP_DEVICES, MAP_IMPORTING, MAP_OPENING, MAP_ENTITIES,
+	MAP_COUNTERS, MAP_CLOSED, MAP_UID_SEQ, MAP_COUNT
+};
+
+#define DRMTOP_BPF_MAX_HOOKS	48
+#define DRMTOP_BPF_RETIRED	4096	/* closed clients remembered for late job residue */
+
+struct drmtop_bpf {
+	struct drmtop_drm_bpf *drm;
+	struct drmtop_sched_bpf *sched;
+	struct btf *vmlinux_btf;
+	int map_fd[MAP_COUNT];		/* our own dup of each shared map, -1 until a part loads */
+	struct bpf_link *links[DRMTOP_BPF_MAX_HOOKS];
+	struct drmtop_bpf_hook hooks[DRMTOP_BPF_MAX_HOOKS];
+	size_t n_hooks;
+	bool drm_failed, sched_failed;	/* a present module's part failed: not retried */
+	char reason[512];
+
+	struct ring_buffer *rb;
+	struct drmtop_client *pending;	/* closed records drained, not yet in a snapshot */
+	size_t n_pending, cap_pending;
+	struct drmtop_client retired[DRMTOP_BPF_RETIRED];	/* ring of recent closed clients */
+	size_t n_retired;
+};
+
+extern const char *const drmtop_bpf_map_names[MAP_COUNT];
+
+#endif /* DRMTOP_BPF_INTERNAL_H */

@@ -1,0 +1,295 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * bpf_reader.c: turns the tracer's maps into snapshots (include/drmtop/bpf_reader.h).
+ *
+ * Order matters for never losing a closed client: the closed-client ring buffer is drained
+ * first, then the live clients are read, then the engine figures are walked. An engine entry
+ * whose uid is neither live nor closed-and-drained belongs to a client that closed in between:
+ * it stays in the map for the next snapshot.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "bpf_internal.h"
+#include "drmtop/bpf_reader.h"
+
+int drmtop_bpf_on_closed(void *ctx, void *data, size_t len);
+
+static const char *const counter_names[DRMTOP_CNT_MAX] = DRMTOP_COUNTER_NAMES;
+
+const char *drmtop_bpf_counter_name(unsigned int counter)
+{
+	return counter < DRMTOP_CNT_MAX ? counter_names[counter] : NULL;
+}
+
+/* Ring buffer callback: queue a closed client's record for the next snapshot. */
+int drmtop_bpf_on_closed(void *ctx, void *data, size_t len)
+{
+	struct drmtop_bpf *b = ctx;
+
+	if (len < sizeof(struct drmtop_client))
+		return 0;
+	if (b->n_pending == b->cap_pending) {
+		size_t cap = b->cap_pending ? 2 * b->cap_pending : 64;
+		struct drmtop_client *p = realloc(b->pending, cap * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		b->pending = p;
+		b->cap_pending = cap;
+	}
+	memcpy(&b->pending[b->n_pending++], data, sizeof(struct drmtop_client));
+	return 0;
+}
+
+static int push_client(struct drmtop_bpf_client **arr, size_t *n, size_t *cap,
+		       const struct drmtop_client *c)
+{
+	if (*n == *cap) {
+		size_t nc = *cap ? 2 * *cap : 16;
+		struct drmtop_bpf_client *p = realloc(*arr, nc * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		*arr = p;
+		*cap = nc;
+	}
+	memset(&(*arr)[*n], 0, sizeof(**arr));
+	(*arr)[*n].c = *c;
+	(*n)++;
+	return 0;
+}
+
+static struct drmtop_bpf_client *find_uid(struct drmtop_bpf_client *arr, size_t n, __u64 uid)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (arr[i].c.uid == uid)
+			return &arr[i];
+	return NULL;
+}
+
+static const struct drmtop_client *find_retired(const struct drmtop_bpf *b, __u64 uid)
+{
+	size_t i, n = b->n_retired < DRMTOP_BPF_RETIRED ? b->n_retired : DRMTOP_BPF_RETIRED;
+
+	for (i = 0; i < n; i++)
+		if (b->retired[i].uid == uid)
+			return &b->retired[i];
+	return NULL;
+}
+
+static void retire(struct drmtop_bpf *b, const struct drmtop_client *c)
+{
+	b->retired[b->n_retired++ % DRMTOP_BPF_RETIRED] = *c;
+}
+
+static int add_engine(struct drmtop_bpf_client *cl, __u64 ring, const struct drmtop_engine *e,
+		      int rings_fd)
+{
+	struct drmtop_bpf_engine *p = realloc(cl->engines, (cl->n_engines + 1) * sizeof(*p));
+	struct drmtop_ring r;
+
+	if (!p)
+		return -ENOMEM;
+	cl->engines = p;
+	p = &p[cl->n_engines++];
+	memset(p, 0, sizeof(*p));
+	p->ring = ring;
+	if (!bpf_map_lookup_elem(rings_fd, &ring, &r))
+		memcpy(p->name, r.name, sizeof(p->name));
+	p->busy_ns = e->busy_ns;
+	p->jobs = e->jobs;
+	memcpy(p->lat_hist, e->lat_hist, sizeof(p->lat_hist));
+	return 0;
+}
+
+static int read_clients(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
+{
+	size_t cap = 0;
+	__u64 key, next, *prev = NULL;
+	struct drmtop_client c;
+	int fd = b->map_fd[MAP_CLIENTS], err;
+
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, &c))
+			continue;	/* closed meanwhile */
+		c.mem_shared = 0;
+		err = push_client(&s->clients, &s->n_clients, &cap, &c);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* Live shared bytes, counted the way drm_show_memory_stats counts them, per handle. */
+static void compute_shared(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
+{
+	struct drmtop_handle_key key, next, *prev = NULL;
+	int hfd = b->map_fd[MAP_HANDLES], ofd = b->map_fd[MAP_OBJECTS];
+	struct drmtop_bpf_client *cl;
+	struct drmtop_handle h;
+	struct drmtop_object o;
+
+	while (!bpf_map_get_next_key(hfd, prev, &next)) {
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(hfd, &key, &h) || bpf_map_lookup_elem(ofd, &h.obj, &o))
+			continue;
+		if (o.handle_count <= 1 && !(o.flags & DRMTOP_OBJ_DMABUF))
+			continue;
+		cl = find_uid(s->clients, s->n_clients, h.uid);
+		if (cl)
+			cl->c.mem_shared += h.size;
+	}
+}
+
+/*
+ * Engine figures: onto live clients; onto clients closed since the previous snapshot (and
+ * deleted from the map: nothing adds to them any more except jobs still running at close);
+ * residue of clients closed earlier becomes a further closed entry.
+ */
+static int read_engines(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s, size_t *closed_cap)
+{
+	struct drmtop_engine_key key, next, *prev = NULL, *del = NULL;
+	size_t n_del = 0, cap_del = 0, i;
+	int fd = b->map_fd[MAP_ENGINES], err = 0;
+	struct drmtop_bpf_client *cl;
+	const struct drmtop_client *old;
+	struct drmtop_engine e;
+
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, &e))
+			continue;
+		cl = find_uid(s->clients, s->n_clients, key.uid);
+		if (cl) {
+			err = add_engine(cl, key.ring, &e, b->map_fd[MAP_RINGS]);
+			if (err)
+				break;
+			continue;
+		}
+		cl = find_uid(s->closed, s->n_closed, key.uid);
+		if (!cl && (old = find_retired(b, key.uid))) {
+			struct drmtop_client residue = *old;
+
+			residue.mem_total = residue.mem_shared = residue.mem_imported = 0;
+			residue.handles = 0;
+			err = push_client(&s->closed, &s->n_closed, closed_cap, &residue);
+			if (err)
+				break;
+			cl = &s->closed[s->n_closed - 1];
+		}
+		if (!cl)
+			continue;	/* closed after the ring buffer was drained */
+		err = add_engine(cl, key.ring, &e, b->map_fd[MAP_RINGS]);
+		if (err)
+			break;
+		if (n_del == cap_del) {
+			size_t nc = cap_del ? 2 * cap_del : 64;
+			struct drmtop_engine_key *p = realloc(del, nc * sizeof(*p));
+
+			if (!p) {
+				err = -ENOMEM;
+				break;
+			}
+			del = p;
+			cap_del = nc;
+		}
+		del[n_del++] = key;
+	}
+	/* Deleting while walking would restart get_next_key: delete afterwards. */
+	for (i = 0; i < n_del; i++)
+		bpf_map_delete_elem(fd, &del[i]);
+	free(del);
+	return err;
+}
+
+static int read_devices(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
+{
+	__u64 key, next, *prev = NULL;
+	int fd = b->map_fd[MAP_DEVICES];
+	struct drmtop_bpf_device *p;
+	struct drmtop_device d;
+
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, &d))
+			continue;
+		p = realloc(s->devices, (s->n_devices + 1) * sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		s->devices = p;
+		p[s->n_devices].drm_dev = key;
+		p[s->n_devices].d = d;
+		s->n_devices++;
+	}
+	return 0;
+}
+
+int drmtop_bpf_snapshot(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
+{
+	struct timespec ts;
+	size_t closed_cap = 0, i;
+	__u32 k;
+	int err;
+
+	memset(s, 0, sizeof(*s));
+	if (!b->rb || b->map_fd[0] < 0)
+		return -ENOENT;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	s->taken_ns = (__u64)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+
+	err = ring_buffer__consume(b->rb);
+	if (err < 0)
+		goto fail;
+	for (i = 0; i < b->n_pending; i++) {
+		err = push_client(&s->closed, &s->n_closed, &closed_cap, &b->pending[i]);
+		if (err)
+			goto fail;
+		retire(b, &b->pending[i]);
+	}
+	b->n_pending = 0;
+
+	err = read_clients(b, s);
+	if (err)
+		goto fail;
+	compute_shared(b, s);
+	err = read_engines(b, s, &closed_cap);
+	if (err)
+		goto fail;
+	err = read_devices(b, s);
+	if (err)
+		goto fail;
+	for (k = 0; k < DRMTOP_CNT_MAX; k++)
+		bpf_map_lookup_elem(b->map_fd[MAP_COUNTERS], &k, &s->counters[k]);
+	return 0;
+fail:
+	drmtop_bpf_snapshot_free(s);
+	return err;
+}
+
+void drmtop_bpf_snapshot_free(struct drmtop_bpf_snapshot *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->n_clients; i++)
+		free(s->clients[i].engines);
+	for (i = 0; i < s->n_closed; i++)
+		free(s->closed[i].engines);
+	free(s->clients);
+	free(s->closed);
+	free(s->devices);
+	memset(s, 0, sizeof(*s));
+}

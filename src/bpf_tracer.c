@@ -1,0 +1,499 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * bpf_tracer.c: opens, probes, loads and attaches the two parts of the BPF tracer (see
+ * include/drmtop/bpf_tracer.h). Kernel facts relied on: module BTF is in /sys/kernel/btf/<mod>
+ * (drm, gpu_sched) and carries the hooked functions and the btf_trace_<tp> typedefs of its
+ * tracepoints (Debian 6.1.0-56, 6.12.117+deb12; 6.17+ per its source); when DRM is built in,
+ * vmlinux BTF carries them instead. libbpf >= 1.1 finds fentry/tp_btf targets in module BTF.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+
+#include "bpf_internal.h"
+#include "drmtop_drm.skel.h"
+#include "drmtop_sched.skel.h"
+
+int drmtop_bpf_on_closed(void *ctx, void *data, size_t len);	/* src/bpf_reader.c */
+
+const char *const drmtop_bpf_map_names[MAP_COUNT] = {
+	[MAP_CLIENTS] = "clients",	[MAP_CLIENT_IDS] = "client_ids",
+	[MAP_IOCTL_FILES] = "ioctl_files", [MAP_ENGINES] = "engines",
+	[MAP_RINGS] = "rings",		[MAP_JOBS] = "jobs",
+	[MAP_HANDLES] = "handles",	[MAP_OBJECTS] = "objects",
+	[MAP_DEVICES] = "devices",	[MAP_IMPORTING] = "importing",
+	[MAP_OPENING] = "opening",	[MAP_ENTITIES] = "entities",
+	[MAP_COUNTERS] = "counters",	[MAP_CLOSED] = "closed",
+	[MAP_UID_SEQ] = "uid_seq",
+};
+
+static void say(char *buf, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, len, fmt, ap);
+	va_end(ap);
+}
+
+/* libbpf prints its own diagnostics; keep them for DRMTOP_BPF_DEBUG=1 only. */
+static int quiet_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	static int debug = -1;
+
+	(void)level;
+	if (debug < 0)
+		debug = getenv("DRMTOP_BPF_DEBUG") != NULL;
+	return debug ? vfprintf(stderr, fmt, ap) : 0;
+}
+
+/*
+ * The BTF holding @module's types: vmlinux when the module is built in (@probe, a function of
+ * the module, is in vmlinux BTF), else /sys/kernel/btf/<module>. Returns NULL with errno
+ * ENOENT when the module is not loaded.
+ */
+static struct btf *module_btf(struct drmtop_bpf *b, const char *module, const char *probe,
+			      bool *builtin)
+{
+	char path[128];
+	struct btf *btf;
+
+	*builtin = btf__find_by_name_kind(b->vmlinux_btf, probe, BTF_KIND_FUNC) > 0;
+	if (*builtin)
+		return b->vmlinux_btf;
+	snprintf(path, sizeof(path), "/sys/kernel/btf/%s", module);
+	if (access(path, R_OK)) {
+		errno = ENOENT;
+		return NULL;
+	}
+	btf = btf__load_module_btf(module, b->vmlinux_btf);
+	if (!btf && !errno)
+		errno = EINVAL;
+	return btf;
+}
+
+/* Whether the kernel has what a program of section @sec needs, per @btf; why not in @why. */
+static bool target_present(const struct btf *btf, const char *sec, char *why, size_t len)
+{
+	const char *slash = strchr(sec, '/');
+	const char *name = slash ? slash + 1 : sec;
+	char tname[96];
+
+	if (!strncmp(sec, "iter/", 5))
+		return true;
+	if (!strncmp(sec, "fentry/", 7) || !strncmp(sec, "fexit/", 6)) {
+		if (btf__find_by_name_kind(btf, name, BTF_KIND_FUNC) > 0)
+			return true;
+		say(why, len, "no BTF for function %s", name);
+		return false;
+	}
+	snprintf(tname, sizeof(tname), "btf_trace_%s", name);
+	if (btf__find_by_name_kind(btf, tname, BTF_KIND_TYPEDEF) > 0)
+		return true;
+	say(why, len, "no tracepoint %s (no %s in BTF)", name, tname);
+	return false;
+}
+
+static void forget_hooks(struct drmtop_bpf *b, const char *part)
+{
+	size_t i, j = 0;
+
+	for (i = 0; i < b->n_hooks; i++) {
+		if (!strcmp(b->hooks[i].part, part)) {
+			bpf_link__destroy(b->links[i]);
+			continue;
+		}
+		b->hooks[j] = b->hooks[i];
+		b->links[j] = b->links[i];
+		j++;
+	}
+	b->n_hooks = j;
+}
+
+static struct drmtop_bpf_hook *add_hook(struct drmtop_bpf *b, const char *part,
+					 const struct bpf_program *p)
+{
+	struct drmtop_bpf_hook *h;
+
+	if (b->n_hooks >= DRMTOP_BPF_MAX_HOOKS)
+		return NULL;
+	h = &b->hooks[b->n_hooks];
+	memset(h, 0, sizeof(*h));
+	b->links[b->n_hooks] = NULL;
+	b->n_hooks++;
+	snprintf(h->part, sizeof(h->part), "%s", part);
+	snprintf(h->prog, sizeof(h->prog), "%s", bpf_program__name(p));
+	snprintf(h->target, sizeof(h->target), "%s", bpf_program__section_name(p));
+	return h;
+}
+
+/* Hands the maps of the part loaded first to @obj (before load), so both parts share them. */
+static int reuse_maps(struct drmtop_bpf *b, struct bpf_object *obj)
+{
+	int i, err;
+
+	for (i = 0; i < MAP_COUNT; i++) {
+		struct bpf_map *m = bpf_object__find_map_by_name(obj, drmtop_bpf_map_names[i]);
+
+		if (!m || b->map_fd[i] < 0)
+			return -ENOENT;
+		err = bpf_map__reuse_fd(m, b->map_fd[i]);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* After the first part loaded: keep our own reference to every shared map. */
+static int adopt_maps(struct drmtop_bpf *b, struct bpf_object *obj)
+{
+	int i;
+
+	if (b->map_fd[0] >= 0)
+		return 0;
+	for (i = 0; i < MAP_COUNT; i++) {
+		struct bpf_map *m = bpf_object__find_map_by_name(obj, drmtop_bpf_map_names[i]);
+		int fd = m ? dup(bpf_map__fd(m)) : -1;
+
+		if (fd < 0)
+			return -errno ? -errno : -ENOENT;
+		b->map_fd[i] = fd;
+	}
+	b->rb = ring_buffer__new(b->map_fd[MAP_CLOSED], drmtop_bpf_on_closed, b, NULL);
+	return b->rb ? 0 : -errno;
+}
+
+/*
+ * Attaches every loaded program except iterators (attached on demand by drmtop_bpf_fds).
+ * Returns the number attached; *tp_fail is set if a tracepoint program failed to attach.
+ */
+static int attach_all(struct drmtop_bpf *b, struct bpf_object *obj, const char *part,
+		      bool *tp_fail)
+{
+	struct bpf_program *p;
+	int n = 0;
+
+	bpf_object__for_each_program(p, obj) {
+		struct drmtop_bpf_hook *h;
+		const char *sec = bpf_program__section_name(p);
+		struct bpf_link *l;
+
+		if (!bpf_program__autoload(p))
+			continue;
+		h = add_hook(b, part, p);
+		if (!h)
+			return n;
+		if (!strncmp(sec, "iter/", 5)) {
+			h->attached = true;	/* loaded: linked per use */
+			n++;
+			continue;
+		}
+		l = bpf_program__attach(p);
+		if (!l) {
+			say(h->why, sizeof(h->why), "attach failed: %s", strerror(errno));
+			if (!strncmp(sec, "tp_btf/", 7) || !strncmp(sec, "raw_tp/", 7))
+				*tp_fail = true;
+			continue;
+		}
+		b->links[h - b->hooks] = l;
+		h->attached = true;
+		n++;
+	}
+	return n;
+}
+
+/* Records the programs that were not loaded because their target is absent. */
+static void note_absent(struct drmtop_bpf *b, const char *part, struct bpf_object *obj,
+			const struct btf *btf)
+{
+	struct bpf_program *p;
+
+	bpf_object__for_each_program(p, obj) {
+		struct drmtop_bpf_hook *h;
+		char why[128] = "";
+
+		if (bpf_program__autoload(p))
+			continue;
+		if (target_present(btf, bpf_program__section_name(p), why, sizeof(why)))
+			continue;	/* present but not chosen (the other tracepoint flavour) */
+		h = add_hook(b, part, p);
+		if (h)
+			snprintf(h->why, sizeof(h->why), "%s", why);
+	}
+}
+
+static int load_drm(struct drmtop_bpf *b)
+{
+	struct drmtop_drm_bpf *skel;
+	struct bpf_program *p;
+	struct btf *btf;
+	bool builtin, tp_fail = false;
+	int err;
+
+	btf = module_btf(b, "drm", "drm_ioctl", &builtin);
+	if (!btf)
+		return errno == ENOENT ? 0 : -errno;
+	skel = drmtop_drm_bpf__open();
+	if (!skel) {
+		err = -errno;
+		goto out;
+	}
+	bpf_object__for_each_program(p, skel->obj) {
+		char why[128];
+
+		bpf_program__set_autoload(p, target_present(btf, bpf_program__section_name(p),
+							    why, sizeof(why)));
+	}
+	if (b->map_fd[0] >= 0 && (err = reuse_maps(b, skel->obj)))
+		goto out_destroy;
+	err = drmtop_drm_bpf__load(skel);
+	if (err)
+		goto out_destroy;
+	err = adopt_maps(b, skel->obj);
+	if (err)
+		goto out_destroy;
+	forget_hooks(b, "drm");
+	note_absent(b, "drm", skel->obj, btf);
+	attach_all(b, skel->obj, "drm", &tp_fail);
+	b->drm = skel;
+	if (!builtin)
+		btf__free(btf);
+	return 1;
+
+out_destroy:
+	drmtop_drm_bpf__destroy(skel);
+out:
+	if (!builtin)
+		btf__free(btf);
+	return err;
+}
+
+static bool prog_is(const struct bpf_program *p, const char *role, bool raw, bool v617)
+{
+	char want[48];
+
+	snprintf(want, sizeof(want), "drmtop_%s_%s%s", role, raw ? "raw" : "btf", v617 ? "_617" : "");
+	return !strcmp(bpf_program__name(p), want);
+}
+
+/* Opens, loads and attaches the sched part with tracepoints as tp_btf (@raw false) or raw_tp. */
+static int try_sched(struct drmtop_bpf *b, const struct btf *btf, bool v617, bool raw, bool *tp_fail)
+{
+	static const char *const roles[] = { "queue", "run", "done" };
+	struct drmtop_sched_bpf *skel;
+	struct bpf_program *p;
+	int err;
+
+	skel = drmtop_sched_bpf__open();
+	if (!skel)
+		return -errno;
+	bpf_object__for_each_program(p, skel->obj) {
+		const char *sec = bpf_program__section_name(p);
+		bool is_tp = !strncmp(sec, "tp_btf/", 7) || !strncmp(sec, "raw_tp/", 7);
+		bool on = false;
+		char why[128];
+		size_t r;
+
+		if (!is_tp) {
+			on = target_present(btf, sec, why, sizeof(why));
+		} else {
+			for (r = 0; r < sizeof(roles) / sizeof(roles[0]); r++)
+				on |= prog_is(p, roles[r], raw, v617);
+			on = on && target_present(btf, sec, why, sizeof(why));
+		}
+		bpf_program__set_autoload(p, on);
+	}
+	if (b->map_fd[0] >= 0 && (err = reuse_maps(b, skel->obj)))
+		goto fail;
+	err = drmtop_sched_bpf__load(skel);
+	if (err)
+		goto fail;
+	err = adopt_maps(b, skel->obj);
+	if (err)
+		goto fail;
+	forget_hooks(b, "sched");
+	note_absent(b, "sched", skel->obj, btf);
+	*tp_fail = false;
+	attach_all(b, skel->obj, "sched", tp_fail);
+	if (*tp_fail && !raw) {
+		forget_hooks(b, "sched");
+		drmtop_sched_bpf__destroy(skel);
+		return -EAGAIN;
+	}
+	b->sched = skel;
+	return 1;
+fail:
+	drmtop_sched_bpf__destroy(skel);
+	return err;
+}
+
+static int load_sched(struct drmtop_bpf *b)
+{
+	struct btf *btf;
+	bool builtin, v617, tp_fail = false;
+	int err;
+
+	btf = module_btf(b, "gpu_sched", "drm_sched_job_cleanup", &builtin);
+	if (!btf)
+		return errno == ENOENT ? 0 : -errno;
+	/* 6.17 renamed the tracepoints (and declared them stable): take what this kernel has */
+	v617 = btf__find_by_name_kind(btf, "btf_trace_drm_sched_job_queue", BTF_KIND_TYPEDEF) > 0;
+	err = try_sched(b, btf, v617, false, &tp_fail);
+	if (err < 0)
+		err = try_sched(b, btf, v617, true, &tp_fail);
+	if (!builtin)
+		btf__free(btf);
+	return err;
+}
+
+static void compose_reason(struct drmtop_bpf *b, const char *extra)
+{
+	size_t i, att = 0, n = 0, off;
+	const char *flavour = "";
+
+	for (i = 0; i < b->n_hooks; i++) {
+		n++;
+		att += b->hooks[i].attached;
+		if (!strcmp(b->hooks[i].part, "sched") && b->hooks[i].attached &&
+		    !strncmp(b->hooks[i].target, "raw_tp/", 7))
+			flavour = " (scheduler tracepoints as raw_tp)";
+	}
+	off = snprintf(b->reason, sizeof(b->reason), "%zu/%zu hooks attached%s; drm: %s; gpu_sched: %s",
+		       att, n, flavour,
+		       b->drm ? "attached" : b->drm_failed ? "failed" :
+		       "module not loaded (no /sys/kernel/btf/drm)",
+		       b->sched ? "attached" : b->sched_failed ? "failed" :
+		       "module not loaded (no /sys/kernel/btf/gpu_sched)");
+	for (i = 0; i < b->n_hooks && off < sizeof(b->reason); i++)
+		if (!b->hooks[i].attached)
+			off += snprintf(b->reason + off, sizeof(b->reason) - off, "; %s: %s",
+					b->hooks[i].target, b->hooks[i].why);
+	if (extra && off < sizeof(b->reason))
+		snprintf(b->reason + off, sizeof(b->reason) - off, "; %s", extra);
+}
+
+int drmtop_bpf_poll(struct drmtop_bpf *b)
+{
+	char extra[256] = "";
+	int n = 0, err, ret = 0;
+
+	if (!b->drm && !b->drm_failed) {
+		err = load_drm(b);
+		if (err < 0) {
+			b->drm_failed = true;
+			say(extra, sizeof(extra), "loading the drm part failed: %s", strerror(-err));
+			ret = err;
+		}
+		n += err > 0;
+	}
+	if (!b->sched && !b->sched_failed) {
+		err = load_sched(b);
+		if (err < 0) {
+			b->sched_failed = true;
+			say(extra, sizeof(extra), "loading the gpu_sched part failed: %s",
+			    strerror(-err));
+			ret = err;
+		}
+		n += err > 0;
+	}
+	if (n || ret || !b->reason[0])
+		compose_reason(b, extra[0] ? extra : NULL);
+	return ret < 0 ? ret : n;
+}
+
+int drmtop_bpf_open(struct drmtop_bpf **out, char *why, size_t why_len)
+{
+	struct drmtop_bpf *b;
+	int i, err;
+
+	*out = NULL;
+	libbpf_set_print(quiet_print);
+	if (geteuid() != 0) {
+		say(why, why_len, "BPF tracing needs root (CAP_BPF, CAP_PERFMON, CAP_SYS_ADMIN): "
+		    "running as uid %u", geteuid());
+		return -EPERM;
+	}
+	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
+		say(why, why_len, "kernel has no BTF (/sys/kernel/btf/vmlinux missing: "
+		    "CONFIG_DEBUG_INFO_BTF is off)");
+		return -ENOENT;
+	}
+	b = calloc(1, sizeof(*b));
+	if (!b) {
+		say(why, why_len, "out of memory");
+		return -ENOMEM;
+	}
+	for (i = 0; i < MAP_COUNT; i++)
+		b->map_fd[i] = -1;
+	b->vmlinux_btf = btf__load_vmlinux_btf();
+	if (!b->vmlinux_btf) {
+		err = -errno;
+		say(why, why_len, "cannot read kernel BTF: %s", strerror(errno));
+		free(b);
+		return err;
+	}
+	err = drmtop_bpf_poll(b);
+	if (err < 0 && !b->drm && !b->sched) {
+		say(why, why_len, "%s", b->reason);
+		drmtop_bpf_close(b);
+		return err;
+	}
+	*out = b;
+	return 0;
+}
+
+bool drmtop_bpf_ready(const struct drmtop_bpf *b)
+{
+	size_t i;
+
+	for (i = 0; b && i < b->n_hooks; i++)
+		if (b->hooks[i].attached)
+			return true;
+	return false;
+}
+
+bool drmtop_bpf_part_loaded(const struct drmtop_bpf *b, const char *part)
+{
+	if (!strcmp(part, "drm"))
+		return b->drm != NULL;
+	if (!strcmp(part, "sched"))
+		return b->sched != NULL;
+	return false;
+}
+
+const char *drmtop_bpf_reason(const struct drmtop_bpf *b)
+{
+	return b->reason;
+}
+
+size_t drmtop_bpf_hooks(const struct drmtop_bpf *b, const struct drmtop_bpf_hook **hooks)
+{
+	*hooks = b->hooks;
+	return b->n_hooks;
+}
+
+void drmtop_bpf_close(struct drmtop_bpf *b)
+{
+	size_t i;
+
+	if (!b)
+		return;
+	for (i = 0; i < b->n_hooks; i++)
+		bpf_link__destroy(b->links[i]);
+	ring_buffer__free(b->rb);
+	drmtop_drm_bpf__destroy(b->drm);
+	drmtop_sched_bpf__destroy(b->sched);
+	for (i = 0; i < MAP_COUNT; i++)
+		if (b->map_fd[i] >= 0)
+			close(b->map_fd[i]);
+	btf__free(b->vmlinux_btf);
+	free(b->pending);
+	free(b);
+}

@@ -1,0 +1,335 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * bpfdump: test tool for the BPF tracer's reader API (include/drmtop/bpf_reader.h). Attaches
+ * the tracer, snapshots it every interval (so closed clients are drained as drmtop would),
+ * and on exit prints one JSON object: hooks, live clients, every client that closed while it
+ * ran (entries of one uid merged), devices, counters and, with --fds, the task_file iterator's
+ * (tgid, fd) -> drm_file records. Kernel addresses are hex strings (jq reads numbers as
+ * doubles).
+ *
+ * Usage: bpfdump [-i MS] [-t SEC] [--ready FILE] [--stop FILE] [--fds]
+ *   -i MS       snapshot interval (default 200)
+ *   -t SEC      stop after SEC seconds (default: run until --stop FILE exists or SIGINT/TERM)
+ *   --ready F   create F once the tracer is attached (the test starts its workload then)
+ *   --stop F    stop as soon as F exists
+ *   --fds       include the task_file iterator's records (taken at stop)
+ * Exit status: 0, or 1 when the tracer could not be opened (the JSON then has "error").
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "drmtop/bpf_reader.h"
+#include "drmtop/bpf_tracer.h"
+#include "drmtop/json_writer.h"
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+static void hex(struct json_writer *w, const char *key, __u64 v)
+{
+	char buf[24];
+
+	snprintf(buf, sizeof(buf), "0x%llx", (unsigned long long)v);
+	jw_key(w, key);
+	jw_string(w, buf);
+}
+
+static void u64(struct json_writer *w, const char *key, __u64 v)
+{
+	jw_key(w, key);
+	jw_u64(w, v);
+}
+
+/* Closed clients accumulated over the run, merged per uid. */
+static struct drmtop_bpf_client *closed;
+static size_t n_closed;
+
+static int merge_closed(const struct drmtop_bpf_client *in)
+{
+	struct drmtop_bpf_client *c = NULL, *p;
+	size_t i, j;
+
+	for (i = 0; i < n_closed; i++)
+		if (closed[i].c.uid == in->c.uid)
+			c = &closed[i];
+	if (!c) {
+		p = realloc(closed, (n_closed + 1) * sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		closed = p;
+		c = &closed[n_closed++];
+		memset(c, 0, sizeof(*c));
+		c->c = in->c;
+	}
+	for (i = 0; i < in->n_engines; i++) {
+		const struct drmtop_bpf_engine *e = &in->engines[i];
+		struct drmtop_bpf_engine *t = NULL, *q;
+		unsigned int b;
+
+		for (j = 0; j < c->n_engines; j++)
+			if (c->engines[j].ring == e->ring)
+				t = &c->engines[j];
+		if (!t) {
+			q = realloc(c->engines, (c->n_engines + 1) * sizeof(*q));
+			if (!q)
+				return -ENOMEM;
+			c->engines = q;
+			t = &c->engines[c->n_engines++];
+			*t = *e;
+			continue;
+		}
+		t->busy_ns += e->busy_ns;
+		t->jobs += e->jobs;
+		for (b = 0; b < DRMTOP_LAT_BUCKETS; b++)
+			t->lat_hist[b] += e->lat_hist[b];
+	}
+	return 0;
+}
+
+static void print_client(struct json_writer *w, const struct drmtop_bpf_client *cl)
+{
+	const struct drmtop_client *c = &cl->c;
+	char dev[32];
+	size_t i;
+	int b;
+
+	jw_object_begin(w);
+	u64(w, "uid", c->uid);
+	jw_key(w, "kind");
+	jw_string(w, (c->flags & DRMTOP_CLIENT_KERNEL) ? "kernel" : "user");
+	hex(w, "file", c->file);
+	u64(w, "client_id", c->client_id);
+	hex(w, "drm_dev", c->drm_dev);
+	hex(w, "parent_dev", c->parent_dev);
+	u64(w, "tgid", c->tgid);
+	u64(w, "pid", c->pid);
+	jw_key(w, "comm");
+	jw_string_len(w, c->comm, strnlen(c->comm, sizeof(c->comm)));
+	jw_key(w, "driver");
+	jw_string_len(w, c->driver, strnlen(c->driver, sizeof(c->driver)));
+	jw_key(w, "minor");
+	jw_i64(w, c->minor_index);
+	snprintf(dev, sizeof(dev), "%u:%u", c->dev_major, c->dev_minor);
+	jw_key(w, "dev");
+	jw_string(w, dev);
+	jw_key(w, "late");
+	jw_bool(w, c->flags & DRMTOP_CLIENT_LATE);
+	jw_key(w, "closed");
+	jw_bool(w, c->flags & DRMTOP_CLIENT_CLOSED);
+	u64(w, "open_ns", c->open_ns);
+	u64(w, "close_ns", c->close_ns);
+	u64(w, "mem_total", c->mem_total);
+	u64(w, "mem_shared", c->mem_shared);
+	u64(w, "mem_imported", c->mem_imported);
+	u64(w, "handles", c->handles);
+	jw_key(w, "engines");
+	jw_array_begin(w);
+	for (i = 0; i < cl->n_engines; i++) {
+		const struct drmtop_bpf_engine *e = &cl->engines[i];
+
+		jw_object_begin(w);
+		jw_key(w, "name");
+		jw_string_len(w, e->name, strnlen(e->name, sizeof(e->name)));
+		hex(w, "ring", e->ring);
+		u64(w, "busy_ns", e->busy_ns);
+		u64(w, "jobs", e->jobs);
+		jw_key(w, "lat_hist");
+		jw_array_begin(w);
+		for (b = 0; b < DRMTOP_LAT_BUCKETS; b++)
+			jw_u64(w, e->lat_hist[b]);
+		jw_array_end(w);
+		jw_object_end(w);
+	}
+	jw_array_end(w);
+	jw_object_end(w);
+}
+
+static void print_all(struct drmtop_bpf *b, const struct drmtop_bpf_snapshot *s, bool fds)
+{
+	const struct drmtop_bpf_hook *hooks;
+	struct json_writer w;
+	size_t i, n;
+
+	jw_init(&w, stdout);
+	jw_object_begin(&w);
+	jw_key(&w, "reason");
+	jw_string(&w, drmtop_bpf_reason(b));
+	jw_key(&w, "hooks");
+	jw_array_begin(&w);
+	n = drmtop_bpf_hooks(b, &hooks);
+	for (i = 0; i < n; i++) {
+		jw_object_begin(&w);
+		jw_key(&w, "part");
+		jw_string(&w, hooks[i].part);
+		jw_key(&w, "prog");
+		jw_string(&w, hooks[i].prog);
+		jw_key(&w, "target");
+		jw_string(&w, hooks[i].target);
+		jw_key(&w, "attached");
+		jw_bool(&w, hooks[i].attached);
+		jw_key(&w, "why");
+		jw_string(&w, hooks[i].why);
+		jw_object_end(&w);
+	}
+	jw_array_end(&w);
+	jw_key(&w, "clients");
+	jw_array_begin(&w);
+	for (i = 0; i < s->n_clients; i++)
+		print_client(&w, &s->clients[i]);
+	jw_array_end(&w);
+	jw_key(&w, "closed");
+	jw_array_begin(&w);
+	for (i = 0; i < n_closed; i++)
+		print_client(&w, &closed[i]);
+	jw_array_end(&w);
+	jw_key(&w, "devices");
+	jw_array_begin(&w);
+	for (i = 0; i < s->n_devices; i++) {
+		const struct drmtop_device *d = &s->devices[i].d;
+
+		jw_object_begin(&w);
+		hex(&w, "drm_dev", s->devices[i].drm_dev);
+		hex(&w, "parent_dev", d->parent_dev);
+		jw_key(&w, "driver");
+		jw_string_len(&w, d->driver, strnlen(d->driver, sizeof(d->driver)));
+		u64(&w, "gem_objects", d->gem_objects);
+		u64(&w, "gem_bytes", d->gem_bytes);
+		jw_object_end(&w);
+	}
+	jw_array_end(&w);
+	jw_key(&w, "counters");
+	jw_object_begin(&w);
+	for (i = 0; i < DRMTOP_CNT_MAX; i++)
+		u64(&w, drmtop_bpf_counter_name(i), s->counters[i]);
+	jw_object_end(&w);
+	if (fds) {
+		struct drmtop_fd_rec *r = NULL;
+		int err = drmtop_bpf_fds(b, &r, &n);
+
+		jw_key(&w, "fds");
+		if (err) {
+			jw_string(&w, strerror(-err));
+		} else {
+			jw_array_begin(&w);
+			for (i = 0; i < n; i++) {
+				jw_object_begin(&w);
+				u64(&w, "tgid", r[i].tgid);
+				u64(&w, "fd", r[i].fd);
+				hex(&w, "file", r[i].file);
+				u64(&w, "client_id", r[i].client_id);
+				u64(&w, "major", r[i].rdev_major);
+				u64(&w, "minor", r[i].rdev_minor);
+				jw_object_end(&w);
+			}
+			jw_array_end(&w);
+		}
+		free(r);
+	}
+	jw_object_end(&w);
+	jw_finish_line(&w);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "ready", required_argument, NULL, 'r' },
+		{ "stop", required_argument, NULL, 's' },
+		{ "fds", no_argument, NULL, 'f' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *ready = NULL, *stopfile = NULL;
+	struct drmtop_bpf_snapshot s;
+	struct drmtop_bpf *b;
+	double duration = -1, t0;
+	long interval_ms = 200;
+	bool fds = false;
+	char why[512];
+	size_t i;
+	int c, err;
+
+	while ((c = getopt_long(argc, argv, "i:t:", opts, NULL)) != -1) {
+		switch (c) {
+		case 'i':
+			interval_ms = strtol(optarg, NULL, 10);
+			if (interval_ms <= 0) {
+				fprintf(stderr, "bpfdump: bad interval '%s'\n", optarg);
+				return 2;
+			}
+			break;
+		case 't':
+			duration = strtod(optarg, NULL);
+			break;
+		case 'r':
+			ready = optarg;
+			break;
+		case 's':
+			stopfile = optarg;
+			break;
+		case 'f':
+			fds = true;
+			break;
+		default:
+			fprintf(stderr, "usage: bpfdump [-i MS] [-t SEC] [--ready FILE] [--stop FILE] "
+				"[--fds]\n");
+			return 2;
+		}
+	}
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	err = drmtop_bpf_open(&b, why, sizeof(why));
+	if (err) {
+		printf("{\"error\":\"%s\"}\n", why);
+		return 1;
+	}
+	if (ready) {
+		FILE *f = fopen(ready, "w");
+
+		if (f) {
+			fprintf(f, "%s\n", drmtop_bpf_reason(b));
+			fclose(f);
+		}
+	}
+	t0 = now_s();
+	for (;;) {
+		bool last = stop || (duration >= 0 && now_s() - t0 >= duration) ||
+			    (stopfile && access(stopfile, F_OK) == 0);
+
+		drmtop_bpf_poll(b);
+		err = drmtop_bpf_snapshot(b, &s);
+		if (err) {
+			if (err != -ENOENT)	/* ENOENT: no part loaded (yet) */
+				fprintf(stderr, "bpfdump: snapshot: %s\n", strerror(-err));
+			memset(&s, 0, sizeof(s));
+		}
+		for (i = 0; i < s.n_closed; i++)
+			merge_closed(&s.closed[i]);
+		if (last) {
+			print_all(b, &s, fds);
+			drmtop_bpf_snapshot_free(&s);
+			break;
+		}
+		drmtop_bpf_snapshot_free(&s);
+		usleep(interval_ms * 1000);
+	}
+	drmtop_bpf_close(b);
+	return 0;
+}
