@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * DRM client discovery over a proc tree and sample-to-sample state; see include/drmtop/proc_scan.h
- * for the identity rules. Checked against procfs of Linux 6.1 and 6.12 (fd/ magic links stat to
- * the device node, fdinfo/<fd> text, ENOENT/ESRCH for exiting tasks, EACCES for foreign ones).
+ * for the identity rules. procfs behaviour relied on: fd/<n> magic links stat to the device node,
+ * fdinfo/<n> is text, exiting tasks give ENOENT/ESRCH, foreign ones EACCES. Checked on the
+ * host's 6.18 procfs; 6.1 and 6.12 through the VM suites.
  */
 #include <dirent.h>
 #include <errno.h>

@@ -16,7 +16,12 @@
  *
  * Processes and fds that vanish (ENOENT, ESRCH) or deny access (EACCES, EPERM) during a scan are
  * skipped and counted; only an unreadable proc root or allocation failure fails a scan.
- * Checked against procfs of Linux 6.1 and 6.12.
+ *
+ * Only /proc/<pid> is walked, not /proc/<pid>/task/<tid>: a thread created without CLONE_FILES
+ * (own fd table) is not seen. The default same_file (kcmp) compares pids of the caller's pid
+ * namespace, so with a proc_root of another namespace pass an ops.same_file of your own.
+ * Checked on the host's Linux 6.18 procfs (unit test real_proc) and synthetic trees; the VM
+ * suites exercise 6.1 and 6.12.
  */
 #ifndef DRMTOP_PROC_SCAN_H
 #define DRMTOP_PROC_SCAN_H

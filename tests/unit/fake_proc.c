@@ -137,6 +137,13 @@ static void rm_tree(const char *path)
 	nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
+void fp_release(struct fake_proc *fp)
+{
+	free(fp->nodes);
+	free(fp->fds);
+	free(fp);
+}
+
 void fp_free(struct fake_proc *fp)
 {
 	rm_tree(fp->root);

@@ -414,6 +414,8 @@ static void permission_denied(void **state)
 		c = drm_scan_clients(s, &nr);
 		r.clients = (unsigned int)nr;
 		r.first_pid = nr ? c[0].pid : -1;
+		drm_scan_free(s);
+		fp_release(fp);
 		if (write(pipefd[1], &r, sizeof(r)) != sizeof(r))
 			_exit(4);
 		_exit(0);
