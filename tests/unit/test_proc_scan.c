@@ -366,6 +366,29 @@ static void other_errors_counted(void **state)
 	fp_free(fp);
 }
 
+/* open() of fdinfo works but read() fails (EISDIR here; ESRCH when a task exits mid-read). */
+static void read_error_counted(void **state)
+{
+	struct fake_proc *fp = fp_new();
+	struct drm_scan *s;
+	size_t nr;
+
+	(void)state;
+	fp_node(fp, "renderD128", DRM_MAJOR, 128);
+	fp_proc(fp, 7, "x", "", 0);
+	fp_fd(fp, 7, 3, "renderD128", 1, NULL);
+	assert_int_equal(mkdir(fp_path(fp, 7, "fdinfo/3"), 0755), 0);
+	fp_fd(fp, 7, 4, "renderD128", 2, I915(1, 0));
+	s = new_scan(fp, false);
+	assert_int_equal(drm_scan_sample(s), 0);
+	assert_int_equal(drm_scan_stats(s)->errors, 1);
+	assert_int_equal(drm_scan_stats(s)->drm_fds, 1);
+	drm_scan_clients(s, &nr);
+	assert_int_equal(nr, 1);
+	drm_scan_free(s);
+	fp_free(fp);
+}
+
 /*
  * Permission errors as the kernel gives them for other users' processes: run the scan as an
  * unprivileged user (a child drops root if need be) over a tree where one process's fd/
@@ -536,6 +559,7 @@ int main(void)
 		cmocka_unit_test(clients_without_id),
 		cmocka_unit_test(vanishing_mid_scan),
 		cmocka_unit_test(other_errors_counted),
+		cmocka_unit_test(read_error_counted),
 		cmocka_unit_test(permission_denied),
 		cmocka_unit_test(legacy_and_malformed_counted),
 		cmocka_unit_test(missing_root),
