@@ -5,6 +5,7 @@
  * yet (new client, zero interval) is null.
  */
 #include <stdio.h>
+#include <string.h>
 #include <sys/sysmacros.h>
 
 #include "drmtop/json_writer.h"
@@ -128,8 +129,237 @@ static void json_client_identity(struct json_writer *w, const struct drm_client 
 	}
 }
 
-static void json_client(struct json_writer *w, const struct drm_client *c)
+static void json_lat_hist(struct json_writer *w, const __u64 *hist)
 {
+	size_t b;
+
+	/* Only the buckets that hold jobs: [{"ge_ns": 2^b, "jobs": n}, ...]. */
+	jw_array_begin(w);
+	for (b = 0; b < DRMTOP_LAT_BUCKETS; b++) {
+		if (!hist[b])
+			continue;
+		jw_object_begin(w);
+		jw_key(w, "ge_ns");
+		jw_u64(w, 1ull << b);
+		jw_key(w, "jobs");
+		jw_u64(w, hist[b]);
+		jw_object_end(w);
+	}
+	jw_array_end(w);
+}
+
+static void json_bpf_identity(struct json_writer *w, const struct drmtop_client *c)
+{
+	jw_key(w, "uid");
+	jw_u64(w, c->uid);
+	jw_key(w, "kernel");
+	jw_bool(w, c->flags & DRMTOP_CLIENT_KERNEL);
+	jw_key(w, "opened_before_trace");
+	jw_bool(w, c->flags & DRMTOP_CLIENT_LATE);
+	jw_key(w, "tgid");
+	jw_u64(w, c->tgid);
+	jw_key(w, "comm");
+	jw_string_len(w, c->comm, strnlen(c->comm, sizeof(c->comm)));
+	jw_key(w, "driver");
+	jw_string_len(w, c->driver, strnlen(c->driver, sizeof(c->driver)));
+	jw_key(w, "client_id");
+	if (c->client_id)
+		jw_u64(w, c->client_id);
+	else
+		jw_null(w);
+	jw_key(w, "minor");
+	if (c->minor_index >= 0)
+		jw_i64(w, c->minor_index);
+	else
+		jw_null(w);
+}
+
+static void json_bpf_memory(struct json_writer *w, const struct drmtop_client *c, __u64 shared)
+{
+	jw_key(w, "total_bytes");
+	jw_u64(w, c->mem_total);
+	jw_key(w, "shared_bytes");
+	jw_u64(w, shared);
+	jw_key(w, "imported_bytes");
+	jw_u64(w, c->mem_imported);
+	jw_key(w, "handles");
+	jw_u64(w, c->handles);
+}
+
+static const char *match_name(enum drmtop_match m)
+{
+	switch (m) {
+	case DRMTOP_MATCH_CLIENT_ID:
+		return "client_id";
+	case DRMTOP_MATCH_FD:
+		return "fd";
+	case DRMTOP_MATCH_NONE:
+		break;
+	}
+	return "none";
+}
+
+/* The tracer's figures of one client, beside fdinfo's when @with_fdinfo. */
+static void json_bpf_view(struct json_writer *w, const struct drmtop_client_view *v,
+			  bool with_fdinfo)
+{
+	size_t i;
+
+	jw_object_begin(w);
+	json_bpf_identity(w, &v->c);
+	jw_key(w, "match");
+	jw_string(w, match_name(v->match));
+	jw_key(w, "memory");
+	jw_object_begin(w);
+	json_bpf_memory(w, &v->c, v->mem_shared);
+	if (with_fdinfo) {
+		jw_key(w, "fdinfo_total_bytes");
+		jw_u64(w, v->fdinfo_total_bytes);
+		jw_key(w, "compared");
+		jw_bool(w, v->mem_compared);
+		jw_key(w, "diverged");
+		jw_bool(w, v->mem_diverged);
+	}
+	jw_object_end(w);
+	jw_key(w, "engines");
+	jw_array_begin(w);
+	for (i = 0; i < v->nr_engines; i++) {
+		const struct drmtop_engine_view *e = &v->engines[i];
+
+		jw_object_begin(w);
+		jw_key(w, "name");
+		jw_string(w, e->name);
+		jw_key(w, "busy_ns");
+		jw_u64(w, e->busy_ns);
+		jw_key(w, "jobs");
+		jw_u64(w, e->jobs);
+		jw_key(w, "busy_pct");
+		if (e->has_rate)
+			jw_double(w, e->bpf_pct, 2);
+		else
+			jw_null(w);
+		if (e->has_rate) {
+			jw_key(w, "busy_delta_ns");
+			jw_u64(w, e->busy_delta_ns);
+			jw_key(w, "jobs_delta");
+			jw_u64(w, e->jobs_delta);
+		}
+		if (with_fdinfo) {
+			jw_key(w, "in_fdinfo");
+			jw_bool(w, e->in_fdinfo);
+			jw_key(w, "fdinfo_busy_pct");
+			if (e->fdinfo_has_rate)
+				jw_double(w, e->fdinfo_pct, 2);
+			else
+				jw_null(w);
+			jw_key(w, "diverged");
+			jw_bool(w, e->diverged);
+		}
+		jw_key(w, "queue_to_run_latency");
+		json_lat_hist(w, e->lat_hist);
+		jw_object_end(w);
+	}
+	jw_array_end(w);
+	if (with_fdinfo) {
+		jw_key(w, "diverged");
+		jw_bool(w, v->diverged);
+	}
+	jw_object_end(w);
+}
+
+/* A client that closed, as the tracer saw it at close (engine figures added up per uid). */
+static void json_bpf_closed(struct json_writer *w, const struct drmtop_bpf_client *bc)
+{
+	size_t i;
+
+	jw_object_begin(w);
+	json_bpf_identity(w, &bc->c);
+	jw_key(w, "open_ns");
+	jw_u64(w, bc->c.open_ns);
+	jw_key(w, "close_ns");
+	jw_u64(w, bc->c.close_ns);
+	jw_key(w, "memory_at_close");
+	jw_object_begin(w);
+	json_bpf_memory(w, &bc->c, bc->c.mem_shared);
+	jw_object_end(w);
+	jw_key(w, "engines");
+	jw_array_begin(w);
+	for (i = 0; i < bc->n_engines; i++) {
+		jw_object_begin(w);
+		jw_key(w, "name");
+		jw_string_len(w, bc->engines[i].name,
+			      strnlen(bc->engines[i].name, sizeof(bc->engines[i].name)));
+		jw_key(w, "busy_ns");
+		jw_u64(w, bc->engines[i].busy_ns);
+		jw_key(w, "jobs");
+		jw_u64(w, bc->engines[i].jobs);
+		jw_object_end(w);
+	}
+	jw_array_end(w);
+	jw_object_end(w);
+}
+
+static void json_bpf_summary(struct json_writer *w, const struct drmtop_frame *f)
+{
+	const struct drmtop_bpf_snapshot *s = f->bpf;
+	size_t i, n;
+	const struct drmtop_client_view *views;
+
+	jw_key(w, "bpf");
+	jw_object_begin(w);
+	jw_key(w, "active");
+	jw_bool(w, f->bpf_active);
+	jw_key(w, f->bpf_active ? "detail" : "reason");
+	jw_string(w, f->bpf_reason);
+	if (s) {
+		jw_key(w, "counters");
+		jw_object_begin(w);
+		for (i = 0; i < DRMTOP_CNT_MAX; i++) {
+			jw_key(w, drmtop_bpf_counter_name(i));
+			jw_u64(w, s->counters[i]);
+		}
+		jw_object_end(w);
+		jw_key(w, "devices");
+		jw_array_begin(w);
+		for (i = 0; i < s->n_devices; i++) {
+			const struct drmtop_device *d = &s->devices[i].d;
+
+			jw_object_begin(w);
+			jw_key(w, "driver");
+			jw_string_len(w, d->driver, strnlen(d->driver, sizeof(d->driver)));
+			jw_key(w, "minor");
+			jw_i64(w, d->primary_index);
+			jw_key(w, "gem_objects");
+			jw_u64(w, d->gem_objects);
+			jw_key(w, "gem_bytes");
+			jw_u64(w, d->gem_bytes);
+			jw_object_end(w);
+		}
+		jw_array_end(w);
+	}
+	if (f->rec) {
+		/* Clients fdinfo does not show: kernel clients, processes out of sight. */
+		jw_key(w, "unmatched_clients");
+		jw_array_begin(w);
+		views = drmtop_reconciled(f->rec, &n);
+		for (i = 0; i < n; i++)
+			if (views[i].match == DRMTOP_MATCH_NONE)
+				json_bpf_view(w, &views[i], false);
+		jw_array_end(w);
+	}
+	if (s) {
+		jw_key(w, "closed_clients");
+		jw_array_begin(w);
+		for (i = 0; i < s->n_closed; i++)
+			json_bpf_closed(w, &s->closed[i]);
+		jw_array_end(w);
+	}
+	jw_object_end(w);
+}
+
+static void json_client(struct json_writer *w, const struct drmtop_frame *f, size_t index)
+{
+	const struct drm_client *c = &f->clients[index];
 	const struct drm_fdinfo *fi = &c->info;
 	size_t i;
 
@@ -181,6 +411,15 @@ static void json_client(struct json_writer *w, const struct drm_client *c)
 	jw_object_end(w);
 	jw_key(w, "malformed_lines");
 	jw_u64(w, fi->nr_malformed);
+	if (f->rec) {
+		const struct drmtop_client_view *v = drmtop_reconciled_for(f->rec, index);
+
+		jw_key(w, "bpf");
+		if (v)
+			json_bpf_view(w, v, true);
+		else
+			jw_null(w);
+	}
 	jw_object_end(w);
 }
 
@@ -282,15 +521,7 @@ int drmtop_json_frame(FILE *out, const struct drmtop_frame *f)
 	jw_u64(&w, f->device_nodes);
 	jw_key(&w, "source");
 	jw_string(&w, f->bpf_active ? "fdinfo+bpf" : "fdinfo");
-	jw_key(&w, "bpf");
-	jw_object_begin(&w);
-	jw_key(&w, "active");
-	jw_bool(&w, f->bpf_active);
-	if (!f->bpf_active) {
-		jw_key(&w, "reason");
-		jw_string(&w, f->bpf_reason);
-	}
-	jw_object_end(&w);
+	json_bpf_summary(&w, f);
 
 	jw_key(&w, "devices");
 	jw_array_begin(&w);
@@ -302,7 +533,7 @@ int drmtop_json_frame(FILE *out, const struct drmtop_frame *f)
 	jw_array_begin(&w);
 	for (i = 0; i < f->nr_clients; i++)
 		if (drmtop_frame_shows(f, &f->clients[i]))
-			json_client(&w, &f->clients[i]);
+			json_client(&w, f, i);
 	jw_array_end(&w);
 
 	jw_key(&w, "gone_clients");

@@ -10,8 +10,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "drmtop/bpf_reader.h"
 #include "drmtop/options.h"
 #include "drmtop/proc_scan.h"
+#include "drmtop/reconcile.h"
 
 enum drmtop_status {
 	DRMTOP_STATUS_OK,		/* at least one client */
@@ -34,9 +36,15 @@ struct drmtop_frame {
 	size_t nr_devices;
 	const struct drm_scan_stats *stats;
 
-	/* Where the figures come from, and why BPF is not among them when it is not. */
+	/*
+	 * Where the figures come from. bpf_reason says why BPF is not among them when it is not,
+	 * and what is attached or missing when it is.
+	 */
 	bool bpf_active;
 	const char *bpf_reason;
+	/* With bpf_active: the tracer's snapshot and its reconciliation with the clients above. */
+	const struct drmtop_bpf_snapshot *bpf;
+	const struct drmtop_reconciler *rec;
 
 	const struct drmtop_options *opts;
 };

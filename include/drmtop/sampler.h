@@ -9,6 +9,10 @@
 struct drmtop_sampler {
 	const struct drmtop_options *opts;
 	struct drm_scan *scan;
+	struct drmtop_bpf *bpf;		/* NULL when the tracer could not be opened */
+	struct drmtop_bpf_snapshot snap;
+	bool have_snap;
+	struct drmtop_reconciler *rec;
 	const char *dev_root;
 	uint64_t prev_ns;		/* monotonic time of the previous sample, 0 before the first */
 	unsigned long iteration;
@@ -16,7 +20,7 @@ struct drmtop_sampler {
 	char bpf_reason[256];
 };
 
-/* 0, or -errno with a message on stderr. */
+/* 0, or -errno with a message on stderr (also when --source bpf and the tracer cannot open). */
 int drmtop_sampler_init(struct drmtop_sampler *s, const struct drmtop_options *opts,
 			const char *dev_root);
 /* Samples every source and fills @f (valid until the next call). 0 or -errno. */

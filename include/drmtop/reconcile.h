@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Reconciliation of the two sources: each BPF client (a struct drm_file the tracer accounted)
+ * is matched to the fdinfo client the driver reports for the same open file, and their figures
+ * over the same interval are compared.
+ *
+ * Matching: by drm-client-id where the kernel's drm_file has client_id (6.5+) and the fdinfo
+ * client prints one, on the same device node; otherwise (6.1, where fdinfo ids are
+ * driver-private) through the task_file iterator's (pid, fd) -> drm_file map, using any holder
+ * of the fdinfo client.
+ *
+ * Engines: BPF accounts per hardware ring (drm_gpu_scheduler), fdinfo per engine class. A ring
+ * belongs to the fdinfo engine of the same name, or to the engine whose name it starts with
+ * followed by a separator ("gfx_0.0.0" -> "gfx"); several rings of one engine add up. A ring
+ * matching no fdinfo engine stays a BPF-only engine under its own name.
+ *
+ * Divergence: an engine is flagged when both sources have a rate over the interval and they
+ * differ by more than the threshold (percentage points). Memory is flagged when the totals
+ * differ by more than the threshold (percent of the larger); never for a client the tracer
+ * first saw after it opened (DRMTOP_CLIENT_LATE), whose BPF memory misses older buffers.
+ */
+#ifndef DRMTOP_RECONCILE_H
+#define DRMTOP_RECONCILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "drmtop/bpf_reader.h"
+#include "drmtop/proc_scan.h"
+
+struct drmtop_engine_view {
+	char name[DRMTOP_NAME_LEN];	/* fdinfo engine name, or the ring's name if unmatched */
+	bool in_fdinfo;			/* the fdinfo client prints this engine */
+	uint64_t busy_ns;		/* BPF, since attach, all rings of the engine */
+	uint64_t jobs;
+	uint64_t busy_delta_ns;		/* over the interval; valid with has_rate */
+	uint64_t jobs_delta;
+	bool has_rate;
+	double bpf_pct;			/* 100 * busy_delta_ns / interval */
+	bool fdinfo_has_rate;
+	double fdinfo_pct;
+	bool diverged;
+	__u64 lat_hist[DRMTOP_LAT_BUCKETS];	/* queue-to-run latency since attach */
+};
+
+/* How a BPF client was tied to its fdinfo client. */
+enum drmtop_match {
+	DRMTOP_MATCH_NONE,
+	DRMTOP_MATCH_CLIENT_ID,
+	DRMTOP_MATCH_FD,
+};
+
+struct drmtop_client_view {
+	enum drmtop_match match;
+	size_t fdinfo_index;		/* index in the scan's clients, valid unless MATCH_NONE */
+	struct drmtop_client c;		/* BPF identity and memory */
+	uint64_t mem_shared;		/* drm_show_memory_stats rule, at snapshot time */
+	struct drmtop_engine_view *engines;
+	size_t nr_engines;
+	uint64_t fdinfo_total_bytes;	/* sum over the fdinfo client's regions (total, else resident) */
+	bool mem_compared;
+	bool mem_diverged;
+	bool diverged;			/* any engine diverged, or memory did */
+};
+
+struct drmtop_reconciler;
+
+struct drmtop_reconciler *drmtop_reconciler_new(double threshold_pct);
+void drmtop_reconciler_free(struct drmtop_reconciler *r);
+
+/*
+ * Computes the rates of @snap's live clients against the previous call and matches them to
+ * @clients by client id. Results stay valid until the next call. 0 or -ENOMEM.
+ */
+int drmtop_reconcile(struct drmtop_reconciler *r, const struct drmtop_bpf_snapshot *snap,
+		     const struct drm_client *clients, size_t nr_clients);
+/*
+ * Second pass when drmtop_reconcile_wants_fds(): matches the fdinfo clients still unmatched
+ * through the task_file map. 0 or -ENOMEM.
+ */
+int drmtop_reconcile_fds(struct drmtop_reconciler *r, const struct drm_client *clients,
+			 size_t nr_clients, const struct drmtop_fd_rec *fds, size_t nr_fds);
+
+/* Every live BPF client with its view, matched or not. */
+const struct drmtop_client_view *drmtop_reconciled(const struct drmtop_reconciler *r, size_t *nr);
+/* The view matched to fdinfo client @fdinfo_index, or NULL. */
+const struct drmtop_client_view *drmtop_reconciled_for(const struct drmtop_reconciler *r,
+						       size_t fdinfo_index);
+/* True when some fdinfo client is still unmatched while unmatched BPF clients exist. */
+bool drmtop_reconcile_wants_fds(const struct drmtop_reconciler *r);
+
+/* Engine name matching as described above (exposed for tests). */
+bool drmtop_ring_matches_engine(const char *ring, const char *engine);
+
+#endif /* DRMTOP_RECONCILE_H */

@@ -1,0 +1,404 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/sysmacros.h>
+
+#include "drmtop/reconcile.h"
+
+/* A ring's cumulative figures at the previous reconcile, to turn totals into rates. */
+struct ring_prev {
+	__u64 uid;
+	__u64 ring;
+	__u64 busy_ns;
+	__u64 jobs;
+};
+
+/* Per-ring figures of one client over the current interval, before grouping into engines. */
+struct ring_rate {
+	const struct drmtop_bpf_engine *e;
+	__u64 busy_delta_ns;
+	__u64 jobs_delta;
+	bool has_rate;
+};
+
+struct view_rings {
+	struct ring_rate *v;
+	size_t n;
+};
+
+struct drmtop_reconciler {
+	double threshold;
+	struct ring_prev *prev;		/* sorted by (uid, ring) */
+	size_t nr_prev;
+	__u64 prev_taken_ns;
+	__u64 dt_ns;			/* between the previous and the current snapshot */
+	struct drmtop_client_view *views;
+	struct view_rings *rings;	/* parallel to views */
+	size_t nr_views;
+	size_t *by_fdinfo;		/* fdinfo index -> view index, SIZE_MAX if none */
+	size_t nr_fdinfo;
+};
+
+struct drmtop_reconciler *drmtop_reconciler_new(double threshold_pct)
+{
+	struct drmtop_reconciler *r = calloc(1, sizeof(*r));
+
+	if (r)
+		r->threshold = threshold_pct;
+	return r;
+}
+
+static void clear_views(struct drmtop_reconciler *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->nr_views; i++) {
+		free(r->views[i].engines);
+		free(r->rings[i].v);
+	}
+	free(r->views);
+	free(r->rings);
+	free(r->by_fdinfo);
+	r->views = NULL;
+	r->rings = NULL;
+	r->by_fdinfo = NULL;
+	r->nr_views = 0;
+	r->nr_fdinfo = 0;
+}
+
+void drmtop_reconciler_free(struct drmtop_reconciler *r)
+{
+	if (!r)
+		return;
+	clear_views(r);
+	free(r->prev);
+	free(r);
+}
+
+static int cmp_prev(const void *a, const void *b)
+{
+	const struct ring_prev *pa = a, *pb = b;
+
+	if (pa->uid != pb->uid)
+		return pa->uid < pb->uid ? -1 : 1;
+	if (pa->ring != pb->ring)
+		return pa->ring < pb->ring ? -1 : 1;
+	return 0;
+}
+
+bool drmtop_ring_matches_engine(const char *ring, const char *engine)
+{
+	size_t n = strlen(engine);
+
+	if (!n || strncmp(ring, engine, n))
+		return false;
+	/* "gfx" owns "gfx", "gfx_0.0.0", "gfx.1", "gfx0"; not "gfxhub". */
+	return ring[n] == '\0' || ring[n] == '_' || ring[n] == '.' || ring[n] == '-' ||
+	       isdigit((unsigned char)ring[n]);
+}
+
+static uint64_t fdinfo_total_bytes(const struct drm_client *c, bool *any)
+{
+	uint64_t total = 0;
+	size_t i;
+
+	*any = false;
+	for (i = 0; i < c->info.nr_regions; i++) {
+		const struct drm_fdinfo_region *reg = &c->info.regions[i];
+
+		if (reg->present & DRM_REGION_HAS_TOTAL) {
+			total += reg->total;
+			*any = true;
+		} else if (reg->present & DRM_REGION_HAS_RESIDENT) {
+			total += reg->resident;
+			*any = true;
+		}
+	}
+	return total;
+}
+
+static void add_ring(struct drmtop_engine_view *ev, const struct ring_rate *rr, __u64 dt_ns)
+{
+	size_t b;
+
+	ev->busy_ns += rr->e->busy_ns;
+	ev->jobs += rr->e->jobs;
+	for (b = 0; b < DRMTOP_LAT_BUCKETS; b++)
+		ev->lat_hist[b] += rr->e->lat_hist[b];
+	if (rr->has_rate && dt_ns) {
+		ev->has_rate = true;
+		ev->busy_delta_ns += rr->busy_delta_ns;
+		ev->jobs_delta += rr->jobs_delta;
+		ev->bpf_pct = 100.0 * (double)ev->busy_delta_ns / (double)dt_ns;
+	}
+}
+
+static struct drmtop_engine_view *find_engine(struct drmtop_client_view *v, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < v->nr_engines; i++)
+		if (!strcmp(v->engines[i].name, name))
+			return &v->engines[i];
+	return NULL;
+}
+
+/*
+ * Groups a view's rings into engines: the fdinfo client's engines first (in its order), then
+ * rings that match none under their own names. @c is NULL for an unmatched client.
+ */
+static int group_engines(struct drmtop_reconciler *r, size_t vi, const struct drm_client *c)
+{
+	struct drmtop_client_view *v = &r->views[vi];
+	const struct view_rings *vr = &r->rings[vi];
+	size_t i, j, max = vr->n + (c ? c->info.nr_engines : 0);
+
+	free(v->engines);
+	v->nr_engines = 0;
+	v->engines = calloc(max ? max : 1, sizeof(*v->engines));
+	if (!v->engines)
+		return -ENOMEM;
+	for (i = 0; c && i < c->info.nr_engines; i++) {
+		struct drmtop_engine_view *ev = &v->engines[v->nr_engines++];
+		const struct drm_fdinfo_engine *fe = &c->info.engines[i];
+		bool over;
+
+		snprintf(ev->name, sizeof(ev->name), "%s", fe->name);
+		ev->in_fdinfo = true;
+		if (c->usage && (c->usage[i].flags & DRM_USAGE_BUSY_VALID)) {
+			ev->fdinfo_has_rate = drm_engine_usage_pct(&c->usage[i], &ev->fdinfo_pct,
+								   &over);
+		}
+	}
+	for (j = 0; j < vr->n; j++) {
+		const struct ring_rate *rr = &vr->v[j];
+		struct drmtop_engine_view *ev = NULL;
+
+		for (i = 0; c && i < c->info.nr_engines && !ev; i++)
+			if (drmtop_ring_matches_engine(rr->e->name, v->engines[i].name))
+				ev = &v->engines[i];
+		if (!ev)
+			ev = find_engine(v, rr->e->name[0] ? rr->e->name : "?");
+		if (!ev) {
+			ev = &v->engines[v->nr_engines++];
+			snprintf(ev->name, sizeof(ev->name), "%s",
+				 rr->e->name[0] ? rr->e->name : "?");
+		}
+		add_ring(ev, rr, r->dt_ns);
+	}
+	return 0;
+}
+
+static int match(struct drmtop_reconciler *r, size_t vi, const struct drm_client *clients,
+		 size_t ci, enum drmtop_match how)
+{
+	struct drmtop_client_view *v = &r->views[vi];
+	const struct drm_client *c = &clients[ci];
+	uint64_t fd_total, big, diff;
+	bool any;
+	size_t i;
+	int err;
+
+	v->match = how;
+	v->fdinfo_index = ci;
+	r->by_fdinfo[ci] = vi;
+	err = group_engines(r, vi, c);
+	if (err)
+		return err;
+	for (i = 0; i < v->nr_engines; i++) {
+		struct drmtop_engine_view *ev = &v->engines[i];
+
+		ev->diverged = ev->in_fdinfo && ev->has_rate && ev->fdinfo_has_rate &&
+			       fabs(ev->bpf_pct - ev->fdinfo_pct) > r->threshold;
+		v->diverged |= ev->diverged;
+	}
+	fd_total = fdinfo_total_bytes(c, &any);
+	v->fdinfo_total_bytes = fd_total;
+	v->mem_compared = any && !(v->c.flags & DRMTOP_CLIENT_LATE);
+	if (v->mem_compared) {
+		big = fd_total > v->c.mem_total ? fd_total : v->c.mem_total;
+		diff = fd_total > v->c.mem_total ? fd_total - v->c.mem_total
+						 : v->c.mem_total - fd_total;
+		v->mem_diverged = (double)diff > r->threshold / 100.0 * (double)big;
+		v->diverged |= v->mem_diverged;
+	}
+	return 0;
+}
+
+static bool same_node(const struct drmtop_client *bc, const struct drm_client *c)
+{
+	if (!bc->dev_major && !bc->dev_minor)
+		return true;	/* the tracer could not tell the node; the id alone decides */
+	return bc->dev_major == major(c->rdev) && bc->dev_minor == minor(c->rdev);
+}
+
+static int compute_rates(struct drmtop_reconciler *r, const struct drmtop_bpf_snapshot *snap)
+{
+	struct ring_prev *next = NULL;
+	size_t nr_next = 0, cap = 0, i, j;
+
+	for (i = 0; i < r->nr_views; i++) {
+		const struct drmtop_bpf_client *bc = &snap->clients[i];
+		struct view_rings *vr = &r->rings[i];
+
+		vr->v = calloc(bc->n_engines ? bc->n_engines : 1, sizeof(*vr->v));
+		if (!vr->v)
+			goto oom;
+		vr->n = bc->n_engines;
+		for (j = 0; j < bc->n_engines; j++) {
+			const struct drmtop_bpf_engine *e = &bc->engines[j];
+			struct ring_prev key = { .uid = bc->c.uid, .ring = e->ring }, *p;
+
+			vr->v[j].e = e;
+			p = r->nr_prev ? bsearch(&key, r->prev, r->nr_prev, sizeof(key), cmp_prev)
+				       : NULL;
+			/* uids are never reused, so a ring absent before started during the interval. */
+			vr->v[j].has_rate = r->prev_taken_ns != 0;
+			vr->v[j].busy_delta_ns =
+				e->busy_ns - (p && p->busy_ns <= e->busy_ns ? p->busy_ns : 0);
+			vr->v[j].jobs_delta = e->jobs - (p && p->jobs <= e->jobs ? p->jobs : 0);
+			if (nr_next == cap) {
+				struct ring_prev *grown;
+
+				cap = cap ? cap * 2 : 64;
+				grown = realloc(next, cap * sizeof(*grown));
+				if (!grown)
+					goto oom;
+				next = grown;
+			}
+			key.busy_ns = e->busy_ns;
+			key.jobs = e->jobs;
+			next[nr_next++] = key;
+		}
+	}
+	if (nr_next)
+		qsort(next, nr_next, sizeof(*next), cmp_prev);
+	free(r->prev);
+	r->prev = next;
+	r->nr_prev = nr_next;
+	return 0;
+oom:
+	free(next);
+	return -ENOMEM;
+}
+
+int drmtop_reconcile(struct drmtop_reconciler *r, const struct drmtop_bpf_snapshot *snap,
+		     const struct drm_client *clients, size_t nr_clients)
+{
+	size_t i, ci;
+	int err;
+
+	clear_views(r);
+	r->dt_ns = r->prev_taken_ns && snap->taken_ns > r->prev_taken_ns
+			   ? snap->taken_ns - r->prev_taken_ns : 0;
+	r->views = calloc(snap->n_clients ? snap->n_clients : 1, sizeof(*r->views));
+	r->rings = calloc(snap->n_clients ? snap->n_clients : 1, sizeof(*r->rings));
+	r->by_fdinfo = malloc((nr_clients ? nr_clients : 1) * sizeof(*r->by_fdinfo));
+	if (!r->views || !r->rings || !r->by_fdinfo)
+		goto oom;
+	r->nr_views = snap->n_clients;
+	r->nr_fdinfo = nr_clients;
+	for (ci = 0; ci < nr_clients; ci++)
+		r->by_fdinfo[ci] = SIZE_MAX;
+	for (i = 0; i < r->nr_views; i++) {
+		r->views[i].c = snap->clients[i].c;
+		r->views[i].mem_shared = snap->clients[i].c.mem_shared;
+	}
+	err = compute_rates(r, snap);
+	if (err)
+		goto fail;
+	r->prev_taken_ns = snap->taken_ns;
+
+	for (i = 0; i < r->nr_views; i++) {
+		const struct drmtop_client *bc = &r->views[i].c;
+
+		if ((bc->flags & DRMTOP_CLIENT_KERNEL) || !bc->client_id)
+			continue;
+		for (ci = 0; ci < nr_clients; ci++) {
+			const struct drm_client *c = &clients[ci];
+
+			if (r->by_fdinfo[ci] != SIZE_MAX ||
+			    !(c->info.present & DRM_FDINFO_HAS_CLIENT_ID) ||
+			    c->info.client_id != bc->client_id || !same_node(bc, c))
+				continue;
+			err = match(r, i, clients, ci, DRMTOP_MATCH_CLIENT_ID);
+			if (err)
+				goto fail;
+			break;
+		}
+	}
+	for (i = 0; i < r->nr_views; i++)
+		if (r->views[i].match == DRMTOP_MATCH_NONE && group_engines(r, i, NULL))
+			goto oom;
+	return 0;
+oom:
+	err = -ENOMEM;
+fail:
+	clear_views(r);
+	return err;
+}
+
+int drmtop_reconcile_fds(struct drmtop_reconciler *r, const struct drm_client *clients,
+			 size_t nr_clients, const struct drmtop_fd_rec *fds, size_t nr_fds)
+{
+	size_t ci, h, k, vi;
+	int err;
+
+	for (ci = 0; ci < nr_clients && ci < r->nr_fdinfo; ci++) {
+		const struct drm_client *c = &clients[ci];
+		bool done = false;
+
+		if (r->by_fdinfo[ci] != SIZE_MAX)
+			continue;
+		for (h = 0; h < c->nr_holders && !done; h++) {
+			for (k = 0; k < nr_fds && !done; k++) {
+				if (fds[k].tgid != (__u32)c->holders[h].pid ||
+				    fds[k].fd != (__u32)c->holders[h].fd)
+					continue;
+				for (vi = 0; vi < r->nr_views && !done; vi++) {
+					struct drmtop_client_view *v = &r->views[vi];
+
+					if (v->match != DRMTOP_MATCH_NONE || v->c.file != fds[k].file ||
+					    (v->c.flags & DRMTOP_CLIENT_KERNEL))
+						continue;
+					err = match(r, vi, clients, ci, DRMTOP_MATCH_FD);
+					if (err)
+						return err;
+					done = true;
+				}
+			}
+		}
+	}
+	return 0;
+}
+
+const struct drmtop_client_view *drmtop_reconciled(const struct drmtop_reconciler *r, size_t *nr)
+{
+	*nr = r->nr_views;
+	return r->views;
+}
+
+const struct drmtop_client_view *drmtop_reconciled_for(const struct drmtop_reconciler *r,
+						       size_t fdinfo_index)
+{
+	if (fdinfo_index >= r->nr_fdinfo || r->by_fdinfo[fdinfo_index] == SIZE_MAX)
+		return NULL;
+	return &r->views[r->by_fdinfo[fdinfo_index]];
+}
+
+bool drmtop_reconcile_wants_fds(const struct drmtop_reconciler *r)
+{
+	bool fdinfo_left = false, bpf_left = false;
+	size_t i;
+
+	for (i = 0; i < r->nr_fdinfo; i++)
+		fdinfo_left |= r->by_fdinfo[i] == SIZE_MAX;
+	for (i = 0; i < r->nr_views; i++)
+		bpf_left |= r->views[i].match == DRMTOP_MATCH_NONE &&
+			    !(r->views[i].c.flags & DRMTOP_CLIENT_KERNEL);
+	return fdinfo_left && bpf_left;
+}
