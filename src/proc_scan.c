@@ -20,6 +20,7 @@
 
 #include "drmtop/proc_read.h"
 #include "drmtop/proc_scan.h"
+#include "drmtop/sysfs_device.h"
 
 struct clients {
 	struct drm_client *v;
@@ -28,6 +29,7 @@ struct clients {
 
 struct drm_scan {
 	char *root;
+	char *sys_root;		/* "" disables sysfs lookups */
 	struct drm_scan_ops ops;
 	bool read_cmdline;
 
@@ -53,11 +55,19 @@ struct proc_rec {
 	char *cmdline;
 };
 
+/* sysfs device key per node, looked up once per sample (key NULL: sysfs could not tell) */
+struct node_rec {
+	dev_t rdev;
+	char *key;
+};
+
 struct walk {
 	struct fd_rec *fds;
 	size_t nr_fds, cap_fds;
 	struct proc_rec *procs;
 	size_t nr_procs, cap_procs;
+	struct node_rec *nodes;
+	size_t nr_nodes, cap_nodes;
 };
 
 static int sys_stat(void *ctx, const char *path, struct stat *st)
@@ -95,6 +105,7 @@ static void no_hook(void *ctx, enum drm_scan_point point, pid_t pid, int fd)
 struct drm_scan *drm_scan_new(const struct drm_scan_opts *opts)
 {
 	const char *root = opts && opts->proc_root ? opts->proc_root : "/proc";
+	const char *sys = opts && opts->sys_root ? opts->sys_root : "/sys";
 	struct drm_scan *s;
 
 	/* room for "/<pid>/fdinfo/<fd>" after the root */
@@ -106,7 +117,10 @@ struct drm_scan *drm_scan_new(const struct drm_scan_opts *opts)
 	if (!s)
 		return NULL;
 	s->root = strdup(root);
-	if (!s->root) {
+	s->sys_root = strdup(sys);
+	if (!s->root || !s->sys_root) {
+		free(s->root);
+		free(s->sys_root);
 		free(s);
 		errno = ENOMEM;
 		return NULL;
@@ -159,6 +173,7 @@ void drm_scan_free(struct drm_scan *scan)
 	clients_free(&scan->gone);
 	drm_devices_free(scan->devices, scan->nr_devices);
 	free(scan->root);
+	free(scan->sys_root);
 	free(scan);
 }
 
@@ -170,8 +185,11 @@ static void walk_free(struct walk *w)
 		drm_fdinfo_free(&w->fds[i].info);
 	for (i = 0; i < w->nr_procs; i++)
 		free(w->procs[i].cmdline);
+	for (i = 0; i < w->nr_nodes; i++)
+		free(w->nodes[i].key);
 	free(w->fds);
 	free(w->procs);
+	free(w->nodes);
 }
 
 /* Room for one more element of @size in *@arr; new memory zeroed. */
@@ -392,14 +410,41 @@ static int cmp_fd_rec(const void *a, const void *b)
 	return (x->fd > y->fd) - (x->fd < y->fd);
 }
 
-static char *dev_key_of(const struct fd_rec *r)
+/* The node's sysfs device key, cached per sample; *@key NULL when sysfs cannot tell. */
+static int sysfs_key(struct drm_scan *s, struct walk *w, dev_t rdev, const char **key)
 {
+	struct node_rec *n;
+	size_t i;
+
+	for (i = 0; i < w->nr_nodes; i++) {
+		if (w->nodes[i].rdev == rdev) {
+			*key = w->nodes[i].key;
+			return 0;
+		}
+	}
+	if (reserve((void **)&w->nodes, &w->cap_nodes, w->nr_nodes, sizeof(*n)))
+		return -ENOMEM;
+	n = &w->nodes[w->nr_nodes++];
+	n->rdev = rdev;
+	n->key = drm_sysfs_device_key(s->sys_root, rdev);
+	*key = n->key;
+	return 0;
+}
+
+/* Device identity, rules 1-4 of proc_scan.h. */
+static char *dev_key_of(struct drm_scan *s, struct walk *w, const struct fd_rec *r)
+{
+	const char *sys_key;
 	char *k = NULL;
 	int n;
 
 	if (r->info.pdev)
-		n = asprintf(&k, "pdev:%s", r->info.pdev);
-	else if (r->info.driver)
+		return asprintf(&k, "pdev:%s", r->info.pdev) < 0 ? NULL : k;
+	if (sysfs_key(s, w, r->rdev, &sys_key))
+		return NULL;
+	if (sys_key)
+		return strdup(sys_key);
+	if (r->info.driver)
 		n = asprintf(&k, "%s@%u:%u", r->info.driver, major(r->rdev), minor(r->rdev));
 	else
 		n = asprintf(&k, "%u:%u", major(r->rdev), minor(r->rdev));
@@ -482,7 +527,7 @@ static int group(struct drm_scan *s, struct walk *w, struct clients *out)
 		char *dev_key, *key;
 		long idx;
 
-		dev_key = dev_key_of(r);
+		dev_key = dev_key_of(s, w, r);
 		key = dev_key ? client_key_of(r, dev_key) : NULL;
 		if (!key) {
 			free(dev_key);

@@ -4,10 +4,17 @@
  * accelerator (char major 261, /dev/accel) device, its fdinfo, de-duplicated into clients, with
  * usage computed against the previous sample.
  *
- * Client identity (the key that de-duplicates dup(), fork() and fd passing):
- *  - fdinfo has drm-client-id: (device, client-id), where device is "pdev:<drm-pdev>" when
- *    drm-pdev is printed (ids may be per device then), else "<driver>@<major>:<minor>" of the
- *    node (ids without drm-pdev are globally unique per spec, the node just makes it safer).
+ * Device identity (drm_client.dev_key, what per-device totals group by), first that applies:
+ *  1. "pdev:<drm-pdev>" when fdinfo prints drm-pdev;
+ *  2. "pdev:<addr>" when sysfs places the node on PCI device <addr> (a client whose driver prints
+ *     nothing then joins the same device as those that print drm-pdev);
+ *  3. "sys:<path below /sys/devices>" of the node's parent device (platform devices: card and
+ *     render node of one GPU are one device);
+ *  4. without sysfs: "<driver>@<major>:<minor>", or "<major>:<minor>" when no drm-driver.
+ *
+ * Client identity (drm_client.key, which de-duplicates dup(), fork() and fd passing):
+ *  - fdinfo has drm-client-id: "<dev_key>#<client-id>". With drm-pdev ids may be per device;
+ *    without it the spec makes them globally unique, so the device part is only extra safety.
  *  - no drm-client-id (drivers that print nothing, e.g. 6.1 vgem/virtio-gpu/card nodes): the fds
  *    of one node are compared with kcmp(KCMP_FILE); fds that are the same open file form one
  *    client keyed "<major>:<minor>#<pid>/<fd>" of its primary holder. When kcmp is not possible
@@ -59,6 +66,7 @@ struct drm_scan_ops {
 
 struct drm_scan_opts {
 	const char *proc_root;		/* NULL: "/proc" */
+	const char *sys_root;		/* NULL: "/sys"; "": no sysfs lookups (dev_key rule 4) */
 	const struct drm_scan_ops *ops;	/* NULL: real system calls */
 	bool read_cmdline;		/* also read /proc/<pid>/cmdline */
 };
@@ -71,8 +79,7 @@ struct drm_client_holder {
 
 struct drm_client {
 	char *key;		/* unique per client, stable across samples (see top of file) */
-	char *dev_key;		/* device part: "pdev:<pdev>" or "<driver>@<major>:<minor>" or
-				 * "<major>:<minor>" (no driver printed) */
+	char *dev_key;		/* device identity, see top of file */
 	dev_t rdev;		/* st_rdev of the node (same for every holder) */
 	bool accel;		/* major 261 */
 

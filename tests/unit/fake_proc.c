@@ -108,6 +108,8 @@ struct fake_proc *fp_new(void)
 		fp_die("chmod", fp->root);
 	snprintf(fp->proc, sizeof(fp->proc), "%s/proc", fp->root);
 	make_dir(fp->proc);
+	snprintf(fp->sys, sizeof(fp->sys), "%s/sys", fp->root);
+	make_dir(fp->sys);
 	snprintf(path, sizeof(path), "%s/dev", fp->root);
 	make_dir(path);
 	/* procfs has non-pid entries too */
@@ -170,6 +172,42 @@ void fp_node(struct fake_proc *fp, const char *name, int maj, int min)
 	fp->nodes[fp->nr_nodes].dev = st.st_dev;
 	fp->nodes[fp->nr_nodes].rdev = makedev((unsigned int)maj, (unsigned int)min);
 	fp->nr_nodes++;
+}
+
+/* mkdir -p */
+static void make_dirs(const char *path)
+{
+	char buf[600];
+	char *p;
+
+	snprintf(buf, sizeof(buf), "%s", path);
+	for (p = buf + 1; *p; p++) {
+		if (*p == '/') {
+			*p = '\0';
+			make_dir(buf);
+			*p = '/';
+		}
+	}
+	make_dir(buf);
+}
+
+void fp_sys_node(struct fake_proc *fp, int maj, int min, const char *devpath)
+{
+	char dev[600], class_dev[700], link[800], target[700];
+
+	snprintf(dev, sizeof(dev), "%s/devices/%s", fp->sys, devpath);
+	snprintf(class_dev, sizeof(class_dev), "%s/drm/node%d_%d", dev, maj, min);
+	make_dirs(class_dev);
+	/* class device's "device" link points up to the parent device */
+	snprintf(link, sizeof(link), "%s/device", class_dev);
+	if (symlink("../..", link))
+		fp_die("symlink", link);
+	snprintf(link, sizeof(link), "%s/dev/char", fp->sys);
+	make_dirs(link);
+	snprintf(link, sizeof(link), "%s/dev/char/%d:%d", fp->sys, maj, min);
+	snprintf(target, sizeof(target), "%s", class_dev);
+	if (symlink(target, link))
+		fp_die("symlink", link);
 }
 
 const char *fp_path(struct fake_proc *fp, pid_t pid, const char *rel)

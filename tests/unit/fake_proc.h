@@ -22,6 +22,7 @@ typedef void (*fp_hook_fn)(struct fake_proc *fp, enum drm_scan_point point, pid_
 struct fake_proc {
 	char root[256];		/* the temp dir */
 	char proc[300];		/* <root>/proc: the scanner's proc_root */
+	char sys[300];		/* <root>/sys: the scanner's sys_root (empty unless fp_sys_node) */
 	struct drm_scan_ops ops;	/* ctx = this */
 
 	uint64_t now;		/* what now_ns returns ... */
@@ -56,6 +57,11 @@ void fp_proc(struct fake_proc *fp, pid_t pid, const char *comm, const char *cmdl
  */
 void fp_fd(struct fake_proc *fp, pid_t pid, int fd, const char *node, int file_id,
 	   const char *fdinfo);
+/*
+ * sysfs for node major:minor as the driver core lays it out: <sys>/dev/char/<M>:<m>/device
+ * resolving to <sys>/devices/<devpath>.
+ */
+void fp_sys_node(struct fake_proc *fp, int major, int minor, const char *devpath);
 /* Rewrite fdinfo/<fd>. */
 void fp_fdinfo(struct fake_proc *fp, pid_t pid, int fd, const char *fdinfo);
 /* Remove fd/<fd> and fdinfo/<fd> (fd closed). */

@@ -34,7 +34,7 @@
 
 static struct drm_scan *new_scan(struct fake_proc *fp, bool cmdline)
 {
-	struct drm_scan_opts o = { .proc_root = fp->proc, .ops = &fp->ops,
+	struct drm_scan_opts o = { .proc_root = fp->proc, .sys_root = fp->sys, .ops = &fp->ops,
 				   .read_cmdline = cmdline };
 	struct drm_scan *s = drm_scan_new(&o);
 
@@ -488,6 +488,58 @@ static void legacy_and_malformed_counted(void **state)
 	fp_free(fp);
 }
 
+/*
+ * Device identity through sysfs: card and render node of a platform GPU are one device, a
+ * client of a driver that prints nothing joins the PCI device others name by drm-pdev.
+ */
+static void sysfs_device_identity(void **state)
+{
+	struct fake_proc *fp = fp_new();
+	const struct drm_client *c;
+	const struct drm_device *d;
+	struct drm_scan *s;
+	size_t nr;
+
+	(void)state;
+	fp_node(fp, "card0", DRM_MAJOR, 0);
+	fp_node(fp, "renderD128", DRM_MAJOR, 128);
+	fp_node(fp, "renderD129", DRM_MAJOR, 129);
+	fp_node(fp, "card2", DRM_MAJOR, 2);
+	fp_sys_node(fp, DRM_MAJOR, 0, "platform/soc/fec00000.v3d");
+	fp_sys_node(fp, DRM_MAJOR, 128, "platform/soc/fec00000.v3d");
+	fp_sys_node(fp, DRM_MAJOR, 129, "pci0000:00/0000:00:02.0");
+	/* card2 has no sysfs entry */
+	fp_proc(fp, 10, "a", "", 0);
+	fp_fd(fp, 10, 3, "card0", 1, "drm-driver: v3d\ndrm-client-id: 1\n");
+	fp_fd(fp, 10, 4, "renderD128", 2, "drm-driver: v3d\ndrm-client-id: 2\n");
+	fp_fd(fp, 10, 5, "card0", 3, NO_ID);
+	fp_fd(fp, 10, 6, "renderD129", 4, NO_ID);
+	fp_fd(fp, 10, 7, "renderD129", 5, I915(8, 0));
+	fp_fd(fp, 10, 8, "card2", 6, "drm-driver: v3d\ndrm-client-id: 3\n");
+	s = new_scan(fp, false);
+	assert_int_equal(drm_scan_sample(s), 0);
+	c = drm_scan_clients(s, &nr);
+	assert_int_equal(nr, 6);
+	assert_string_equal(c[0].dev_key, "sys:platform/soc/fec00000.v3d");
+	assert_string_equal(c[0].key, "sys:platform/soc/fec00000.v3d#1");
+	assert_string_equal(c[1].dev_key, "sys:platform/soc/fec00000.v3d");
+	assert_string_equal(c[2].dev_key, "sys:platform/soc/fec00000.v3d");
+	assert_string_equal(c[2].key, "226:0#10/5");
+	assert_string_equal(c[3].dev_key, "pdev:0000:00:02.0");
+	assert_string_equal(c[4].dev_key, "pdev:0000:00:02.0");
+	assert_string_equal(c[5].dev_key, "v3d@226:2");
+	d = drm_scan_devices(s, &nr);
+	assert_int_equal(nr, 3);
+	assert_int_equal(d[0].nr_clients, 3);
+	assert_string_equal(d[0].driver, "v3d");
+	assert_null(d[0].pdev);
+	assert_int_equal(d[1].nr_clients, 2);
+	assert_string_equal(d[1].driver, "i915");
+	assert_int_equal(d[2].nr_clients, 1);
+	drm_scan_free(s);
+	fp_free(fp);
+}
+
 /* A missing proc root fails the sample and keeps the previous results. */
 static void missing_root(void **state)
 {
@@ -562,6 +614,7 @@ int main(void)
 		cmocka_unit_test(read_error_counted),
 		cmocka_unit_test(permission_denied),
 		cmocka_unit_test(legacy_and_malformed_counted),
+		cmocka_unit_test(sysfs_device_identity),
 		cmocka_unit_test(missing_root),
 		cmocka_unit_test(real_proc),
 		cmocka_unit_test(node_names),
