@@ -3,8 +3,9 @@
  * Parser for one /proc/<pid>/fdinfo/<fd> buffer of a DRM or accel file, following the DRM client
  * usage stats spec (Documentation/gpu/drm-usage-stats.rst, newest revision).
  *
- * Checked against the key sets printed by Linux 6.1 (amdgpu, i915, msm own printers), 6.12 and 7.2
- * (drm_show_fdinfo / drm_show_memory_stats) and the verbatim samples in shared/fdinfo_samples.
+ * Key set from the spec and shared/KERNEL-NOTES.md (6.1's amdgpu/i915/msm printers, the generic
+ * drm_show_fdinfo / drm_show_memory_stats of 6.5+); checked against the verbatim samples in
+ * shared/fdinfo_samples (amdgpu 5.15 .. 6.18, i915, msm, panfrost, v3d).
  *
  * Nothing here has a fixed limit: engines, regions and extra keys live in growing arrays. A line
  * that cannot be understood is skipped and counted in nr_malformed; parsing never fails on input,
