@@ -153,6 +153,52 @@ static void fmt_engine_cell(char *buf, size_t len, const struct drm_client *c, c
 	snprintf(buf, len, "%*s ", ENGINE_COL_WIDTH - 1, "-");
 }
 
+/* Appends "name pct% N jobs" for each engine of a BPF view, and its memory. */
+static size_t fmt_bpf_figures(char *line, size_t len, size_t off,
+			      const struct drmtop_client_view *v)
+{
+	char tot[32], shr[32];
+	size_t i;
+
+	for (i = 0; i < v->nr_engines && off < len; i++) {
+		const struct drmtop_engine_view *e = &v->engines[i];
+
+		if (e->has_rate)
+			off += (size_t)snprintf(line + off, len - off, " %s %.1f%% %llu jobs%s",
+						e->name, e->bpf_pct,
+						(unsigned long long)e->jobs_delta,
+						e->diverged ? " [DIVERGES]" : "");
+		else
+			off += (size_t)snprintf(line + off, len - off, " %s ... %llu jobs", e->name,
+						(unsigned long long)e->jobs);
+		if (e->diverged && off < len)
+			off += (size_t)snprintf(line + off, len - off, " (fdinfo %.1f%%)",
+						e->fdinfo_pct);
+	}
+	if (off < len)
+		off += (size_t)snprintf(line + off, len - off, " | mem %s shared %s%s",
+					drmtop_fmt_bytes(tot, sizeof(tot), v->c.mem_total),
+					drmtop_fmt_bytes(shr, sizeof(shr), v->mem_shared),
+					v->mem_diverged ? " [DIVERGES from fdinfo]" : "");
+	return off;
+}
+
+/* The tracer's line under a client's fdinfo line. */
+static void render_bpf_subline(struct line_sink *s, const struct drmtop_frame *f, size_t index)
+{
+	const struct drmtop_client_view *v = drmtop_reconciled_for(f->rec, index);
+	char line[LINE_MAX_LEN];
+	size_t off;
+
+	if (!v) {
+		sink_printf(s, DRMTOP_LINE_NOTE, "%36s bpf: no matching drm_file", "");
+		return;
+	}
+	off = (size_t)snprintf(line, sizeof(line), "%36s bpf:", "");
+	fmt_bpf_figures(line, sizeof(line), off, v);
+	sink_printf(s, v->diverged ? DRMTOP_LINE_FLAG : DRMTOP_LINE_NOTE, "%s", line);
+}
+
 static void render_device(struct line_sink *s, const struct drmtop_frame *f,
 			  const struct drm_device *d, enum drmtop_sort sort)
 {
@@ -233,8 +279,61 @@ static void render_device(struct line_sink *s, const struct drmtop_frame *f,
 		if (c->info.format == DRM_FDINFO_FMT_AMDGPU_LEGACY && off < sizeof(line))
 			snprintf(line + off, sizeof(line) - off, "  [unsupported pre-5.19 format]");
 		sink_printf(s, over ? DRMTOP_LINE_FLAG : DRMTOP_LINE_CLIENT, "%s", line);
+		if (f->rec)
+			render_bpf_subline(s, f, (size_t)(c - f->clients));
 	}
 	free(list);
+}
+
+/* What only the tracer sees: kernel clients, closed clients, and what it dropped. */
+static void render_bpf_sections(struct line_sink *s, const struct drmtop_frame *f)
+{
+	const struct drmtop_client_view *views;
+	char line[LINE_MAX_LEN], mem[32];
+	size_t i, j, n, off;
+	bool header = false;
+
+	views = drmtop_reconciled(f->rec, &n);
+	for (i = 0; i < n; i++) {
+		const struct drmtop_client_view *v = &views[i];
+
+		if (v->match != DRMTOP_MATCH_NONE)
+			continue;
+		if (!header) {
+			sink_printf(s, DRMTOP_LINE_BLANK, "%s", "");
+			sink_printf(s, DRMTOP_LINE_DEVICE,
+				    "BPF only (driver jobs, clients fdinfo does not show)");
+			header = true;
+		}
+		off = (size_t)snprintf(line, sizeof(line), "%8u %-16.16s %-10.10s",
+				       v->c.tgid, v->c.flags & DRMTOP_CLIENT_KERNEL ? "[kernel]" : v->c.comm,
+				       v->c.driver);
+		fmt_bpf_figures(line, sizeof(line), off, v);
+		sink_printf(s, DRMTOP_LINE_CLIENT, "%s", line);
+	}
+	for (i = 0; f->bpf && i < f->bpf->n_closed; i++) {
+		const struct drmtop_bpf_client *bc = &f->bpf->closed[i];
+
+		off = (size_t)snprintf(line, sizeof(line), "closed (bpf): %u %.16s client %llu held %s:",
+				       bc->c.tgid, bc->c.comm, (unsigned long long)bc->c.client_id,
+				       drmtop_fmt_bytes(mem, sizeof(mem), bc->c.mem_total));
+		for (j = 0; j < bc->n_engines && off < sizeof(line); j++)
+			off += (size_t)snprintf(line + off, sizeof(line) - off, " %s %.3f s %llu jobs",
+						bc->engines[j].name, (double)bc->engines[j].busy_ns / 1e9,
+						(unsigned long long)bc->engines[j].jobs);
+		sink_printf(s, DRMTOP_LINE_NOTE, "%s", line);
+	}
+	if (!f->bpf)
+		return;
+	off = 0;
+	line[0] = '\0';
+	for (i = 0; i < DRMTOP_CNT_JOBS_QUEUED && off < sizeof(line); i++)
+		if (f->bpf->counters[i])
+			off += (size_t)snprintf(line + off, sizeof(line) - off, " %s %llu",
+						drmtop_bpf_counter_name(i),
+						(unsigned long long)f->bpf->counters[i]);
+	if (off)
+		sink_printf(s, DRMTOP_LINE_NOTE, "bpf dropped or unmatched:%s", line);
 }
 
 static void render_scan_notes(struct line_sink *s, const struct drmtop_frame *f)
@@ -276,7 +375,7 @@ int drmtop_render_lines(const struct drmtop_frame *f, enum drmtop_sort sort, uns
 		    (double)f->interval_ns / 1e9, f->nr_clients, f->nr_clients == 1 ? "" : "s",
 		    f->nr_devices, f->nr_devices == 1 ? "" : "s", drmtop_sort_name(sort));
 	if (f->bpf_active)
-		sink_printf(&s, DRMTOP_LINE_NOTE, "source: fdinfo + BPF");
+		sink_printf(&s, DRMTOP_LINE_NOTE, "source: fdinfo + BPF (%s)", f->bpf_reason);
 	else
 		sink_printf(&s, DRMTOP_LINE_NOTE, "source: fdinfo only (BPF off: %s)",
 			    f->bpf_reason ? f->bpf_reason : "not requested");
@@ -286,6 +385,8 @@ int drmtop_render_lines(const struct drmtop_frame *f, enum drmtop_sort sort, uns
 		sink_printf(&s, DRMTOP_LINE_BLANK, "%s", "");
 		render_device(&s, f, &f->devices[i], sort);
 	}
+	if (f->rec)
+		render_bpf_sections(&s, f);
 	render_scan_notes(&s, f);
 	return 0;
 }
