@@ -12,6 +12,25 @@
 
 #include "fake_proc.h"
 
+/* trees not freed yet, so a failed test does not leave them in /tmp */
+static struct fake_proc *live[32];
+
+static void track(struct fake_proc *fp, bool add)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(live) / sizeof(live[0]); i++) {
+		if (add && !live[i]) {
+			live[i] = fp;
+			return;
+		}
+		if (!add && live[i] == fp) {
+			live[i] = NULL;
+			return;
+		}
+	}
+}
+
 static void fp_die(const char *what, const char *path)
 {
 	fprintf(stderr, "fake_proc: %s %s: %s\n", what, path, strerror(errno));
@@ -124,6 +143,7 @@ struct fake_proc *fp_new(void)
 	fp->ops.hook = fp_hook;
 	fp->ops.ctx = fp;
 	fp->now = 1000000000;
+	track(fp, true);
 	return fp;
 }
 
@@ -141,6 +161,7 @@ static void rm_tree(const char *path)
 
 void fp_release(struct fake_proc *fp)
 {
+	track(fp, false);
 	free(fp->nodes);
 	free(fp->fds);
 	free(fp);
@@ -148,10 +169,22 @@ void fp_release(struct fake_proc *fp)
 
 void fp_free(struct fake_proc *fp)
 {
+	track(fp, false);
 	rm_tree(fp->root);
 	free(fp->nodes);
 	free(fp->fds);
 	free(fp);
+}
+
+int fp_teardown(void **state)
+{
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(live) / sizeof(live[0]); i++)
+		if (live[i])
+			fp_free(live[i]);
+	return 0;
 }
 
 void fp_node(struct fake_proc *fp, const char *name, int maj, int min)

@@ -45,6 +45,8 @@ struct fake_proc *fp_new(void);
 void fp_free(struct fake_proc *fp);
 /* Free the memory only, leaving the tree (a forked child's copy). */
 void fp_release(struct fake_proc *fp);
+/* fp_free every tree still alive: a cmocka teardown, for tests that failed half-way. */
+int fp_teardown(void **state);
 
 /* <root>/dev/<name> standing for a char device major:minor (or a plain file when major < 0). */
 void fp_node(struct fake_proc *fp, const char *name, int major, int minor);

@@ -606,18 +606,18 @@ static void node_names(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(discovery_and_dedup),
-		cmocka_unit_test(samples_new_gone_and_usage),
-		cmocka_unit_test(clients_without_id),
-		cmocka_unit_test(vanishing_mid_scan),
-		cmocka_unit_test(other_errors_counted),
-		cmocka_unit_test(read_error_counted),
-		cmocka_unit_test(permission_denied),
-		cmocka_unit_test(legacy_and_malformed_counted),
-		cmocka_unit_test(sysfs_device_identity),
-		cmocka_unit_test(missing_root),
-		cmocka_unit_test(real_proc),
-		cmocka_unit_test(node_names),
+		cmocka_unit_test_teardown(discovery_and_dedup, fp_teardown),
+		cmocka_unit_test_teardown(samples_new_gone_and_usage, fp_teardown),
+		cmocka_unit_test_teardown(clients_without_id, fp_teardown),
+		cmocka_unit_test_teardown(vanishing_mid_scan, fp_teardown),
+		cmocka_unit_test_teardown(other_errors_counted, fp_teardown),
+		cmocka_unit_test_teardown(read_error_counted, fp_teardown),
+		cmocka_unit_test_teardown(permission_denied, fp_teardown),
+		cmocka_unit_test_teardown(legacy_and_malformed_counted, fp_teardown),
+		cmocka_unit_test_teardown(sysfs_device_identity, fp_teardown),
+		cmocka_unit_test_teardown(missing_root, fp_teardown),
+		cmocka_unit_test_teardown(real_proc, fp_teardown),
+		cmocka_unit_test_teardown(node_names, fp_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
