@@ -64,7 +64,7 @@ void simgpu_client_close(struct simgpu_client *client)
 
 	mutex_lock(&sdev->clients_lock);
 	client->closed = true;
-	client->file = NULL;
+	client->file = NULL;	/* simgpu_release() did so already; open failures did not */
 	list_move_tail(&client->node, &sdev->closed_clients);
 	sdev->nr_closed++;
 	while (sdev->nr_closed > simgpu_keep_closed) {

@@ -59,9 +59,36 @@ static const struct drm_ioctl_desc simgpu_ioctls[] = {
 	DRM_IOCTL_DEF_DRV(SIMGPU_WAIT, simgpu_ioctl_wait, DRM_RENDER_ALLOW),
 };
 
+/*
+ * From here on the core tears the file down (drm_gem_release() walks and destroys the handle
+ * idr without its lock): debugfs must stop walking this client's handles first.
+ */
+static int simgpu_release(struct inode *inode, struct file *filp)
+{
+	struct drm_file *file = filp->private_data;
+	struct simgpu_device *sdev = to_simgpu(file->minor->dev);
+	struct simgpu_file *sfile = file->driver_priv;
+
+	mutex_lock(&sdev->clients_lock);
+	sfile->client->file = NULL;
+	mutex_unlock(&sdev->clients_lock);
+	return drm_release(inode, filp);
+}
+
+/* DRM_GEM_FOPS with our release. */
 static const struct file_operations simgpu_fops = {
 	.owner = THIS_MODULE,
-	DRM_GEM_FOPS,
+	.open = drm_open,
+	.release = simgpu_release,
+	.unlocked_ioctl = drm_ioctl,
+	.compat_ioctl = drm_compat_ioctl,
+	.poll = drm_poll,
+	.read = drm_read,
+	.llseek = noop_llseek,
+	.mmap = drm_gem_mmap,
+#ifdef FOP_UNSIGNED_OFFSET
+	.fop_flags = FOP_UNSIGNED_OFFSET,
+#endif
 #if SIMGPU_HAVE_DRM_SHOW_FDINFO
 	.show_fdinfo = drm_show_fdinfo,
 #else

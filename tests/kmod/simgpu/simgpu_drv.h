@@ -62,7 +62,7 @@ struct simgpu_client {
 	char comm[TASK_COMM_LEN];
 	bool kernel;
 	bool closed;			/* under sdev->clients_lock */
-	struct drm_file *file;		/* NULL once closed; under sdev->clients_lock */
+	struct drm_file *file;		/* NULL once closing; under sdev->clients_lock */
 	/* Engine e's stats are under sdev->engines[e].lock. */
 	struct simgpu_engine_stats eng[SIMGPU_ENGINE_COUNT];
 	/* Handles this client holds, counted by the GEM open/close callbacks. */
