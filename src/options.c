@@ -14,6 +14,7 @@
 
 enum {
 	OPT_PROC_ROOT = 0x100,
+	OPT_SYS_ROOT,
 	OPT_SOURCE,
 	OPT_DIVERGE,
 };
@@ -27,6 +28,7 @@ static const struct option long_opts[] = {
 	{ "duration", required_argument, NULL, 't' },
 	{ "source", required_argument, NULL, OPT_SOURCE },
 	{ "proc-root", required_argument, NULL, OPT_PROC_ROOT },
+	{ "sys-root", required_argument, NULL, OPT_SYS_ROOT },
 	{ "diverge-threshold", required_argument, NULL, OPT_DIVERGE },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -53,6 +55,7 @@ void drmtop_usage(FILE *out, const char *prog)
 		"      --source SRC          auto (default), fdinfo (never BPF) or bpf (fail without it)\n"
 		"      --diverge-threshold P flag BPF and fdinfo figures more than P%% apart (default %3$.0f)\n"
 		"      --proc-root DIR       read processes from DIR instead of /proc\n"
+		"      --sys-root DIR        read device links from DIR instead of /sys (\"\" = none)\n"
 		"  -h, --help                this text\n"
 		"  -V, --version             version\n"
 		"\n"
@@ -164,6 +167,7 @@ int drmtop_options_parse(struct drmtop_options *opts, int argc, char **argv, FIL
 	memset(opts, 0, sizeof(*opts));
 	opts->interval_s = DEFAULT_INTERVAL_S;
 	opts->proc_root = "/proc";
+	opts->sys_root = "/sys";
 	opts->diverge_pct = DEFAULT_DIVERGE_PCT;
 
 	if (argc > 1 && !strcmp(argv[1], "record")) {
@@ -204,6 +208,9 @@ int drmtop_options_parse(struct drmtop_options *opts, int argc, char **argv, FIL
 			break;
 		case OPT_PROC_ROOT:
 			opts->proc_root = optarg;
+			break;
+		case OPT_SYS_ROOT:
+			opts->sys_root = optarg;
 			break;
 		case OPT_DIVERGE:
 			rc = parse_percent(optarg, &opts->diverge_pct, err);

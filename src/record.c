@@ -49,8 +49,218 @@ static struct record_client *add_client(struct record_session *rs, const struct 
 	rc->client_id = c->info.client_id;
 	rc->at_start = at_start;
 	rc->first_seen_ns = offset_ns;
+	rc->has_fdinfo = true;
 	rs->nr_clients++;
 	return rc;
+}
+
+static struct record_client *find_uid(struct record_session *rs, __u64 uid)
+{
+	size_t i;
+
+	for (i = 0; i < rs->nr_clients; i++)
+		if (rs->clients[i].has_bpf && rs->clients[i].bpf.uid == uid)
+			return &rs->clients[i];
+	return NULL;
+}
+
+static void free_client(struct record_client *rc)
+{
+	size_t j;
+
+	for (j = 0; j < rc->nr_engines; j++)
+		free(rc->engines[j].name);
+	free(rc->engines);
+	free(rc->rings);
+	free(rc->key);
+	free(rc->dev_key);
+	free(rc->driver);
+}
+
+/* A client only the tracer has seen so far: keyed "bpf:<uid>". */
+static struct record_client *add_bpf_client(struct record_session *rs,
+					    const struct drmtop_client *bc, uint64_t offset_ns)
+{
+	struct record_client *rc;
+	char key[32];
+
+	if (rs->nr_clients == rs->cap) {
+		size_t cap = rs->cap ? rs->cap * 2 : 16;
+		struct record_client *grown = realloc(rs->clients, cap * sizeof(*grown));
+
+		if (!grown)
+			return NULL;
+		rs->clients = grown;
+		rs->cap = cap;
+	}
+	rc = &rs->clients[rs->nr_clients];
+	memset(rc, 0, sizeof(*rc));
+	snprintf(key, sizeof(key), "bpf:%llu", (unsigned long long)bc->uid);
+	rc->key = strdup(key);
+	rc->dev_key = strdup("");
+	rc->driver = strndup(bc->driver, sizeof(bc->driver));
+	if (!rc->key || !rc->dev_key || !rc->driver) {
+		free_client(rc);
+		return NULL;
+	}
+	rc->pid = (int)bc->tgid;
+	memcpy(rc->comm, bc->comm, sizeof(bc->comm));
+	rc->comm[sizeof(rc->comm) - 1] = '\0';
+	rc->has_client_id = bc->client_id != 0;
+	rc->client_id = bc->client_id;
+	rc->first_seen_ns = rc->last_seen_ns = offset_ns;
+	rc->has_bpf = true;
+	rc->bpf = *bc;
+	rs->nr_clients++;
+	return rc;
+}
+
+static struct record_ring *find_ring(struct record_client *rc, const char *name)
+{
+	struct record_ring *grown;
+	size_t i;
+
+	for (i = 0; i < rc->nr_rings; i++)
+		if (!strncmp(rc->rings[i].name, name, sizeof(rc->rings[i].name)))
+			return &rc->rings[i];
+	grown = realloc(rc->rings, (rc->nr_rings + 1) * sizeof(*grown));
+	if (!grown)
+		return NULL;
+	rc->rings = grown;
+	memset(&rc->rings[rc->nr_rings], 0, sizeof(*grown));
+	snprintf(rc->rings[rc->nr_rings].name, sizeof(grown->name), "%.*s",
+		 (int)sizeof(grown->name) - 1, name[0] ? name : "?");
+	return &rc->rings[rc->nr_rings++];
+}
+
+/* Folds a live BPF client's totals (per ring, summed by ring name) into its record. */
+static int bpf_live(struct record_client *rc, const struct drmtop_bpf_client *bc, bool first)
+{
+	size_t i;
+
+	if (!rc->has_bpf) {
+		rc->has_bpf = true;
+		rc->bpf_at_start = first;
+	}
+	rc->bpf = bc->c;
+	if (bc->c.mem_total > rc->bpf_peak_bytes)
+		rc->bpf_peak_bytes = bc->c.mem_total;
+	for (i = 0; i < rc->nr_rings; i++) {
+		rc->rings[i].busy_last_ns = 0;
+		rc->rings[i].jobs_last = 0;
+	}
+	for (i = 0; i < bc->n_engines; i++) {
+		struct record_ring *r = find_ring(rc, bc->engines[i].name);
+
+		if (!r)
+			return -ENOMEM;
+		r->busy_last_ns += bc->engines[i].busy_ns;
+		r->jobs_last += bc->engines[i].jobs;
+	}
+	for (i = 0; first && i < rc->nr_rings; i++) {
+		rc->rings[i].busy_first_ns = rc->rings[i].busy_last_ns;
+		rc->rings[i].jobs_first = rc->rings[i].jobs_last;
+	}
+	return 0;
+}
+
+/* A close record: its figures are the client's totals (or a later residue): they add up. */
+static int bpf_closed(struct record_client *rc, const struct drmtop_bpf_client *bc)
+{
+	size_t i;
+
+	if (!rc->bpf_closed) {
+		/* The first close record carries identity and the memory held at close. */
+		rc->bpf = bc->c;
+		if (bc->c.mem_total > rc->bpf_peak_bytes)
+			rc->bpf_peak_bytes = bc->c.mem_total;
+	}
+	rc->bpf_closed = true;
+	rc->closed = true;
+	for (i = 0; i < bc->n_engines; i++) {
+		struct record_ring *r = find_ring(rc, bc->engines[i].name);
+
+		if (!r)
+			return -ENOMEM;
+		r->busy_closed_ns += bc->engines[i].busy_ns;
+		r->jobs_closed += bc->engines[i].jobs;
+	}
+	return 0;
+}
+
+/* Moves the tracer's side of @from (a "bpf:<uid>" record) into @to and drops @from. */
+static struct record_client *merge_into(struct record_session *rs, struct record_client *to,
+					struct record_client *from)
+{
+	char *key = to->key;
+	size_t from_i = (size_t)(from - rs->clients);
+
+	to->has_bpf = true;
+	to->bpf = from->bpf;
+	to->bpf_at_start = from->bpf_at_start;
+	to->bpf_closed = from->bpf_closed;
+	to->bpf_peak_bytes = from->bpf_peak_bytes;
+	free(to->rings);
+	to->rings = from->rings;
+	to->nr_rings = from->nr_rings;
+	from->rings = NULL;
+	from->nr_rings = 0;
+	if (from->first_seen_ns < to->first_seen_ns)
+		to->first_seen_ns = from->first_seen_ns;
+	free_client(from);
+	rs->clients[from_i] = rs->clients[--rs->nr_clients];
+	/* The swap may have moved @to; its key string stayed where it was. */
+	return find_client(rs, key);
+}
+
+static int record_bpf(struct record_session *rs, const struct drmtop_frame *f, bool first,
+		      uint64_t offset)
+{
+	const struct drmtop_bpf_snapshot *snap = f->bpf;
+	size_t i;
+	int err;
+
+	for (i = 0; i < snap->n_clients; i++) {
+		const struct drmtop_bpf_client *bc = &snap->clients[i];
+		struct record_client *rc = find_uid(rs, bc->c.uid), *fd_rc = NULL;
+		size_t ci;
+
+		for (ci = 0; ci < f->nr_clients && f->rec; ci++) {
+			const struct drmtop_client_view *v = drmtop_reconciled_for(f->rec, ci);
+
+			if (v && v->c.uid == bc->c.uid) {
+				fd_rc = find_client(rs, f->clients[ci].key);
+				break;
+			}
+		}
+		if (fd_rc && rc && rc != fd_rc)
+			rc = merge_into(rs, fd_rc, rc);
+		else if (fd_rc)
+			rc = fd_rc;
+		if (!rc) {
+			rc = add_bpf_client(rs, &bc->c, offset);
+			if (!rc)
+				return -ENOMEM;
+		}
+		rc->last_seen_ns = offset;
+		err = bpf_live(rc, bc, first);
+		if (err)
+			return err;
+	}
+	for (i = 0; i < snap->n_closed; i++) {
+		const struct drmtop_bpf_client *bc = &snap->closed[i];
+		struct record_client *rc = find_uid(rs, bc->c.uid);
+
+		if (!rc) {
+			rc = add_bpf_client(rs, &bc->c, offset);
+			if (!rc)
+				return -ENOMEM;
+		}
+		err = bpf_closed(rc, bc);
+		if (err)
+			return err;
+	}
+	return 0;
 }
 
 static int update_engine(struct record_client *rc, const struct drm_fdinfo_engine *e)
@@ -123,6 +333,8 @@ int record_session_add(struct record_session *rs, const struct drmtop_frame *f, 
 		if (rc)
 			rc->closed = true;
 	}
+	if (f->bpf)
+		return record_bpf(rs, f, first, offset);
 	return 0;
 }
 
@@ -131,9 +343,79 @@ uint64_t record_engine_busy(const struct record_client *c, const struct record_e
 	return c->at_start ? e->last_ns - e->first_ns : e->last_ns;
 }
 
+/* Live value, or the close records' sum once the client closed (it includes the live value). */
+static uint64_t ring_final(const struct record_client *c, uint64_t live, uint64_t closed)
+{
+	return c->bpf_closed ? closed : live;
+}
+
+uint64_t record_ring_busy(const struct record_client *c, const struct record_ring *r)
+{
+	uint64_t last = ring_final(c, r->busy_last_ns, r->busy_closed_ns);
+
+	return c->bpf_at_start && last >= r->busy_first_ns ? last - r->busy_first_ns : last;
+}
+
+uint64_t record_ring_jobs(const struct record_client *c, const struct record_ring *r)
+{
+	uint64_t last = ring_final(c, r->jobs_last, r->jobs_closed);
+
+	return c->bpf_at_start && last >= r->jobs_first ? last - r->jobs_first : last;
+}
+
 static double busy_pct(uint64_t busy, uint64_t span)
 {
 	return span ? 100.0 * (double)busy / (double)span : 0.0;
+}
+
+static void json_record_bpf(struct json_writer *w, const struct record_client *c, uint64_t span)
+{
+	size_t i;
+
+	jw_object_begin(w);
+	jw_key(w, "uid");
+	jw_u64(w, c->bpf.uid);
+	jw_key(w, "kernel");
+	jw_bool(w, c->bpf.flags & DRMTOP_CLIENT_KERNEL);
+	jw_key(w, "tgid");
+	jw_u64(w, c->bpf.tgid);
+	jw_key(w, "comm");
+	jw_string_len(w, c->bpf.comm, strnlen(c->bpf.comm, sizeof(c->bpf.comm)));
+	jw_key(w, "client_id");
+	if (c->bpf.client_id)
+		jw_u64(w, c->bpf.client_id);
+	else
+		jw_null(w);
+	jw_key(w, "open_at_start");
+	jw_bool(w, c->bpf_at_start);
+	jw_key(w, "opened_before_trace");
+	jw_bool(w, c->bpf.flags & DRMTOP_CLIENT_LATE);
+	jw_key(w, "closed");
+	jw_bool(w, c->bpf_closed);
+	jw_key(w, "engines");
+	jw_array_begin(w);
+	for (i = 0; i < c->nr_rings; i++) {
+		uint64_t busy = record_ring_busy(c, &c->rings[i]);
+
+		jw_object_begin(w);
+		jw_key(w, "name");
+		jw_string(w, c->rings[i].name);
+		jw_key(w, "busy_ns");
+		jw_u64(w, busy);
+		jw_key(w, "busy_pct");
+		jw_double(w, busy_pct(busy, span), 2);
+		jw_key(w, "jobs");
+		jw_u64(w, record_ring_jobs(c, &c->rings[i]));
+		jw_object_end(w);
+	}
+	jw_array_end(w);
+	jw_key(w, "peak_total_bytes");
+	jw_u64(w, c->bpf_peak_bytes);
+	jw_key(w, c->bpf_closed ? "total_bytes_at_close" : "last_total_bytes");
+	jw_u64(w, c->bpf.mem_total);
+	jw_key(w, "imported_bytes");
+	jw_u64(w, c->bpf.mem_imported);
+	jw_object_end(w);
 }
 
 int record_session_print_json(const struct record_session *rs, const struct drmtop_frame *last,
@@ -213,6 +495,15 @@ int record_session_print_json(const struct record_session *rs, const struct drmt
 		jw_u64(&w, c->peak_total_bytes);
 		jw_key(&w, "last_total_bytes");
 		jw_u64(&w, c->last_total_bytes);
+		jw_key(&w, "seen_by_fdinfo");
+		jw_bool(&w, c->has_fdinfo);
+		if (last->bpf_active || c->has_bpf) {
+			jw_key(&w, "bpf");
+			if (c->has_bpf)
+				json_record_bpf(&w, c, span);
+			else
+				jw_null(&w);
+		}
 		jw_object_end(&w);
 	}
 	jw_array_end(&w);
@@ -256,6 +547,17 @@ int record_session_print_text(const struct record_session *rs, const struct drmt
 			fprintf(out, " %s %.3f s (%.1f%%)", c->engines[j].name, (double)busy / 1e9,
 				busy_pct(busy, span));
 		}
+		if (c->has_bpf) {
+			fprintf(out, "%s bpf%s:", c->nr_engines ? " |" : "",
+				c->bpf.flags & DRMTOP_CLIENT_KERNEL ? " [kernel]" : "");
+			for (j = 0; j < c->nr_rings; j++) {
+				uint64_t busy = record_ring_busy(c, &c->rings[j]);
+
+				fprintf(out, " %s %.3f s %llu jobs", c->rings[j].name,
+					(double)busy / 1e9,
+					(unsigned long long)record_ring_jobs(c, &c->rings[j]));
+			}
+		}
 		fputc('\n', out);
 	}
 	return fflush(out) || ferror(out) ? -1 : 0;
@@ -263,16 +565,10 @@ int record_session_print_text(const struct record_session *rs, const struct drmt
 
 void record_session_free(struct record_session *rs)
 {
-	size_t i, j;
+	size_t i;
 
-	for (i = 0; i < rs->nr_clients; i++) {
-		for (j = 0; j < rs->clients[i].nr_engines; j++)
-			free(rs->clients[i].engines[j].name);
-		free(rs->clients[i].engines);
-		free(rs->clients[i].key);
-		free(rs->clients[i].dev_key);
-		free(rs->clients[i].driver);
-	}
+	for (i = 0; i < rs->nr_clients; i++)
+		free_client(&rs->clients[i]);
 	free(rs->clients);
 	memset(rs, 0, sizeof(*rs));
 }

@@ -92,7 +92,11 @@ static int sample_bpf(struct drmtop_sampler *s, struct drmtop_frame *f)
 int drmtop_sampler_init(struct drmtop_sampler *s, const struct drmtop_options *opts,
 			const char *dev_root)
 {
-	struct drm_scan_opts so = { .proc_root = opts->proc_root, .read_cmdline = true };
+	struct drm_scan_opts so = {
+		.proc_root = opts->proc_root,
+		.sys_root = opts->sys_root,
+		.read_cmdline = true,
+	};
 	int err;
 
 	memset(s, 0, sizeof(*s));

@@ -36,6 +36,7 @@ struct drmtop_options {
 	pid_t *pids;		/* -p, repeatable; empty = every process */
 	size_t nr_pids;
 	const char *proc_root;	/* --proc-root, for tests and containers */
+	const char *sys_root;	/* --sys-root; "" = no sysfs look-ups */
 	double diverge_pct;	/* --diverge-threshold, percent */
 	bool show_help;
 	bool show_version;

@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "drmtop/sampler.h"
+#include "drmtop_bpf.h"
 
 struct record_engine {
 	char *name;
@@ -20,8 +21,19 @@ struct record_engine {
 	uint64_t last_ns;	/* effective busy counter when last seen */
 };
 
+/* What the tracer accounted on the rings of one name (rings of one name add up). */
+struct record_ring {
+	char name[DRMTOP_NAME_LEN];
+	uint64_t busy_first_ns;	/* at first sight (0 for a client that opened in the session) */
+	uint64_t busy_last_ns;	/* latest live value, or the sum of the close records */
+	uint64_t jobs_first;
+	uint64_t jobs_last;
+	uint64_t busy_closed_ns;	/* sum over close records */
+	uint64_t jobs_closed;
+};
+
 struct record_client {
-	char *key;
+	char *key;		/* fdinfo key, or "bpf:<uid>" for a client only the tracer saw */
 	char *dev_key;
 	char *driver;
 	int pid;
@@ -36,6 +48,16 @@ struct record_client {
 	size_t nr_engines;
 	uint64_t peak_total_bytes;
 	uint64_t last_total_bytes;
+	bool has_fdinfo;	/* fdinfo showed this client at least once */
+
+	/* The tracer's side, with has_bpf. */
+	bool has_bpf;
+	struct drmtop_client bpf;	/* identity and memory as last seen (at close if closed) */
+	bool bpf_at_start;
+	bool bpf_closed;
+	struct record_ring *rings;
+	size_t nr_rings;
+	uint64_t bpf_peak_bytes;
 };
 
 struct record_session {
@@ -53,6 +75,9 @@ int record_session_add(struct record_session *rs, const struct drmtop_frame *f, 
  * reading; one that opened during the session counts all it did (its counters began at 0).
  */
 uint64_t record_engine_busy(const struct record_client *c, const struct record_engine *e);
+/* The tracer's busy time and jobs of a ring inside the session, by the same rule. */
+uint64_t record_ring_busy(const struct record_client *c, const struct record_ring *r);
+uint64_t record_ring_jobs(const struct record_client *c, const struct record_ring *r);
 int record_session_print_json(const struct record_session *rs, const struct drmtop_frame *last,
 			      FILE *out);
 int record_session_print_text(const struct record_session *rs, const struct drmtop_frame *last,

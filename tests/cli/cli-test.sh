@@ -82,7 +82,7 @@ write_fdinfo "$t0" "$t0"
 ) &
 updater=$!
 
-out=$("$DRMTOP" --proc-root "$T/proc" --source fdinfo -J -n 2 -d 2 2>"$T/err")
+out=$("$DRMTOP" --proc-root "$T/proc" --sys-root "" --source fdinfo -J -n 2 -d 2 2>"$T/err")
 rc=$?
 [ "$rc" -eq 0 ] && ok "json run exits 0" || bad "json run exits 0" "rc=$rc $(cat "$T/err")"
 lines=$(printf '%s\n' "$out" | grep -c .)
@@ -111,10 +111,10 @@ first_new=$(printf '%s\n' "$out" | head -n 1 | jq '[.clients[].new] | all | not'
 iv=$(jq '.interval_ns' <<<"$last")
 in_range "$iv" 1900000000 2300000000 && ok "interval measured ($iv ns)" || bad "interval measured" "$iv"
 
-pidf=$("$DRMTOP" --proc-root "$T/proc" --source fdinfo -J -n 1 -d 0.2 -p 101 | jq -c '[.clients[].client_id]')
+pidf=$("$DRMTOP" --proc-root "$T/proc" --sys-root "" --source fdinfo -J -n 1 -d 0.2 -p 101 | jq -c '[.clients[].client_id]')
 [ "$pidf" = '[5]' ] && ok "-p matches any holder" || bad "-p filter" "$pidf"
 
-text=$("$DRMTOP" --proc-root "$T/proc" --source fdinfo -b -n 1 -d 0.5)
+text=$("$DRMTOP" --proc-root "$T/proc" --sys-root "" --source fdinfo -b -n 1 -d 0.5)
 grep -q '^simgpu dri/renderD128' <<<"$text" && ok "text: device section" || bad "text: device section" "$text"
 grep -Eq '^ +100 .* 5 +[0-9.]+% .*100/3,100/7,101/3' <<<"$text" && ok "text: client row with holders" ||
 	bad "text: client row" "$text"
@@ -133,7 +133,7 @@ rc=$?
 
 # Record: the client that closes during the session is still in the summary.
 ( sleep 0.6; rm -rf "$T/proc/200" ) &
-rec=$("$DRMTOP" record --proc-root "$T/proc" --source fdinfo -t 1.5 -J 2>/dev/null)
+rec=$("$DRMTOP" record --proc-root "$T/proc" --sys-root "" --source fdinfo -t 1.5 -J 2>/dev/null)
 closed=$(jq -c '[.clients[] | select(.client_id == 9) | .closed]' <<<"$rec")
 [ "$closed" = '[true]' ] && ok "record keeps a client that closed" || bad "record closed client" "$rec"
 rb=$(jq '.clients[] | select(.client_id == 5) | .engines[0].busy_pct' <<<"$rec")

@@ -38,6 +38,7 @@ static void test_defaults(void **state)
 	assert_true(o.interval_s == 2.0);
 	assert_int_equal(o.iterations, 0);
 	assert_string_equal(o.proc_root, "/proc");
+	assert_string_equal(o.sys_root, "/sys");
 	assert_true(drmtop_options_want_pid(&o, 1));
 	assert_string_equal(e, "");
 	drmtop_options_free(&o);
@@ -51,7 +52,7 @@ static void test_full_set(void **state)
 
 	(void)state;
 	assert_int_equal(parse(&o, ARGV("-d", "0.5", "-n", "3", "-p", "10,20", "--pid", "30", "-J",
-					"--source", "fdinfo", "--proc-root", "/tmp/p",
+					"--source", "fdinfo", "--proc-root", "/tmp/p", "--sys-root", "",
 					"--diverge-threshold", "12.5"),
 			       &e),
 			 0);
@@ -65,6 +66,7 @@ static void test_full_set(void **state)
 	assert_int_equal(o.output, DRMTOP_OUT_JSON);
 	assert_int_equal(o.source, DRMTOP_SRC_FDINFO);
 	assert_string_equal(o.proc_root, "/tmp/p");
+	assert_string_equal(o.sys_root, "");
 	assert_true(o.diverge_pct == 12.5);
 	drmtop_options_free(&o);
 	free(e);
