@@ -241,6 +241,7 @@ static int record_bpf(struct record_session *rs, const struct drmtop_frame *f, b
 			rc = add_bpf_client(rs, &bc->c, offset);
 			if (!rc)
 				return -ENOMEM;
+			rc->bpf_at_start = first;
 		}
 		rc->last_seen_ns = offset;
 		err = bpf_live(rc, bc, first);

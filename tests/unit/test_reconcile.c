@@ -10,83 +10,7 @@
 #include <cmocka.h>
 
 #include "drmtop/reconcile.h"
-
-/* One fdinfo client with one engine whose interval rate is @pct and @total bytes of memory. */
-struct fake_fdinfo {
-	struct drm_client c;
-	struct drm_fdinfo_engine eng[2];
-	struct drm_engine_usage usage[2];
-	struct drm_fdinfo_region reg;
-	struct drm_client_holder holder;
-};
-
-static void fake_fdinfo_init(struct fake_fdinfo *f, uint64_t client_id, const char *engine,
-			     double pct, uint64_t total, pid_t pid, int fd)
-{
-	memset(f, 0, sizeof(*f));
-	f->c.rdev = makedev(226, 128);
-	f->c.info.present = client_id ? DRM_FDINFO_HAS_CLIENT_ID : 0;
-	f->c.info.client_id = client_id;
-	f->eng[0].name = (char *)engine;
-	f->eng[0].present = DRM_ENGINE_HAS_BUSY;
-	f->eng[0].capacity = 1;
-	f->usage[0].flags = DRM_USAGE_BUSY_VALID;
-	f->usage[0].busy_pct = pct;
-	f->usage[0].capacity = 1;
-	f->c.info.engines = f->eng;
-	f->c.info.nr_engines = 1;
-	f->c.usage = f->usage;
-	f->reg.name = "memory";
-	f->reg.present = DRM_REGION_HAS_TOTAL;
-	f->reg.total = total;
-	f->c.info.regions = &f->reg;
-	f->c.info.nr_regions = 1;
-	f->holder.pid = pid;
-	f->holder.fd = fd;
-	f->c.holders = &f->holder;
-	f->c.nr_holders = 1;
-	f->c.pid = pid;
-	f->c.fd = fd;
-}
-
-/* A BPF client with up to two rings. */
-struct fake_bpf {
-	struct drmtop_bpf_client bc;
-	struct drmtop_bpf_engine eng[2];
-};
-
-static void fake_bpf_init(struct fake_bpf *b, uint64_t uid, uint64_t file, uint64_t client_id,
-			  uint64_t mem_total)
-{
-	memset(b, 0, sizeof(*b));
-	b->bc.c.uid = uid;
-	b->bc.c.file = file;
-	b->bc.c.client_id = client_id;
-	b->bc.c.dev_major = 226;
-	b->bc.c.dev_minor = 128;
-	b->bc.c.mem_total = mem_total;
-	b->bc.engines = b->eng;
-}
-
-static void fake_ring(struct fake_bpf *b, uint64_t ring, const char *name, uint64_t busy_ns,
-		      uint64_t jobs)
-{
-	struct drmtop_bpf_engine *e = &b->eng[b->bc.n_engines++];
-
-	e->ring = ring;
-	snprintf(e->name, sizeof(e->name), "%s", name);
-	e->busy_ns = busy_ns;
-	e->jobs = jobs;
-}
-
-static void snap_of(struct drmtop_bpf_snapshot *s, struct drmtop_bpf_client *clients, size_t n,
-		    uint64_t taken_ns)
-{
-	memset(s, 0, sizeof(*s));
-	s->taken_ns = taken_ns;
-	s->clients = clients;
-	s->n_clients = n;
-}
+#include "fake_clients.h"
 
 static void test_ring_names(void **state)
 {
@@ -115,7 +39,7 @@ static void test_match_by_id_rates_and_agreement(void **state)
 	fake_bpf_init(&b, 1, 0xffff1000, 42, 4096);
 	fake_ring(&b, 0xa000, "gfx", 1000000000ull, 10);
 	fake_ring(&b, 0xb000, "gfx_1", 0, 0);
-	snap_of(&s, &b.bc, 1, 10000000000ull);
+	fake_snap(&s, &b.bc, 1, 10000000000ull);
 	assert_int_equal(drmtop_reconcile(r, &s, &fi.c, 1), 0);
 	v = drmtop_reconciled_for(r, 0);
 	assert_non_null(v);
@@ -159,7 +83,7 @@ static void test_misreport_is_flagged(void **state)
 	fake_fdinfo_init(&fi, 7, "gfx", 75.0, 8192, 100, 3);
 	fake_bpf_init(&b, 3, 0xffff2000, 7, 8192);
 	fake_ring(&b, 0xa000, "gfx", 0, 0);
-	snap_of(&s, &b.bc, 1, 1000);
+	fake_snap(&s, &b.bc, 1, 1000);
 	assert_int_equal(drmtop_reconcile(r, &s, &fi.c, 1), 0);
 	b.eng[0].busy_ns = 500000000ull;
 	s.taken_ns += 1000000000ull;
@@ -199,7 +123,7 @@ static void test_match_by_fd_and_memory(void **state)
 	fake_bpf_init(&b, 2, 0xffff4000, 0, 4096);	/* fdinfo says 8192: lying about memory */
 	both[0] = a.bc;
 	both[1] = b.bc;
-	snap_of(&s, both, 2, 1000);
+	fake_snap(&s, both, 2, 1000);
 	assert_int_equal(drmtop_reconcile(r, &s, &fi.c, 1), 0);
 	assert_null(drmtop_reconciled_for(r, 0));
 	assert_true(drmtop_reconcile_wants_fds(r));
@@ -243,7 +167,7 @@ static void test_unmatched_stay_visible(void **state)
 	other.bc.c.dev_minor = 129;
 	arr[0] = k.bc;
 	arr[1] = other.bc;
-	snap_of(&s, arr, 2, 1000);
+	fake_snap(&s, arr, 2, 1000);
 	assert_int_equal(drmtop_reconcile(r, &s, &fi.c, 1), 0);
 	assert_null(drmtop_reconciled_for(r, 0));
 	views = drmtop_reconciled(r, &n);

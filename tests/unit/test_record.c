@@ -1,0 +1,228 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "drmtop/reconcile.h"
+#include "drmtop/record.h"
+#include "fake_clients.h"
+
+#define S 1000000000ull
+
+static const struct record_client *rec_find(const struct record_session *rs, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < rs->nr_clients; i++)
+		if (!strcmp(rs->clients[i].key, key))
+			return &rs->clients[i];
+	fail_msg("no record client %s", key);
+	return NULL;
+}
+
+static const struct record_ring *ring_of(const struct record_client *c, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < c->nr_rings; i++)
+		if (!strcmp(c->rings[i].name, name))
+			return &c->rings[i];
+	fail_msg("no ring %s", name);
+	return NULL;
+}
+
+/* Reconciles @snap with the fdinfo clients and folds the frame into the session at @t. */
+static void step(struct record_session *rs, struct drmtop_reconciler *r,
+		 struct drmtop_bpf_snapshot *snap, struct drm_client *clients, size_t n,
+		 const struct drm_client *gone, size_t nr_gone, uint64_t t)
+{
+	struct drmtop_frame f = {
+		.clients = clients,
+		.nr_clients = n,
+		.gone = gone,
+		.nr_gone = nr_gone,
+		.bpf_active = true,
+		.bpf = snap,
+		.rec = r,
+	};
+
+	assert_int_equal(drmtop_reconcile(r, snap, clients, n), 0);
+	assert_int_equal(record_session_add(rs, &f, t), 0);
+}
+
+static void set_identity(struct fake_fdinfo *fi, const char *key, const char *comm)
+{
+	fi->c.key = (char *)key;
+	fi->c.dev_key = "simgpu@226:128";
+	fi->c.info.driver = "simgpu";
+	snprintf(fi->c.comm, sizeof(fi->c.comm), "%s", comm);
+}
+
+static void test_session_joins_sources_and_keeps_closed(void **state)
+{
+	struct drmtop_reconciler *r = drmtop_reconciler_new(5.0);
+	struct record_session rs = { .start_ns = 0 };
+	struct drmtop_bpf_client live[2], closed[1];
+	struct drmtop_bpf_snapshot snap;
+	struct fake_fdinfo a, c, both[2];
+	struct fake_bpf b1, b2, b3;
+	const struct record_client *rc;
+	const struct record_ring *ring;
+	struct drm_client fd2[2];
+
+	(void)state;
+	fake_fdinfo_init(&a, 1, "gfx", 0, 8192, 100, 3);
+	set_identity(&a, "kA", "alpha");
+	a.eng[0].busy_ns = 1 * S;
+	fake_fdinfo_init(&c, 3, "gfx", 0, 4096, 300, 4);
+	set_identity(&c, "kC", "gamma");
+	c.eng[0].busy_ns = S / 2;
+
+	/* t=0: fdinfo shows A; the tracer has A (uid 1) and uid 3, which fdinfo missed. */
+	fake_bpf_init(&b1, 1, 0x1000, 1, 8192);
+	fake_ring(&b1, 0xa, "gfx", 1 * S, 10);
+	fake_bpf_init(&b3, 3, 0x3000, 3, 4096);
+	fake_ring(&b3, 0xa, "gfx", 3 * S / 10, 2);
+	live[0] = b1.bc;
+	live[1] = b3.bc;
+	fake_snap(&snap, live, 2, 1);
+	step(&rs, r, &snap, &a.c, 1, NULL, 0, 0);
+	assert_int_equal(rs.nr_clients, 2);	/* kA and bpf:3 */
+	rec_find(&rs, "bpf:3");
+
+	/* t=1: fdinfo now shows C too: bpf:3 becomes part of kC. uid 2 lived and closed meanwhile. */
+	b1.eng[0].busy_ns = 3 * S / 2;
+	b1.eng[0].jobs = 15;
+	b3.eng[0].busy_ns = S / 2;
+	b3.eng[0].jobs = 4;
+	live[0] = b1.bc;
+	live[1] = b3.bc;
+	fake_bpf_init(&b2, 2, 0x2000, 2, 4096);
+	fake_ring(&b2, 0xa, "gfx", S / 5, 3);
+	b2.bc.c.flags = DRMTOP_CLIENT_CLOSED;
+	snprintf(b2.bc.c.comm, sizeof(b2.bc.c.comm), "blink");
+	closed[0] = b2.bc;
+	fake_snap(&snap, live, 2, 1 + S);
+	snap.closed = closed;
+	snap.n_closed = 1;
+	a.eng[0].busy_ns = 3 * S / 2;
+	both[0] = a;
+	both[1] = c;
+	fd2[0] = both[0].c;
+	fd2[1] = both[1].c;
+	step(&rs, r, &snap, fd2, 2, NULL, 0, 1 * S);
+	assert_int_equal(rs.nr_clients, 3);	/* kA, kC (merged), bpf:2 */
+
+	/* t=2: A closed; its close record carries its totals. */
+	b3.eng[0].busy_ns = 6 * S / 10;
+	b3.eng[0].jobs = 5;
+	live[0] = b3.bc;
+	b1.eng[0].busy_ns = 16 * S / 10;
+	b1.eng[0].jobs = 16;
+	closed[0] = b1.bc;
+	fake_snap(&snap, live, 1, 1 + 2 * S);
+	snap.closed = closed;
+	snap.n_closed = 1;
+	step(&rs, r, &snap, &c.c, 1, &a.c, 1, 2 * S);
+
+	/* t=3: a job of A that was running at close finished: a residue record. */
+	b1.eng[0].busy_ns = S / 10;
+	b1.eng[0].jobs = 1;
+	b1.bc.c.mem_total = 0;
+	closed[0] = b1.bc;
+	fake_snap(&snap, live, 1, 1 + 3 * S);
+	snap.closed = closed;
+	snap.n_closed = 1;
+	step(&rs, r, &snap, &c.c, 1, NULL, 0, 3 * S);
+
+	assert_int_equal(rs.nr_clients, 3);
+	rc = rec_find(&rs, "kA");
+	assert_true(rc->has_fdinfo && rc->has_bpf && rc->bpf_at_start && rc->bpf_closed);
+	assert_true(rc->closed);
+	ring = ring_of(rc, "gfx");
+	assert_int_equal(record_ring_busy(rc, ring), 7 * S / 10);	/* 1.6 + 0.1 - 1.0 */
+	assert_int_equal(record_ring_jobs(rc, ring), 7);
+	assert_int_equal(rc->bpf.mem_total, 8192);	/* held at close, not the residue's 0 */
+
+	rc = rec_find(&rs, "kC");
+	assert_true(rc->has_fdinfo && rc->has_bpf && rc->bpf_at_start && !rc->bpf_closed);
+	ring = ring_of(rc, "gfx");
+	assert_int_equal(record_ring_busy(rc, ring), 3 * S / 10);	/* 0.6 - 0.3 */
+	assert_int_equal(record_ring_jobs(rc, ring), 3);
+
+	rc = rec_find(&rs, "bpf:2");
+	assert_true(!rc->has_fdinfo && rc->has_bpf && rc->bpf_closed && !rc->bpf_at_start);
+	assert_string_equal(rc->comm, "blink");
+	ring = ring_of(rc, "gfx");
+	assert_int_equal(record_ring_busy(rc, ring), S / 5);
+	assert_int_equal(record_ring_jobs(rc, ring), 3);
+	assert_int_equal(rc->bpf.mem_total, 4096);
+
+	record_session_free(&rs);
+	drmtop_reconciler_free(r);
+}
+
+/* fdinfo alone: a client open at the start counts from its first reading, a new one from 0. */
+static void test_fdinfo_only_session(void **state)
+{
+	struct record_session rs = { .start_ns = 0 };
+	struct fake_fdinfo a, b;
+	struct drm_client both[2];
+	struct drmtop_frame f = { 0 };
+	const struct record_client *rc;
+
+	(void)state;
+	fake_fdinfo_init(&a, 1, "gfx", 0, 100, 10, 3);
+	set_identity(&a, "kA", "alpha");
+	a.eng[0].busy_ns = 5 * S;
+	f.clients = &a.c;
+	f.nr_clients = 1;
+	assert_int_equal(record_session_add(&rs, &f, 0), 0);
+
+	a.eng[0].busy_ns = 6 * S;
+	a.reg.total = 300;
+	fake_fdinfo_init(&b, 2, "gfx", 0, 50, 20, 3);
+	set_identity(&b, "kB", "beta");
+	b.eng[0].busy_ns = S / 4;
+	both[0] = a.c;
+	both[1] = b.c;
+	f.clients = both;
+	f.nr_clients = 2;
+	assert_int_equal(record_session_add(&rs, &f, S), 0);
+
+	/* A went backwards (spec: keep the larger value), B closed. */
+	a.eng[0].busy_ns = 5 * S;
+	a.reg.total = 200;
+	f.clients = &a.c;
+	f.nr_clients = 1;
+	f.gone = &b.c;
+	f.nr_gone = 1;
+	assert_int_equal(record_session_add(&rs, &f, 2 * S), 0);
+
+	rc = rec_find(&rs, "kA");
+	assert_true(rc->at_start);
+	assert_int_equal(record_engine_busy(rc, &rc->engines[0]), 1 * S);
+	assert_int_equal(rc->peak_total_bytes, 300);
+	assert_int_equal(rc->last_total_bytes, 200);
+	assert_false(rc->has_bpf);
+	rc = rec_find(&rs, "kB");
+	assert_false(rc->at_start);
+	assert_true(rc->closed);
+	assert_int_equal(record_engine_busy(rc, &rc->engines[0]), S / 4);
+	record_session_free(&rs);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_session_joins_sources_and_keeps_closed),
+		cmocka_unit_test(test_fdinfo_only_session),
+	};
+
+	return cmocka_run_group_tests_name("record", tests, NULL, NULL);
+}
