@@ -246,8 +246,8 @@ struct fdinfo {
 	uint64_t client_id;
 	uint64_t engine_ns[SIMGPU_ENGINE_COUNT];
 	int capacity_lines;
-	uint64_t total, shared, resident;
-	bool have_total, have_shared, have_resident;
+	uint64_t total, shared, resident, active;
+	bool have_total, have_shared, have_resident, have_active;
 };
 
 static const char *const engine_names[] = SIMGPU_ENGINE_NAMES;
@@ -295,6 +295,8 @@ static void read_fdinfo(pid_t pid, int fd, struct fdinfo *fi)
 			fi->total = parse_size(v), fi->have_total = true;
 		else if (!strcmp(line, "drm-shared-memory"))
 			fi->shared = parse_size(v), fi->have_shared = true;
+		else if (!strcmp(line, "drm-active-memory"))
+			fi->active = parse_size(v), fi->have_active = true;
 		else if (!strcmp(line, "drm-resident-memory"))
 			fi->resident = parse_size(v), fi->have_resident = true;
 		else if (!strncmp(line, "drm-engine-capacity-", 20))
@@ -439,6 +441,25 @@ static void check_memory(const char *name, int fd, uint64_t id, uint64_t count, 
 		pass(name);
 }
 
+/* BOs used by unfinished jobs are drm-active-memory. */
+static void check_active(const char *name, int fd, uint64_t id, uint64_t active)
+{
+	struct fdinfo fi;
+	struct record r;
+	bool ok = true;
+
+	client_record(id, &r);
+	read_fdinfo(getpid(), fd, &fi);
+	CHECK_EQ(name, rec_u64(&r, "active_bytes"), active);
+	if (!fi.have_active) {
+		fail(name, "fdinfo lacks drm-active-memory");
+		return;
+	}
+	CHECK_EQ(name, fi.active, active);
+	if (ok)
+		pass(name);
+}
+
 /* Engine figures of client @id: debugfs exact, fdinfo scaled by fdinfo_scale_pct. */
 static void check_engines(const char *name, int fd, uint64_t id, const uint64_t busy[],
 			  const uint64_t jobs[])
@@ -499,6 +520,13 @@ static void check_bad_input(int fd, uint32_t bo)
 		s.bo_handles = (uintptr_t)two;
 		EXPECT_ERR("SUBMIT 2nd handle unknown", xioctl(fd, DRM_IOCTL_SIMGPU_SUBMIT, &s),
 			   ENOENT);
+	}
+	{
+		uint32_t twice[2] = { bo, bo };
+
+		s.bo_handles = (uintptr_t)twice;
+		EXPECT_ERR("SUBMIT BO listed twice", xioctl(fd, DRM_IOCTL_SIMGPU_SUBMIT, &s),
+			   EINVAL);
 	}
 	s.nr_bos = 0;
 	s.duration_ns = 61ULL * 1000 * MS;
@@ -1076,12 +1104,14 @@ int main(void)
 	busy[SIMGPU_ENGINE_GFX] += check_gfx_ring(fd, id, &jobs[SIMGPU_ENGINE_GFX]);
 	check_engines("engines-gfx-overlap", fd, id, busy, jobs);
 
-	if (wait_job(fd, SIMGPU_ENGINE_GFX, submit(fd, SIMGPU_ENGINE_GFX, 500 * MS, NULL, 0), 0) !=
-	    -ETIME)
+	if (wait_job(fd, SIMGPU_ENGINE_GFX, submit(fd, SIMGPU_ENGINE_GFX, 500 * MS, &bos[1], 1),
+		     0) != -ETIME)
 		fail("wait-timeout", "WAIT with timeout 0 on a 500 ms job did not return -ETIME");
 	else
 		pass("wait-timeout");
+	check_active("memory-active-busy", fd, id, rsize[1]);
 	wait_ok(fd, SIMGPU_ENGINE_GFX, jobs[SIMGPU_ENGINE_GFX] + 1);
+	check_active("memory-active-idle", fd, id, 0);
 	busy[SIMGPU_ENGINE_GFX] += 500 * MS;
 	jobs[SIMGPU_ENGINE_GFX] += 1;
 

@@ -15,6 +15,8 @@ SIMGPU_KCC ?= gcc-12
 
 .PHONY: simgpu-modules simgpu-smoke
 simgpu-modules: $(SIMGPU_KOS) $(OUTPUT)/kmod/simgpu-smoke
+	@test -n "$(SIMGPU_RELEASES)" || \
+		{ echo "simgpu: tests/vm/kernel-releases.sh listed no kernel" >&2; exit 1; }
 simgpu-smoke: $(OUTPUT)/kmod/simgpu-smoke
 
 $(OUTPUT)/kmod/%/simgpu.ko: $(SIMGPU_KSRCS)

@@ -77,20 +77,23 @@ static int simgpu_engines_show(struct seq_file *m, void *unused)
 		struct simgpu_engine_stats st;
 		unsigned long flags;
 		unsigned int i, on_lanes = 0;
-		u64 busy, kernel_submitted;
+		u64 busy, kernel_submitted, lag_total, lag_max;
 		struct simgpu_job *job;
 
 		spin_lock_irqsave(&eng->lock, flags);
 		st = eng->total;
 		kernel_submitted = eng->total_submitted_kernel;
+		lag_total = eng->irq_lag_total_ns;
+		lag_max = eng->irq_lag_max_ns;
 		busy = simgpu_engine_busy_locked(eng, NULL, now);
 		for (i = 0; i < eng->capacity; i++)
 			list_for_each_entry(job, &eng->lanes[i].jobs, lane_node)
 				on_lanes++;
 		spin_unlock_irqrestore(&eng->lock, flags);
-		seq_printf(m, "engine name=%s queue_depth=%u capacity=%u busy_ns=%llu submitted=%llu completed=%llu cancelled=%llu kernel_submitted=%llu on_hardware=%u\n",
+		seq_printf(m, "engine name=%s queue_depth=%u capacity=%u busy_ns=%llu submitted=%llu completed=%llu cancelled=%llu kernel_submitted=%llu on_hardware=%u irq_lag_total_ns=%llu irq_lag_max_ns=%llu\n",
 			   eng->name, eng->queue_depth, eng->capacity, busy, st.submitted,
-			   st.completed, st.cancelled, kernel_submitted, on_lanes);
+			   st.completed, st.cancelled, kernel_submitted, on_lanes, lag_total,
+			   lag_max);
 	}
 	return 0;
 }

@@ -105,6 +105,9 @@ struct simgpu_hw_engine {
 	struct simgpu_lane lanes[SIMGPU_MAX_CAPACITY];
 	struct simgpu_engine_stats total;
 	u64 total_submitted_kernel;
+	/* How late the completion hrtimer signalled jobs after their modelled end. */
+	u64 irq_lag_total_ns;
+	u64 irq_lag_max_ns;
 };
 
 struct simgpu_device {

@@ -101,16 +101,23 @@ void simgpu_job_free_unpushed(struct simgpu_job *job)
 }
 
 /*
- * Initialises, arms and pushes @job on @entity. The BOs' kernel fences (pending clears) become
- * dependencies, as implicit sync does on real drivers. On success the job belongs to drm_sched
- * (it may already be freed on return), *seqno is its seqno and *finished (if asked for) holds a
+ * Initialises, arms and pushes @job on @entity. On success the job belongs to drm_sched (it may
+ * already be freed on return), *seqno is its seqno and *finished (if asked for) holds a
  * reference to its finished fence.
+ *
+ * User jobs do what implicit sync does on real drivers, with all their BOs' reservations locked:
+ * they depend on the BOs' KERNEL and WRITE fences (pending clears; user jobs add none) and add
+ * their finished fence as a READ fence, so BOs count as drm-active-memory while jobs use them
+ * without serialising user jobs that share a BO. Kernel jobs come first on a fresh BO whose
+ * reservation the caller holds.
  */
 int simgpu_job_push(struct simgpu_job *job, struct drm_sched_entity *entity,
 		    struct mutex *submit_lock, u64 *seqno, struct dma_fence **finished)
 {
 	struct simgpu_client *client = job->client;
 	struct simgpu_hw_engine *eng = &client->sdev->engines[job->engine];
+	bool sync = !client->kernel && job->nr_bos;
+	struct ww_acquire_ctx ctx;
 	unsigned long flags;
 	u32 i;
 	int ret;
@@ -120,18 +127,21 @@ int simgpu_job_push(struct simgpu_job *job, struct drm_sched_entity *entity,
 		simgpu_job_free_unpushed(job);
 		return ret;
 	}
-	/* Kernel jobs come first on their BO, whose dma_resv the caller holds. */
-	for (i = 0; !client->kernel && i < job->nr_bos; i++) {
-		struct drm_gem_object *obj = job->bos[i];
+	if (sync) {
+		ret = drm_gem_lock_reservations(job->bos, job->nr_bos, &ctx);
+		if (ret)
+			goto err_cleanup;
+		for (i = 0; i < job->nr_bos; i++) {
+			struct drm_gem_object *obj = job->bos[i];
 
-		ret = dma_resv_lock_interruptible(obj->resv, NULL);
-		if (ret)
-			goto err_cleanup;
-		/* write=false: wait for the KERNEL and WRITE fences only; user jobs add none. */
-		ret = drm_sched_job_add_implicit_dependencies(&job->base, obj, false);
-		dma_resv_unlock(obj->resv);
-		if (ret)
-			goto err_cleanup;
+			ret = dma_resv_reserve_fences(obj->resv, 1);
+			if (!ret)
+				ret = drm_sched_job_add_implicit_dependencies(&job->base, obj, false);
+			if (ret) {
+				drm_gem_unlock_reservations(job->bos, job->nr_bos, &ctx);
+				goto err_cleanup;
+			}
+		}
 	}
 
 	mutex_lock(submit_lock);
@@ -145,6 +155,13 @@ int simgpu_job_push(struct simgpu_job *job, struct drm_sched_entity *entity,
 	spin_unlock_irqrestore(&eng->lock, flags);
 	if (finished)
 		*finished = dma_fence_get(&job->base.s_fence->finished);
+	if (sync) {
+		/* Before the push: afterwards the job, and its BO array, may be gone. */
+		for (i = 0; i < job->nr_bos; i++)
+			dma_resv_add_fence(job->bos[i]->resv, &job->base.s_fence->finished,
+					   DMA_RESV_USAGE_READ);
+		drm_gem_unlock_reservations(job->bos, job->nr_bos, &ctx);
+	}
 	drm_sched_entity_push_job(&job->base);
 	mutex_unlock(submit_lock);
 	return 0;
@@ -188,6 +205,17 @@ int simgpu_ioctl_submit(struct drm_device *drm, void *data, struct drm_file *fil
 			simgpu_job_free_unpushed(job);
 			return ret;
 		}
+	}
+	/* Reservations are locked all at once: a BO may appear only once. */
+	for (i = 0; i < job->nr_bos; i++) {
+		u32 j;
+
+		for (j = 0; j < i; j++)
+			if (job->bos[i] == job->bos[j]) {
+				drm_dbg(drm, "submit: BO listed twice\n");
+				simgpu_job_free_unpushed(job);
+				return -EINVAL;
+			}
 	}
 	/* The "GPU" touches the BOs: back them with pages, as drivers do at submit time. */
 	for (i = 0; i < job->nr_bos; i++) {

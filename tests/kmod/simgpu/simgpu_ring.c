@@ -62,10 +62,12 @@ u64 simgpu_engine_busy_locked(struct simgpu_hw_engine *eng, struct simgpu_client
 	return busy;
 }
 
-static void simgpu_job_completed_locked(struct simgpu_hw_engine *eng, struct simgpu_job *job)
+static void simgpu_job_completed_locked(struct simgpu_hw_engine *eng, struct simgpu_job *job,
+					ktime_t now)
 {
 	struct simgpu_client *client = job->client;
 	struct simgpu_engine_stats *cs = &client->eng[eng->id];
+	u64 lag = ktime_to_ns(ktime_sub(now, job->end));
 
 	list_del_init(&job->lane_node);
 	/*
@@ -80,6 +82,8 @@ static void simgpu_job_completed_locked(struct simgpu_hw_engine *eng, struct sim
 	cs->done_seqno = max(cs->done_seqno, job->seqno);
 	eng->total.completed++;
 	eng->total.busy_ns += job->duration_ns;
+	eng->irq_lag_total_ns += lag;
+	eng->irq_lag_max_ns = max(eng->irq_lag_max_ns, lag);
 	wake_up_all(&client->wq);
 	simgpu_client_put(client);	/* the lane's reference */
 	dma_fence_put(&job->hw_fence);	/* the lane's reference */
@@ -102,7 +106,7 @@ static enum hrtimer_restart simgpu_lane_irq(struct hrtimer *timer)
 			ret = HRTIMER_RESTART;
 			break;
 		}
-		simgpu_job_completed_locked(eng, job);
+		simgpu_job_completed_locked(eng, job, now);
 	}
 	spin_unlock_irqrestore(&eng->lock, flags);
 	return ret;
