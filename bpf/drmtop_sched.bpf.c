@@ -174,10 +174,36 @@ static __always_inline void on_run(struct drm_sched_job *job)
 		__sync_fetch_and_add(&e->lat_hist[b], 1);
 }
 
+/*
+ * When the job finished on the hardware: the timestamp of its hardware fence
+ * (drm_sched_fence.parent), which the driver signalled just before this callback chain ran
+ * (dma_fence_signal_timestamp_locked sets it, then calls the callbacks, drm_sched_job_done_cb
+ * among them). The done tracepoint itself may run much later than the completion interrupt:
+ * the fence's time is what drm_sched and fdinfo-printing drivers use. Now, if it has none.
+ * Checked on 6.1, 6.12 and 6.17 (dma_fence.timestamp, DMA_FENCE_FLAG_TIMESTAMP_BIT).
+ */
+static __always_inline __u64 done_time(struct drm_sched_fence *s_fence, __u64 now)
+{
+	struct dma_fence *hw = BPF_CORE_READ(s_fence, parent);
+	__u64 bit = bpf_core_enum_value(enum dma_fence_flag_bits, DMA_FENCE_FLAG_TIMESTAMP_BIT);
+	__u64 ts;
+
+	if (!hw || !(BPF_CORE_READ(hw, flags) & (1ull << bit))) {
+		drmtop_count(DRMTOP_CNT_DONE_NO_HW_TIME);
+		return now;
+	}
+	ts = BPF_CORE_READ(hw, timestamp);
+	if (!ts || ts > now) {
+		drmtop_count(DRMTOP_CNT_DONE_NO_HW_TIME);
+		return now;
+	}
+	return ts;
+}
+
 static __always_inline void on_done(struct drm_sched_fence *s_fence)
 {
 	__u64 fence = (__u64)s_fence;
-	__u64 now = bpf_ktime_get_ns();
+	__u64 now = done_time(s_fence, bpf_ktime_get_ns());
 	struct drm_gpu_scheduler *sched = BPF_CORE_READ(s_fence, sched);
 	struct drmtop_job *j = bpf_map_lookup_elem(&jobs, &fence);
 	struct drmtop_ring *r = ring_get(sched);
@@ -209,10 +235,17 @@ static __always_inline void on_done(struct drm_sched_fence *s_fence)
 	bpf_map_delete_elem(&jobs, &fence);
 }
 
+/*
+ * The NULL checks are for the verifier: from 6.12 on it types tp_btf arguments as
+ * trusted_ptr_or_null and refuses pointer arithmetic (BPF_CORE_READ) on them before a check.
+ */
+
 /* Names as of 6.1 .. 6.16 */
 SEC("tp_btf/drm_sched_job")
 int BPF_PROG(drmtop_queue_btf, struct drm_sched_job *job, struct drm_sched_entity *entity)
 {
+	if (!job)
+		return 0;
 	on_queue(job, entity);
 	return 0;
 }
@@ -220,6 +253,8 @@ int BPF_PROG(drmtop_queue_btf, struct drm_sched_job *job, struct drm_sched_entit
 SEC("tp_btf/drm_run_job")
 int BPF_PROG(drmtop_run_btf, struct drm_sched_job *job)
 {
+	if (!job)
+		return 0;
 	on_run(job);
 	return 0;
 }
@@ -227,6 +262,8 @@ int BPF_PROG(drmtop_run_btf, struct drm_sched_job *job)
 SEC("tp_btf/drm_sched_process_job")
 int BPF_PROG(drmtop_done_btf, struct drm_sched_fence *fence)
 {
+	if (!fence)
+		return 0;
 	on_done(fence);
 	return 0;
 }
@@ -234,6 +271,8 @@ int BPF_PROG(drmtop_done_btf, struct drm_sched_fence *fence)
 SEC("raw_tp/drm_sched_job")
 int BPF_PROG(drmtop_queue_raw, struct drm_sched_job *job, struct drm_sched_entity *entity)
 {
+	if (!job)
+		return 0;
 	on_queue(job, entity);
 	return 0;
 }
@@ -241,6 +280,8 @@ int BPF_PROG(drmtop_queue_raw, struct drm_sched_job *job, struct drm_sched_entit
 SEC("raw_tp/drm_run_job")
 int BPF_PROG(drmtop_run_raw, struct drm_sched_job *job)
 {
+	if (!job)
+		return 0;
 	on_run(job);
 	return 0;
 }
@@ -248,6 +289,8 @@ int BPF_PROG(drmtop_run_raw, struct drm_sched_job *job)
 SEC("raw_tp/drm_sched_process_job")
 int BPF_PROG(drmtop_done_raw, struct drm_sched_fence *fence)
 {
+	if (!fence)
+		return 0;
 	on_done(fence);
 	return 0;
 }
@@ -256,6 +299,8 @@ int BPF_PROG(drmtop_done_raw, struct drm_sched_fence *fence)
 SEC("tp_btf/drm_sched_job_queue")
 int BPF_PROG(drmtop_queue_btf_617, struct drm_sched_job *job, struct drm_sched_entity *entity)
 {
+	if (!job)
+		return 0;
 	on_queue(job, entity);
 	return 0;
 }
@@ -263,6 +308,8 @@ int BPF_PROG(drmtop_queue_btf_617, struct drm_sched_job *job, struct drm_sched_e
 SEC("tp_btf/drm_sched_job_run")
 int BPF_PROG(drmtop_run_btf_617, struct drm_sched_job *job)
 {
+	if (!job)
+		return 0;
 	on_run(job);
 	return 0;
 }
@@ -270,6 +317,8 @@ int BPF_PROG(drmtop_run_btf_617, struct drm_sched_job *job)
 SEC("tp_btf/drm_sched_job_done")
 int BPF_PROG(drmtop_done_btf_617, struct drm_sched_fence *fence)
 {
+	if (!fence)
+		return 0;
 	on_done(fence);
 	return 0;
 }
@@ -277,6 +326,8 @@ int BPF_PROG(drmtop_done_btf_617, struct drm_sched_fence *fence)
 SEC("raw_tp/drm_sched_job_queue")
 int BPF_PROG(drmtop_queue_raw_617, struct drm_sched_job *job, struct drm_sched_entity *entity)
 {
+	if (!job)
+		return 0;
 	on_queue(job, entity);
 	return 0;
 }
@@ -284,6 +335,8 @@ int BPF_PROG(drmtop_queue_raw_617, struct drm_sched_job *job, struct drm_sched_e
 SEC("raw_tp/drm_sched_job_run")
 int BPF_PROG(drmtop_run_raw_617, struct drm_sched_job *job)
 {
+	if (!job)
+		return 0;
 	on_run(job);
 	return 0;
 }
@@ -291,6 +344,8 @@ int BPF_PROG(drmtop_run_raw_617, struct drm_sched_job *job)
 SEC("raw_tp/drm_sched_job_done")
 int BPF_PROG(drmtop_done_raw_617, struct drm_sched_fence *fence)
 {
+	if (!fence)
+		return 0;
 	on_done(fence);
 	return 0;
 }

@@ -209,6 +209,20 @@ static int attach_all(struct drmtop_bpf *b, struct bpf_object *obj, const char *
 	return n;
 }
 
+static bool prog_is(const struct bpf_program *p, const char *role, bool raw, bool v617);
+
+/* Non-tracepoint programs, and the tracepoint programs of the set and flavour in use. */
+static bool chosen_tp(const struct drmtop_bpf *b, const struct bpf_program *p)
+{
+	const char *sec = bpf_program__section_name(p);
+
+	if (strncmp(sec, "tp_btf/", 7) && strncmp(sec, "raw_tp/", 7))
+		return true;
+	return prog_is(p, "queue", b->sched_raw, b->sched_v617) ||
+	       prog_is(p, "run", b->sched_raw, b->sched_v617) ||
+	       prog_is(p, "done", b->sched_raw, b->sched_v617);
+}
+
 /* Records the programs that were not loaded because their target is absent. */
 static void note_absent(struct drmtop_bpf *b, const char *part, struct bpf_object *obj,
 			const struct btf *btf)
@@ -221,8 +235,11 @@ static void note_absent(struct drmtop_bpf *b, const char *part, struct bpf_objec
 
 		if (bpf_program__autoload(p))
 			continue;
+		/* the other tracepoint name set or flavour is not missing, just not this kernel's */
+		if (!strcmp(part, "sched") && !chosen_tp(b, p))
+			continue;
 		if (target_present(btf, bpf_program__section_name(p), why, sizeof(why)))
-			continue;	/* present but not chosen (the other tracepoint flavour) */
+			continue;
 		h = add_hook(b, part, p);
 		if (h)
 			snprintf(h->why, sizeof(h->why), "%s", why);
@@ -291,6 +308,8 @@ static int try_sched(struct drmtop_bpf *b, const struct btf *btf, bool v617, boo
 	struct bpf_program *p;
 	int err;
 
+	b->sched_v617 = v617;
+	b->sched_raw = raw;
 	skel = drmtop_sched_bpf__open();
 	if (!skel)
 		return -errno;
