@@ -588,9 +588,8 @@ int drmtop_record_run(struct drmtop_sampler *s, const volatile sig_atomic_t *sto
 
 	rs.start_ns = drmtop_mono_ns();
 	end = rs.start_ns + (uint64_t)(opts->duration_s * 1e9);
-	if (opts->output != DRMTOP_OUT_JSON)
-		fprintf(stderr, "drmtop: recording for %.1f s (Ctrl-C ends early)...\n",
-			opts->duration_s);
+	/* On stderr even with -J: scripts wait for this line, the tracer is attached by then. */
+	fprintf(stderr, "drmtop: recording for %.1f s (Ctrl-C ends early)...\n", opts->duration_s);
 	for (;;) {
 		if (drmtop_sampler_next(s, &f)) {
 			rc = 1;

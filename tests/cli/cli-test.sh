@@ -131,6 +131,18 @@ rc=$?
 	bad "unreadable proc root" "rc=$rc $(cat "$T/err")"
 "$DRMTOP" --help | grep -q '^Examples:' && ok "--help has examples" || bad "--help" "no examples"
 
+# This machine itself, through the real /proc: exit 0, one valid object, and where there is no
+# DRM device (CI machines have none) it says so, and says why BPF is off.
+real=$("$DRMTOP" -J -n 1 -d 0.5 2>"$T/err")
+rc=$?
+[ "$rc" -eq 0 ] && [ "$(printf '%s\n' "$real" | grep -c .)" -eq 1 ] && jq -e . <<<"$real" >/dev/null &&
+	ok "host: one valid JSON object, exit 0" || bad "host run" "rc=$rc $real $(cat "$T/err")"
+if [ ! -e /dev/dri ] && [ ! -e /dev/accel ]; then
+	st=$(jq -r '[.status, .message, .bpf.active, (.bpf.reason | length > 0)] | join("|")' <<<"$real")
+	[ "$st" = "no_device|no DRM or accelerator device found|false|true" ] &&
+		ok "host without DRM: says no device, and why BPF is off" || bad "host no device" "$st"
+fi
+
 # Record: the client that closes during the session is still in the summary.
 ( sleep 0.6; rm -rf "$T/proc/200" ) &
 rec=$("$DRMTOP" record --proc-root "$T/proc" --sys-root "" --source fdinfo -t 1.5 -J 2>/dev/null)

@@ -1,0 +1,144 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# drmtop with both sources on simgpu, end to end: the tracer attaches, every simgpu client's BPF
+# figures are matched to its fdinfo record and agree with them; a driver that misreports
+# (fdinfo_scale_pct=150) is flagged and an honest one is not; record keeps every short-lived
+# client with its exact job counts; drmtop started before gpu_sched and simgpu load picks
+# them up. Runs in the test VM from the repository root (tests/vm/run-suite.sh).
+set -u
+
+. tests/workload/vmcheck.sh
+
+DRMTOP=${DRMTOP:-build/drmtop}
+KO=build/kmod/$(uname -r)/simgpu.ko
+scale=/sys/module/simgpu/parameters/fdinfo_scale_pct
+wl_require drmtop-bpf-setup
+[ -x "$DRMTOP" ] || { fail drmtop-bpf-setup "$DRMTOP not built"; exit 1; }
+tmp=$(mktemp -d)
+trap 'echo 100 >"$scale" 2>/dev/null; wl_stop >/dev/null 2>&1; rm -rf "$tmp"' EXIT
+
+# check NAME JQ-FILTER FILE: PASS when the filter is true on FILE, else FAIL with FILE's gist.
+check() {
+	if jq -e "$2" "$3" >/dev/null 2>&1; then
+		pass "$1"
+	else
+		fail "$1" "$(jq -c "${4:-.}" "$3" 2>&1 | head -c 600)"
+	fi
+}
+
+# sample OUT ARGS...: the last of three drmtop frames, taken 1 s apart, while steady runs.
+sample() {
+	_out=$1
+	shift
+	"$DRMTOP" -J -n 3 -d 1 "$@" >"$_out.all" 2>"$_out.err"
+	tail -n 1 "$_out.all" >"$_out"
+}
+
+SIMGPU='[.clients[] | select(.driver == "simgpu")]'
+GIST='[.clients[] | select(.driver == "simgpu") | {comm, client_id, e: [.engines[] | {name, busy_pct}],
+	bpf: (.bpf | if . then {match, diverged, e: [.engines[] | {name, busy_pct, fdinfo_busy_pct,
+	diverged}], m: .memory} else null end)}]'
+
+# --- Honest driver: matched, agreeing, nothing flagged. ---------------------------------------
+d=$tmp/steady
+mkdir -p "$d"
+if why=$(wl_start "$d" --hold steady); then
+	sample "$d/honest.json" --source bpf
+	check drmtop-bpf-active '.bpf.active == true' "$d/honest.json" '.bpf'
+	check drmtop-bpf-every-client-matched \
+		"$SIMGPU | length >= 5 and all(.bpf != null and .bpf.match != \"none\")" \
+		"$d/honest.json" "$GIST"
+	check drmtop-bpf-no-flag-when-honest "$SIMGPU | all(.bpf.diverged == false)" \
+		"$d/honest.json" "$GIST"
+	# render: gfx 50 %, by both sources, within 2 points of each other and of the truth.
+	check drmtop-bpf-rates-agree "$SIMGPU | map(select(.comm == \"render\")) | length == 1 and
+		all(.bpf.engines[] | select(.name == \"gfx\") |
+		    (.busy_pct - .fdinfo_busy_pct | fabs) < 2 and (.busy_pct - 50 | fabs) < 2)" \
+		"$d/honest.json" "$GIST"
+	check drmtop-bpf-memory-exact "$SIMGPU | all(.bpf.memory.compared and
+		.bpf.memory.total_bytes == .bpf.memory.fdinfo_total_bytes)" "$d/honest.json" "$GIST"
+	m=$(jq -r "$SIMGPU | map(.bpf.match) | unique | join(\",\")" "$d/honest.json")
+	echo "info: clients matched by $m on $(uname -r)"
+
+	# --- The same clients, the driver now overstating engine time by half. ---------------
+	echo 150 >"$scale"
+	sample "$d/lying.json" --source bpf
+	echo 100 >"$scale"
+	check drmtop-bpf-misreport-flagged "$SIMGPU | map(select(.comm == \"render\")) | length == 1 and
+		all(.bpf.engines[] | select(.name == \"gfx\") | .diverged and
+		    (.fdinfo_busy_pct / .busy_pct) > 1.35 and (.fdinfo_busy_pct / .busy_pct) < 1.65)" \
+		"$d/lying.json" "$GIST"
+	check drmtop-bpf-misreport-memory-not-flagged "$SIMGPU | all(.bpf.memory.diverged == false)" \
+		"$d/lying.json" "$GIST"
+	"$DRMTOP" -b -n 1 -d 1 >"$d/lying.txt" 2>&1 || true
+	wl_stop >/dev/null
+else
+	fail drmtop-bpf-steady-run "$why"
+fi
+
+# --- record: every short-lived client, with its exact job counts. -----------------------------
+d=$tmp/short
+mkdir -p "$d"
+"$DRMTOP" record -t 12 -J --source bpf >"$d/rec.json" 2>"$d/rec.err" &
+rec_pid=$!
+t=0
+until grep -q recording "$d/rec.err" 2>/dev/null || [ $t -ge 300 ]; do
+	sleep 0.1
+	t=$((t + 1))
+done
+if "$WL" -o "$d/wl.json" short-lived 2>"$d/wl.err"; then
+	wait "$rec_pid"
+	rc=$?
+	[ "$rc" -eq 0 ] && pass drmtop-record-exit-0 || fail drmtop-record-exit-0 "rc=$rc $(cat "$d/rec.err")"
+	missing=$(jq -n -c --slurpfile wl "$d/wl.json" --slurpfile rec "$d/rec.json" '
+		[$rec[0].clients[] | select(.bpf != null and .bpf.kernel == false)] as $R
+		| [$wl[0].clients[] | select(.probe | not) | . as $w
+		   | select([$R[] | select(.bpf.tgid == $w.opener_pid and .bpf.closed and
+				(if .bpf.client_id then .bpf.client_id == $w.client_id else true end) and
+				(([.bpf.engines[] | {(.name): .jobs}] | add) // {}) as $je
+				| all($w.engines | to_entries[] | select(.value.jobs > 0);
+				      ($je[.key] // 0) == .value.jobs))] | length != 1)
+		   | {client_id, opener_pid, engines}]')
+	n=$(jq '[.clients[] | select(.probe | not)] | length' "$d/wl.json")
+	if [ "$missing" = "[]" ] && [ "$n" -gt 20 ]; then
+		pass "drmtop-record-short-lived-all-present ($n clients)"
+	else
+		fail drmtop-record-short-lived-all-present "$n clients, not found exactly once: $missing"
+	fi
+	seen=$(jq '[.clients[] | select(.seen_by_fdinfo and .bpf != null and .driver == "simgpu")] | length' \
+		"$d/rec.json")
+	echo "info: fdinfo sampling saw $seen of the $n short-lived clients; the tracer saw all"
+else
+	kill "$rec_pid" 2>/dev/null
+	wait "$rec_pid"
+	fail drmtop-record-short-lived-run "workload failed: $(tail -n 3 "$d/wl.err")"
+fi
+
+# --- drmtop first, then gpu_sched and simgpu: the tracer attaches when they appear. -----------
+d=$tmp/late
+mkdir -p "$d"
+if rmmod simgpu && rmmod gpu_sched; then
+	"$DRMTOP" -J -n 12 -d 1 --source bpf >"$d/late.jsonl" 2>"$d/late.err" &
+	top_pid=$!
+	sleep 3
+	modprobe gpu-sched && insmod "$KO" || fail drmtop-late-load "could not load gpu-sched/simgpu again"
+	if why=$(wl_start "$d" --hold steady); then
+		wait "$top_pid"
+		wl_stop >/dev/null
+		head -n 1 "$d/late.jsonl" >"$d/first.json"
+		tail -n 1 "$d/late.jsonl" >"$d/last.json"
+		check drmtop-late-before-no-simgpu '[.clients[] | select(.driver == "simgpu")] | length == 0' \
+			"$d/first.json" '.bpf'
+		check drmtop-late-attach-engine-time "$SIMGPU | map(select(.comm == \"render\")) |
+			length == 1 and all(.bpf.engines[] | select(.name == \"gfx\") | .jobs > 0 and
+			(.busy_pct - 50 | fabs) < 2)" "$d/last.json" "$GIST"
+	else
+		kill "$top_pid" 2>/dev/null
+		fail drmtop-late-steady-run "$why"
+	fi
+else
+	fail drmtop-late-unload "cannot unload simgpu and gpu_sched: $(lsmod | grep -E 'simgpu|gpu_sched')"
+	grep -q '^simgpu ' /proc/modules || insmod "$KO"
+fi
+[ "$wl_fails" -eq 0 ]
