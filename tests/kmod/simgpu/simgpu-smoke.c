@@ -692,6 +692,72 @@ static void check_close_in_flight(void)
 }
 
 /*
+ * A process that exits with jobs queued: drm_sched waits ~1 s for the queue to drain into the
+ * hardware, then kills the rest. Each job is counted exactly once, as completed or cancelled,
+ * and only completed jobs add busy time.
+ */
+static void check_exit_with_queue(void)
+{
+	const uint64_t dur = 400 * MS;
+	int pfd[2], status;
+	uint64_t cid = 0, done, cancelled;
+	struct record r;
+	bool ok = true;
+	unsigned int i;
+	pid_t pid;
+
+	if (pipe(pfd))
+		die("exit-with-queue", "pipe: %s", strerror(errno));
+	pid = fork();
+	if (pid < 0)
+		die("exit-with-queue", "fork: %s", strerror(errno));
+	if (pid == 0) {
+		struct fdinfo fi;
+		int fd = open_simgpu();
+
+		if (fd < 0)
+			_exit(2);
+		read_fdinfo(getpid(), fd, &fi);
+		for (i = 0; i < 6; i++)
+			submit(fd, SIMGPU_ENGINE_COMPUTE, dur, NULL, 0);
+		if (write(pfd[1], &fi.client_id, sizeof(fi.client_id)) != sizeof(fi.client_id))
+			_exit(3);
+		_exit(0);	/* fd still open: closed by the exit */
+	}
+	close(pfd[1]);
+	if (read(pfd[0], &cid, sizeof(cid)) != sizeof(cid))
+		cid = 0;
+	close(pfd[0]);
+	waitpid(pid, &status, 0);
+	if (!WIFEXITED(status) || WEXITSTATUS(status) || !cid) {
+		fail("exit-with-queue", "child failed (status %#x)", status);
+		return;
+	}
+	for (i = 0; i < 500; i++) {
+		client_record(cid, &r);
+		done = rec_eng(&r, "compute", "completed");
+		cancelled = rec_eng(&r, "compute", "cancelled");
+		if (done + cancelled == 6)
+			break;
+		sleep_ms(10);
+	}
+	if (strcmp(rec_str(&r, "state"), "closed")) {
+		fail("exit-with-queue", "client %" PRIu64 " is %s", cid, rec_str(&r, "state"));
+		ok = false;
+	}
+	CHECK_EQ("exit-with-queue", rec_eng(&r, "compute", "submitted"), 6);
+	CHECK_EQ("exit-with-queue", done + cancelled, 6);
+	CHECK_EQ("exit-with-queue", rec_eng(&r, "compute", "busy_ns"), done * dur);
+	if (cancelled == 0) {
+		fail("exit-with-queue", "no job cancelled although 6 x 400 ms exceed the 1 s flush");
+		ok = false;
+	}
+	if (ok)
+		pass("exit-with-queue");
+	printf("# exit-with-queue: %" PRIu64 " completed, %" PRIu64 " cancelled\n", done, cancelled);
+}
+
+/*
  * Several processes submit at once on every engine; each one's figures, kept after it exits,
  * must be exactly what it submitted.
  */
@@ -906,6 +972,7 @@ static void check_engine_totals(void)
 {
 	char line[2048];
 	uint64_t sum_busy[SIMGPU_ENGINE_COUNT] = { 0 }, sum_jobs[SIMGPU_ENGINE_COUNT] = { 0 };
+	uint64_t sum_sub[SIMGPU_ENGINE_COUNT] = { 0 }, sum_can[SIMGPU_ENGINE_COUNT] = { 0 };
 	struct record r;
 	unsigned int e;
 	bool ok = true;
@@ -924,6 +991,8 @@ static void check_engine_totals(void)
 		for (e = 0; e < SIMGPU_ENGINE_COUNT; e++) {
 			sum_busy[e] += rec_eng(&r, engine_names[e], "busy_ns");
 			sum_jobs[e] += rec_eng(&r, engine_names[e], "completed");
+			sum_sub[e] += rec_eng(&r, engine_names[e], "submitted");
+			sum_can[e] += rec_eng(&r, engine_names[e], "cancelled");
 		}
 	}
 	fclose(f);
@@ -932,6 +1001,9 @@ static void check_engine_totals(void)
 			die("engine-totals", "no engine %s", engine_names[e]);
 		CHECK_EQ("engine-totals", rec_u64(&r, "busy_ns"), sum_busy[e]);
 		CHECK_EQ("engine-totals", rec_u64(&r, "completed"), sum_jobs[e]);
+		CHECK_EQ("engine-totals", rec_u64(&r, "submitted"), sum_sub[e]);
+		CHECK_EQ("engine-totals", rec_u64(&r, "cancelled"), sum_can[e]);
+		CHECK_EQ("engine-totals", rec_u64(&r, "submitted"), sum_jobs[e] + sum_can[e]);
 		CHECK_EQ("engine-totals", rec_u64(&r, "on_hardware"), 0);
 	}
 	if (ok)
@@ -1137,6 +1209,7 @@ int main(void)
 	check_fdinfo_scale(fd, id, busy, jobs);
 	check_engines("fdinfo-scale-restored", fd, id, busy, jobs);
 	check_close_in_flight();
+	check_exit_with_queue();
 	check_concurrent_clients();
 	check_tracepoints(fd, id);
 	jobs[SIMGPU_ENGINE_COMPUTE] += 3;
