@@ -157,16 +157,21 @@ static __always_inline void on_run(struct drm_sched_job *job)
 	__u64 fence = (__u64)BPF_CORE_READ(job, s_fence);
 	struct drmtop_job *j = bpf_map_lookup_elem(&jobs, &fence);
 	struct drmtop_engine *e;
-	__u64 now = bpf_ktime_get_ns();
+	__u64 now;
 	__u32 b;
 
 	if (!j) {
 		drmtop_count(DRMTOP_CNT_RUN_UNKNOWN);
 		return;
 	}
-	j->run_ns = now;
 	j->ring = (__u64)BPF_CORE_READ(job, sched);
 	e = engine_get(j->uid, j->ring);
+	/*
+	 * The driver's run_job callback, where the hardware starts the job, comes right after
+	 * this tracepoint: read the clock last, so this program's own map work is not counted.
+	 */
+	now = bpf_ktime_get_ns();
+	j->run_ns = now;
 	if (!e)
 		return;
 	b = drmtop_lat_bucket(now > j->queue_ns ? now - j->queue_ns : 0);

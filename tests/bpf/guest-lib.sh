@@ -1,0 +1,233 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# shellcheck shell=sh
+#
+# Helpers for the BPF guest cases (tests/vm/cases/40-*.sh .. 59-*.sh), sourced, run inside the
+# test VM from the repository root. The cases compare what the tracer reports (through
+# build/tests/bpfdump and the reader API) with simgpu's ground truth in debugfs and with the
+# record simgpu-workload writes of what it did.
+#
+# A case: bl_init NAME; bl_start_bpf; bl_run_workload ARGS...; bl_stop_all; checks...; bl_end
+
+BPFDUMP=build/tests/bpfdump
+WORKLOAD=build/tests/simgpu-workload
+SIMGPU_DBG=/sys/kernel/debug/simgpu
+# Busy time may differ from the truth by 1 % or 1 ms, whichever is larger (the run tracepoint
+# fires a little before the driver's run_job callback stamps the start).
+BL_TOL_PCT=${BL_TOL_PCT:-1}
+BL_TOL_NS=${BL_TOL_NS:-1000000}
+
+bl_fails=0
+
+pass() {
+	echo "PASS $1"
+}
+
+fail() {
+	echo "FAIL $1: $2"
+	bl_fails=$((bl_fails + 1))
+}
+
+# bl_init NAME: scratch directory $BL (under $VM_RESULTS so the host keeps it for debugging).
+bl_init() {
+	bl_name=$1
+	BL=${VM_RESULTS:-/tmp}/$bl_name
+	rm -rf "$BL"
+	mkdir -p "$BL"
+	bl_bpf_pid=
+	bl_wl_pid=
+	trap 'bl_cleanup' EXIT
+}
+
+bl_cleanup() {
+	[ -z "$bl_wl_pid" ] || kill "$bl_wl_pid" 2>/dev/null
+	[ -z "$bl_bpf_pid" ] || kill "$bl_bpf_pid" 2>/dev/null
+}
+
+# bl_wait_file FILE SECONDS
+bl_wait_file() {
+	i=0
+	while [ ! -s "$1" ] && [ $i -lt $(($2 * 10)) ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	[ -s "$1" ]
+}
+
+# Starts bpfdump (fds recorded at stop) and waits until the tracer is attached.
+bl_start_bpf() {
+	"$BPFDUMP" -i 100 --ready "$BL/bpf.ready" --stop "$BL/bpf.stop" --fds \
+		>"$BL/bpf.json" 2>"$BL/bpf.err" &
+	bl_bpf_pid=$!
+	if ! bl_wait_file "$BL/bpf.ready" 30; then
+		fail "$bl_name-bpf-start" "bpfdump not ready in 30 s: $(head -c 300 "$BL/bpf.json")"
+		return 1
+	fi
+	pass "$bl_name-bpf-start"
+}
+
+# bl_run_workload ARGS...: starts the workload holding its clients, waits for its ready file.
+bl_run_workload() {
+	"$WORKLOAD" -o "$BL/record.json" -r "$BL/wl.ready" -H "$@" >"$BL/wl.out" 2>&1 &
+	bl_wl_pid=$!
+	if ! bl_wait_file "$BL/wl.ready" 120; then
+		fail "$bl_name-workload-ready" "no ready file: $(tail -c 300 "$BL/wl.out")"
+		return 1
+	fi
+}
+
+# Lets every job finish, snapshots the truth, stops bpfdump (while the clients are still held,
+# so its fd records see them), then stops the workload (which writes its record).
+bl_stop_all() {
+	bl_quiesce 30
+	bl_truth
+	touch "$BL/bpf.stop"
+	wait "$bl_bpf_pid"
+	bl_bpf_pid=
+	if [ -n "$bl_wl_pid" ]; then
+		kill -TERM "$bl_wl_pid"
+		wait "$bl_wl_pid"
+		echo $? >"$BL/wl.rc"
+		bl_wl_pid=
+	fi
+	if ! jq -e .hooks "$BL/bpf.json" >/dev/null 2>&1; then
+		fail "$bl_name-bpf-output" "bpfdump gave no JSON: $(head -c 300 "$BL/bpf.json")"
+		return 1
+	fi
+	pass "$bl_name-bpf-output"
+}
+
+# Waits until simgpu has no job on its "hardware" and every submitted job completed/cancelled.
+bl_quiesce() {
+	i=0
+	while [ $i -lt $(($1 * 10)) ]; do
+		if awk '/^engine / { for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+			if (v["on_hardware"] != 0 || v["submitted"] != v["completed"] + v["cancelled"])
+				busy = 1 } END { exit busy }' "$SIMGPU_DBG/engines"; then
+			return 0
+		fi
+		sleep 0.1
+		i=$((i + 1))
+	done
+	fail "$bl_name-quiesce" "simgpu still busy after $1 s"
+}
+
+# simgpu's debugfs as JSON: $BL/truth.json = {clients: [...], device: {...}, engines: [...]}.
+# Numbers become numbers; every line is "<kind> key=value ...".
+bl_truth() {
+	for f in clients engines device; do
+		cp "$SIMGPU_DBG/$f" "$BL/debugfs.$f"
+	done
+	awk 'function line(   i, kv, s, v) {
+			s = ""
+			for (i = 2; i <= NF; i++) {
+				split($i, kv, "=")
+				v = kv[2]
+				if (v !~ /^-?[0-9]+$/) {
+					gsub(/\\/, "\\\\", v)
+					gsub(/"/, "\\\"", v)
+					v = "\"" v "\""
+				}
+				s = s (s == "" ? "" : ",") "\"" kv[1] "\":" v
+			}
+			return "{" s "}"
+		}
+		FILENAME ~ /clients$/ && $1 == "client" { c = c (c == "" ? "" : ",") line() }
+		FILENAME ~ /engines$/ && $1 == "engine" { e = e (e == "" ? "" : ",") line() }
+		FILENAME ~ /device$/ && $1 == "device" { d = line() }
+		END { printf "{\"clients\":[%s],\"engines\":[%s],\"device\":%s}\n", c, e, d }' \
+		"$BL/debugfs.clients" "$BL/debugfs.engines" "$BL/debugfs.device" >"$BL/truth.json"
+}
+
+# bl_jq_checks PROGRAM: runs a jq program over {bpf, truth, record, ready} that outputs
+# "PASS name" / "FAIL name: reason" lines; counts them into this case's result.
+bl_jq_checks() {
+	rec=$BL/record.json
+	rdy=$BL/wl.ready
+	echo '{}' >"$BL/none.json"
+	[ -s "$rec" ] || rec=$BL/none.json
+	[ -s "$rdy" ] || rdy=$BL/none.json
+	[ -s "$BL/truth.json" ] || cp "$BL/none.json" "$BL/truth.json"
+	jq -n -r --slurpfile bpf "$BL/bpf.json" --slurpfile truth "$BL/truth.json" \
+		--slurpfile record "$rec" --slurpfile ready "$rdy" \
+		--argjson pct "$BL_TOL_PCT" --argjson tolns "$BL_TOL_NS" \
+		--arg case "$bl_name" --arg release "$(uname -r)" \
+		"$BL_JQ_LIB $1" >"$BL/checks.txt" 2>"$BL/checks.err"
+	rc=$?
+	cat "$BL/checks.txt"
+	if [ $rc -ne 0 ] || [ ! -s "$BL/checks.txt" ]; then
+		fail "$bl_name-checks" "jq failed (rc $rc): $(head -c 300 "$BL/checks.err")"
+		return
+	fi
+	bl_fails=$((bl_fails + $(grep -c '^FAIL ' "$BL/checks.txt")))
+}
+
+# jq definitions the checks share.
+# shellcheck disable=SC2016
+BL_JQ_LIB='
+def b: $bpf[0];
+def t: $truth[0];
+def r: $record[0];
+def within($got; $want): (($got - $want) | fabs) <= ([($want * $pct / 100), $tolns] | max);
+def check($name; $ok; $why): if $ok then "PASS \($case)-\($name)" else "FAIL \($case)-\($name): \($why)" end;
+# The BPF client holding descriptor (pid, fd), through the task_file iterator records.
+def bpf_file($pid; $fd): [b.fds[] | select(.tgid == $pid and .fd == $fd) | .file][0];
+def bpf_client_by_file($f): [b.clients[] | select(.file == $f)][0];
+def truth_client($id): [t.clients[] | select(.id == $id)][0];
+def engines: ["gfx", "compute", "copy"];
+def bpf_engine($c; $e): {busy: ([$c.engines[] | select(.name == $e) | .busy_ns] | add // 0),
+	jobs: ([$c.engines[] | select(.name == $e) | .jobs] | add // 0)};
+# Engine figures of BPF client $c against simgpu client $tc: jobs exact, busy within tolerance.
+def engine_checks($lbl; $c; $tc; $busy):
+	engines[] as $e | bpf_engine($c; $e) as $g |
+	check("\($lbl)-\($e)-jobs"; $g.jobs == $tc["\($e)_completed"];
+		"bpf \($g.jobs) jobs, simgpu completed \($tc["\($e)_completed"])"),
+	if $busy then
+		check("\($lbl)-\($e)-busy"; within($g.busy; $tc["\($e)_busy_ns"]);
+			"bpf \($g.busy) ns, simgpu \($tc["\($e)_busy_ns"]) ns")
+	else empty end;
+def simgpu_dev: [b.devices[] | select(.driver == "simgpu")][0];
+def is61: $release | startswith("6.1.");
+# Every open client of the ready file: one drm_file per client id (dup, fork, SCM_RIGHTS
+# included), then its engine figures against simgpu and its memory against simgpu and the
+# workload record.
+def live_client_checks($busy):
+	[$ready[0].open[] | {id: .client_id, pid, fd, file: bpf_file(.pid; .fd)}] as $m |
+	check("fds-mapped"; ($m | length) > 0 and all($m[]; .file != null);
+		"descriptors without a drm_file in the iterator: \([$m[] | select(.file == null)])"),
+	([$m | group_by(.id)[] | {id: .[0].id, files: (map(.file) | unique)}]) as $g |
+	check("one-drm-file-per-client"; all($g[]; (.files | length) == 1) and
+		(($g | map(.files[0]) | unique | length) == ($g | length)); "\($g)"),
+	($g[] | .id as $id | bpf_client_by_file(.files[0]) as $c | truth_client($id) as $tc |
+		([r.clients[]? | select(.client_id == $id)][0]) as $rc |
+		if $c == null then
+			check("client-\($id)"; false; "no BPF client for drm_file \(.files[0])")
+		else
+			check("client-\($id)-id"; if is61 then $c.client_id == 0 else $c.client_id == $id end;
+				"bpf client_id \($c.client_id), simgpu \($id)"),
+			engine_checks("client-\($id)"; $c; $tc; $busy),
+			check("client-\($id)-mem-total"; $c.mem_total == $rc.memory.held_bytes;
+				"bpf \($c.mem_total), workload holds \($rc.memory.held_bytes)"),
+			check("client-\($id)-mem-shared"; $c.mem_shared == $tc.shared_bytes and
+				$c.mem_shared == $rc.memory.shared_held_bytes;
+				"bpf \($c.mem_shared), simgpu \($tc.shared_bytes), workload \($rc.memory.shared_held_bytes)")
+		end);
+def device_checks:
+	simgpu_dev as $d |
+	check("device-gem-objects"; $d != null and $d.gem_objects == t.device.bo_alive;
+		"bpf \($d.gem_objects), simgpu bo_alive \(t.device.bo_alive)"),
+	check("device-gem-bytes"; $d != null and $d.gem_bytes == t.device.bo_alive_bytes;
+		"bpf \($d.gem_bytes), simgpu bo_alive_bytes \(t.device.bo_alive_bytes)");
+# Nothing dropped or unmatched, every queued job accounted for.
+def counter_checks:
+	b.counters as $k |
+	([$k | to_entries[] | select((.key | test("_full$|_unknown$|done_without_run|done_no_hw_time"))
+		and .value != 0)]) as $bad |
+	check("counters-clean"; ($bad | length) == 0; "\($bad)"),
+	check("jobs-balanced"; $k.jobs_queued == $k.jobs_done + $k.ended_without_done;
+		"queued \($k.jobs_queued), done \($k.jobs_done), ended without done \($k.ended_without_done)");
+'
+
+bl_end() {
+	[ "$bl_fails" -eq 0 ]
+	exit $?
+}
