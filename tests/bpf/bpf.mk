@@ -12,3 +12,11 @@ $(BPFDUMP): tests/bpf/bpfdump.c $(LIBDRMTOP) $(wildcard include/drmtop/*.h inclu
 bpfdump: $(BPFDUMP)
 
 VM_TEST_DEPS += $(BPFDUMP)
+
+# vgem-share: known GEM sharing between vgem clients and a simgpu client (case 45).
+VGEM_SHARE := $(OUTPUT)/tests/vgem-share
+
+$(VGEM_SHARE): tests/bpf/vgem-share.c | $(OUTPUT)/tests
+	$(CC) $(ALL_CFLAGS) $$($(PKG_CONFIG) --cflags libdrm) $< -o $@
+
+VM_TEST_DEPS += $(VGEM_SHARE)

@@ -96,6 +96,20 @@ bl_stop_all() {
 	pass "$bl_name-bpf-output"
 }
 
+# bl_run_workload_fg ARGS...: runs the workload to its end (no hold).
+bl_run_workload_fg() {
+	"$WORKLOAD" -o "$BL/record.json" "$@" >"$BL/wl.out" 2>&1
+	rc=$?
+	echo $rc >"$BL/wl.rc"
+	[ $rc -eq 0 ] || fail "$bl_name-workload" "exit $rc: $(tail -c 300 "$BL/wl.out")"
+}
+
+# Without a held workload: let jobs finish, snapshot the truth, stop bpfdump.
+bl_finish() {
+	bl_wl_pid=
+	bl_stop_all
+}
+
 # Waits until simgpu has no job on its "hardware" and every submitted job completed/cancelled.
 bl_quiesce() {
 	i=0

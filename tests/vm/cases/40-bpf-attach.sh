@@ -1,0 +1,46 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# The BPF tracer attaches every hook on this kernel (tracepoints as tp_btf, with the name set
+# the gpu_sched BTF has), its task_file iterator maps a DRM descriptor held before it started
+# to a drm_file, and without root it refuses with a reason that names what is missing.
+. tests/bpf/guest-lib.sh
+bl_init 40-bpf-attach
+
+render=$(sed -n 's/.*render_minor=\([0-9]*\).*/\1/p' "$SIMGPU_DBG/device")
+exec 9<>"/dev/dri/renderD$render"
+bl_start_bpf || bl_end
+sleep 0.3
+bl_truth
+touch "$BL/bpf.stop"
+wait "$bl_bpf_pid"
+bl_bpf_pid=
+bl_jq_checks '
+	check("all-hooks-attached"; (b.hooks | length) > 0 and all(b.hooks[]; .attached);
+		"\([b.hooks[] | select(.attached | not) | "\(.target): \(.why)"])"),
+	(["fexit/drm_file_alloc", "fentry/drm_ioctl", "fentry/drm_gem_release",
+	  "fexit/drm_gem_release", "fexit/drm_gem_private_object_init",
+	  "fentry/drm_gem_object_release", "fexit/drm_gem_handle_create_tail",
+	  "fentry/drm_gem_object_release_handle", "fentry/drm_gem_prime_fd_to_handle",
+	  "fexit/drm_gem_prime_handle_to_fd", "iter/task_file", "fentry/drm_sched_job_cleanup",
+	  "fexit/drm_sched_entity_init", "tp_btf/drm_sched_job", "tp_btf/drm_run_job",
+	  "tp_btf/drm_sched_process_job"][] as $h |
+	  check("hook-\($h)"; any(b.hooks[]; .target == $h and .attached); "not attached")),
+	check("no-raw-tp-fallback"; all(b.hooks[]; .target | startswith("raw_tp/") | not);
+		"\([b.hooks[] | .target])"),
+	check("reason"; b.reason | test("^([0-9]+)/\\1 hooks attached; drm: attached; gpu_sched: attached"); b.reason),
+	([b.fds[] | select(.tgid == '"$$"' and .fd == 9)][0]) as $f |
+	check("iter-fd"; $f != null and $f.major == 226 and $f.minor == t.device.render_minor;
+		"no record for pid '"$$"' fd 9 (renderD\(t.device.render_minor)): \(b.fds)"),
+	check("iter-client-id"; if is61 then $f.client_id == 0 else $f.client_id > 0 end;
+		"client_id \($f.client_id) on \($release)")'
+exec 9<&-
+
+out=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$BPFDUMP" -t 0 2>&1)
+rc=$?
+if [ $rc -eq 1 ] && echo "$out" | grep -q '"error":"BPF tracing needs root'; then
+	pass "$bl_name-non-root-reason"
+else
+	fail "$bl_name-non-root-reason" "exit $rc, output: $out"
+fi
+bl_end
