@@ -2,15 +2,16 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # run-in-vm.sh --kernel <release|6.1|6.12> [--simgpu-params "k=v ..."] [--no-simgpu]
-#              [--timeout SEC] [--interactive] -- <command...>
+#              [--timeout SEC] [--interactive] [--run-dir DIR] -- <command...>
 #
 # Boots a Debian kernel (fetched by fetch-kernel.sh, never the host's) under QEMU TCG with the
 # host root as a read-only 9p root and runs <command> there as root, cwd = this repository,
 # after drm, drm_kms_helper, drm_shmem_helper, gpu-sched, vgem and (when
 # build/kmod/<release>/simgpu.ko exists and --no-simgpu is not given) simgpu are loaded.
 # The guest sees the results of this run writable at /run/vm ($VM_RESULTS); on the host they
-# are in build/vm/run/<release>/ (console.log, dmesg.txt, status, timing, and whatever the
-# command wrote there).
+# are in DIR (--run-dir; default build/vm/run/<release>/, or build/vm/run/<release>.<pid>/ when
+# another VM of that release is running): console.log, dmesg.txt, status, timing, and whatever
+# the command wrote there. --timeout 0 means no time limit (default 600 s).
 #
 # Exit status: the command's own status when it ran (0..124; a status >= 125 from the guest
 # command is reported and mapped to 1), 125 when the VM could not boot or set up (or bad
@@ -38,6 +39,7 @@ simgpu_params=
 use_simgpu=1
 timeout=600
 interactive=0
+rundir=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kernel) [ $# -ge 2 ] || usage; kernel=$2; shift 2 ;;
@@ -45,6 +47,7 @@ while [ $# -gt 0 ]; do
 	--no-simgpu) use_simgpu=0; shift ;;
 	--timeout) [ $# -ge 2 ] || usage; timeout=$2; shift 2 ;;
 	--interactive) interactive=1; shift ;;
+	--run-dir) [ $# -ge 2 ] || usage; rundir=$2; shift 2 ;;
 	--) shift; break ;;
 	*) err "unknown option '$1'"; usage ;;
 	esac
@@ -75,14 +78,27 @@ elif [ -n "$simgpu_params" ]; then
 	exit $EXIT_BOOT
 fi
 
-rundir=$vmdir/run/$rel
-mkdir -p "$rundir"
-# One VM per release at a time: the results share is per release.
-exec 9>"$vmdir/run/$rel.lock"
-if ! flock -n 9; then
-	err "another VM for $rel is running (lock $vmdir/run/$rel.lock)"
-	exit $EXIT_BOOT
+# The results share. Whoever holds DIR.lock owns DIR; a second VM for the same release (another
+# engineer in the same checkout) gets a directory of its own instead of waiting.
+claim() {
+	mkdir -p "$1" || return 1
+	exec 9>"$1.lock"
+	flock -n 9
+}
+if [ -n "$rundir" ]; then
+	claim "$rundir" || { err "run directory $rundir is in use by another VM"; exit $EXIT_BOOT; }
+else
+	rundir=$vmdir/run/$rel
+	if ! claim "$rundir"; then
+		rundir=$vmdir/run/$rel.$$
+		claim "$rundir" || { err "cannot claim $rundir"; exit $EXIT_BOOT; }
+		err "$vmdir/run/$rel is in use by another VM; results go to $rundir"
+	fi
 fi
+rundir=$(cd "$rundir" && pwd)
+case $rundir in
+*,*) err "QEMU cannot share a path with a comma: $rundir"; exit $EXIT_BOOT ;;
+esac
 rm -rf "${rundir:?}"/* "${rundir:?}"/.[!.]* 2>/dev/null
 
 # vm.conf is sourced by the guest's /init (busybox sh): single-quote every value.
@@ -129,22 +145,38 @@ qboot_dir=$("$qemu" -L help 2>/dev/null | grep -m1 /)
 [ -n "$qboot_dir" ] && [ -f "$qboot_dir/qboot.rom" ] && qemu_args+=(-bios qboot.rom)
 
 echo "run-in-vm: booting $rel${simgpu:+ with simgpu${simgpu_params:+ ($simgpu_params)}}" \
-	"(timeout ${timeout}s): $*" >&2
+	"($([ "$timeout" -gt 0 ] && echo "timeout ${timeout}s" || echo "no timeout")): $*" >&2
+# --foreground keeps QEMU in our process group: Ctrl-C, or a signal to make's process group,
+# must reach it rather than leave an orphaned VM running until the timeout.
+interrupted=0
+tmo=()
+[ "$timeout" -gt 0 ] && tmo=(timeout --foreground -k 10 "$timeout")
 start=$(date +%s.%N)
 if [ $interactive = 1 ]; then
 	# Serial and monitor share the terminal: Ctrl-A x quits QEMU.
-	tmo=()
-	[ "$timeout" -gt 0 ] && tmo=(timeout --foreground -k 10 "$timeout")
 	"${tmo[@]}" "$qemu" "${qemu_args[@]}" -serial mon:stdio
 	qrc=$?
 	stty sane 2>/dev/null
 else
-	tmo=()
-	[ "$timeout" -gt 0 ] && tmo=(timeout -k 10 "$timeout")
-	# The guest's tty turns \n into \r\n; keep logs and CI output free of \r.
-	"${tmo[@]}" "$qemu" "${qemu_args[@]}" -serial stdio </dev/null 2>&1 |
-		sed -u 's/\r$//' | tee "$rundir/console.log"
-	qrc=${PIPESTATUS[0]}
+	# QEMU runs in the background so that a signal to this script (bash defers traps while a
+	# foreground command runs) stops the VM too. The guest's tty turns \n into \r\n; keep
+	# logs and CI output free of \r.
+	fifo_dir=$(mktemp -d)
+	mkfifo "$fifo_dir/console"
+	sed -u 's/\r$//' <"$fifo_dir/console" | tee "$rundir/console.log" &
+	tee_pid=$!
+	"${tmo[@]}" "$qemu" "${qemu_args[@]}" -serial stdio </dev/null >"$fifo_dir/console" 2>&1 &
+	qemu_pid=$!
+	trap 'interrupted=1; kill -TERM $qemu_pid 2>/dev/null' INT TERM HUP
+	wait $qemu_pid
+	while kill -0 $qemu_pid 2>/dev/null; do
+		wait $qemu_pid
+	done
+	wait $qemu_pid
+	qrc=$?
+	trap - INT TERM HUP
+	wait $tee_pid
+	rm -rf "$fifo_dir"
 fi
 end=$(date +%s.%N)
 wall=$(echo "$start $end" | awk '{ printf "%.1f", $2 - $1 }')
@@ -161,6 +193,10 @@ if [ -f "$rundir/dmesg.txt" ]; then
 	[ "$n" -eq 0 ] || err "guest kernel log has $n WARNING/BUG/Oops lines: $rundir/dmesg.txt"
 fi
 
+if [ $interrupted = 1 ]; then
+	err "interrupted: the VM on $rel was stopped"
+	exit $EXIT_BOOT
+fi
 if [ -f "$rundir/status" ]; then
 	status=$(cat "$rundir/status")
 	case $status in

@@ -24,13 +24,14 @@ rel=$("$here/resolve-kernel.sh" "$short") || {
 	exit 1
 }
 
-set -- --kernel "$rel" --timeout "${VM_TIMEOUT:-1800}"
+rundir=$vmdir/run/vm-test-$short
+set -- --kernel "$rel" --timeout "${VM_TIMEOUT:-1800}" --run-dir "$rundir"
 [ -z "${VM_SIMGPU_PARAMS:-}" ] || set -- "$@" --simgpu-params "$VM_SIMGPU_PARAMS"
 # shellcheck disable=SC2086
 "$here/run-in-vm.sh" "$@" -- tests/vm/run-suite.sh ${VM_CASES:-}
 rc=$?
 
-counts=$vmdir/run/$rel/suite-result
+counts=$rundir/suite-result
 passed=0
 failed=0
 if [ -f "$counts" ] && read -r passed failed <"$counts" &&
