@@ -31,7 +31,15 @@ if [ -f "$cache/.complete" ]; then
 	exit 0
 fi
 
-for tool in apt-get apt-cache dpkg-deb depmod; do
+# Two VM runs may want the same kernel at once: one fetches, the other waits for it.
+mkdir -p "$vmdir/kernels"
+exec 8>"$vmdir/kernels/$rel.lock"
+flock 8
+if [ -f "$cache/.complete" ]; then
+	exit 0
+fi
+
+for tool in apt-get apt-cache dpkg-deb depmod flock; do
 	command -v "$tool" >/dev/null 2>&1 ||
 		{ echo "fetch-kernel: $tool not found (run scripts/install-deps.sh)" >&2; exit 1; }
 done
@@ -56,7 +64,7 @@ fi
 
 dl=$vmdir/debs/$rel
 tmp=$cache.tmp.$$
-trap 'rm -rf "$dl" "$tmp"' EXIT INT TERM
+trap 'rm -rf "$dl" "$tmp"; rmdir "$vmdir/debs" 2>/dev/null' EXIT INT TERM
 rm -rf "$dl" "$tmp"
 mkdir -p "$dl" "$tmp"
 

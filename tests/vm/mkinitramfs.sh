@@ -77,6 +77,6 @@ done
 [ -s "$stage/lib/modules/modules.order" ] || { echo "mkinitramfs: no modules resolved" >&2; exit 1; }
 
 mkdir -p "$(dirname "$out")"
-(cd "$stage" && find . | LC_ALL=C sort | cpio -o -H newc --quiet -R 0:0) | gzip -1 >"$out.tmp"
-mv "$out.tmp" "$out"
+(cd "$stage" && find . | LC_ALL=C sort | cpio -o -H newc --quiet -R 0:0) | gzip -1 >"$out.tmp.$$"
+mv "$out.tmp.$$" "$out"
 echo "mkinitramfs: $out ($(tr '\n' ' ' <"$stage/lib/modules/modules.order"))" >&2
