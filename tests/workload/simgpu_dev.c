@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Raw ioctls on the simgpu render node: no libdrm library, only its uAPI headers. */
+#include "simgpu_dev.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "../kmod/simgpu/simgpu_drm.h"
+
+static int xioctl(int fd, unsigned long req, void *arg)
+{
+	int ret;
+
+	do {
+		ret = ioctl(fd, req, arg);
+	} while (ret && (errno == EINTR || errno == EAGAIN));
+	return ret ? -errno : 0;
+}
+
+int simgpu_open(const char *path)
+{
+	return open(path, O_RDWR | O_CLOEXEC);
+}
+
+static int driver_name(int fd, char *name, size_t len)
+{
+	struct drm_version v = { .name = name, .name_len = len - 1 };
+	int ret;
+
+	memset(name, 0, len);
+	ret = xioctl(fd, DRM_IOCTL_VERSION, &v);
+	if (ret)
+		return ret;
+	name[len - 1] = '\0';
+	if (v.name_len < len)
+		name[v.name_len] = '\0';
+	return 0;
+}
+
+int simgpu_find_node(char *path, size_t len, uint64_t *probe_client_id)
+{
+	struct dirent **ents;
+	int n, found = -1;
+
+	n = scandir("/dev/dri", &ents, NULL, alphasort);
+	if (n < 0) {
+		fprintf(stderr, "simgpu-workload: /dev/dri: %s (is simgpu loaded?)\n",
+			strerror(errno));
+		return -1;
+	}
+	for (int i = 0; i < n; i++) {
+		char p[300], name[64];
+		int fd;
+
+		if (found < 0 && !strncmp(ents[i]->d_name, "renderD", 7)) {
+			snprintf(p, sizeof(p), "/dev/dri/%s", ents[i]->d_name);
+			fd = simgpu_open(p);
+			if (fd >= 0) {
+				if (!driver_name(fd, name, sizeof(name)) &&
+				    !strcmp(name, SIMGPU_DRIVER_NAME)) {
+					if (simgpu_client_id(fd, probe_client_id)) {
+						fprintf(stderr, "simgpu-workload: %s: fdinfo shows "
+							"no drm-client-id\n", p);
+						close(fd);
+						break;
+					}
+					snprintf(path, len, "%s", p);
+					found = i;
+				}
+				close(fd);
+			}
+		}
+		free(ents[i]);
+	}
+	free(ents);
+	if (found < 0)
+		fprintf(stderr, "simgpu-workload: no render node of driver '%s' in /dev/dri\n",
+			SIMGPU_DRIVER_NAME);
+	return found < 0 ? -1 : 0;
+}
+
+int simgpu_client_id(int fd, uint64_t *id)
+{
+	char p[64], line[256];
+	int ret = -1;
+	FILE *f;
+
+	snprintf(p, sizeof(p), "/proc/self/fdinfo/%d", fd);
+	f = fopen(p, "re");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "drm-client-id: %" SCNu64, id) == 1) {
+			ret = 0;
+			break;
+		}
+	fclose(f);
+	return ret;
+}
+
+int simgpu_bo_create(int fd, uint64_t size, uint32_t *handle)
+{
+	struct drm_simgpu_bo_create a = { .size = size };
+	int ret = xioctl(fd, DRM_IOCTL_SIMGPU_BO_CREATE, &a);
+
+	if (!ret)
+		*handle = a.handle;
+	return ret;
+}
+
+int simgpu_gem_close(int fd, uint32_t handle)
+{
+	struct drm_gem_close a = { .handle = handle };
+
+	return xioctl(fd, DRM_IOCTL_GEM_CLOSE, &a);
+}
+
+int simgpu_submit(int fd, int engine, uint64_t duration_ns, const uint32_t *handles,
+		  unsigned int nr_handles, uint64_t *seqno)
+{
+	struct drm_simgpu_submit a = {
+		.engine = (uint32_t)engine,
+		.nr_bos = nr_handles,
+		.duration_ns = duration_ns,
+		.bo_handles = (uint64_t)(uintptr_t)handles,
+	};
+	int ret = xioctl(fd, DRM_IOCTL_SIMGPU_SUBMIT, &a);
+
+	if (!ret)
+		*seqno = a.seqno;
+	return ret;
+}
+
+int simgpu_wait(int fd, int engine, uint64_t seqno, int64_t timeout_ns)
+{
+	struct drm_simgpu_wait a = { .engine = (uint32_t)engine, .seqno = seqno,
+				     .timeout_ns = timeout_ns };
+
+	return xioctl(fd, DRM_IOCTL_SIMGPU_WAIT, &a);
+}
+
+int simgpu_export(int fd, uint32_t handle, int *dmabuf_fd)
+{
+	struct drm_prime_handle a = { .handle = handle, .flags = DRM_CLOEXEC | DRM_RDWR };
+	int ret = xioctl(fd, DRM_IOCTL_PRIME_HANDLE_TO_FD, &a);
+
+	if (!ret)
+		*dmabuf_fd = a.fd;
+	return ret;
+}
+
+int simgpu_import(int fd, int dmabuf_fd, uint32_t *handle)
+{
+	struct drm_prime_handle a = { .fd = dmabuf_fd };
+	int ret = xioctl(fd, DRM_IOCTL_PRIME_FD_TO_HANDLE, &a);
+
+	if (!ret)
+		*handle = a.handle;
+	return ret;
+}
