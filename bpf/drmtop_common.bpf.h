@@ -120,7 +120,8 @@ struct {
 struct drmtop_entity {
 	__u64 file;
 	__u32 tid;
-	__u32 kind;
+	__u16 kind;
+	__u16 learnt;		/* owner guessed from the first job (entity created before attach) */
 };
 
 struct {

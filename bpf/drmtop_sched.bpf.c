@@ -53,6 +53,38 @@ static __always_inline struct drmtop_client *kernel_client(__u64 parent_dev)
 	return bpf_map_lookup_elem(&clients, &parent_dev);
 }
 
+/*
+ * An entity created before attach (drivers create their own at probe time, so these are
+ * common): an entity of kernel priority is the driver's (simgpu, amdgpu's buffer moves);
+ * otherwise its owner is guessed to be the client whose ioctl queues its first job seen, and
+ * the guess turns into "driver's" if another client's ioctl uses it; no ioctl: the driver's.
+ * DRM_SCHED_PRIORITY_KERNEL is 3 in 6.1 and 0 from 6.8 on: CO-RE gives this kernel's value.
+ */
+static __always_inline struct drmtop_client *unknown_entity_client(__u64 entity, __u64 file,
+								    __u64 parent_dev)
+{
+	struct drm_sched_entity *ent = (struct drm_sched_entity *)entity;
+	struct drmtop_entity n = { .kind = DRMTOP_ENTITY_KERNEL };
+	int kprio = bpf_core_enum_value(enum drm_sched_priority, DRM_SCHED_PRIORITY_KERNEL);
+	struct drmtop_client *c = NULL;
+
+	drmtop_count(DRMTOP_CNT_ENTITY_GUESSED);
+	if (file && (int)BPF_CORE_READ(ent, priority) != kprio) {
+		c = bpf_map_lookup_elem(&clients, &file);
+		/* a job the driver queues for another device in this ioctl is not this client's */
+		if (c && c->parent_dev != parent_dev)
+			c = NULL;
+		if (c) {
+			n.kind = DRMTOP_ENTITY_USER;
+			n.file = file;
+			n.learnt = 1;
+		}
+	}
+	if (bpf_map_update_elem(&entities, &entity, &n, BPF_NOEXIST) == -E2BIG)
+		drmtop_count(DRMTOP_CNT_ENTITIES_FULL);
+	return c;
+}
+
 static __always_inline struct drmtop_client *job_client(struct drm_sched_job *job,
 							 __u64 entity, __u64 parent_dev)
 {
@@ -73,26 +105,23 @@ static __always_inline struct drmtop_client *job_client(struct drm_sched_job *jo
 		}
 		return bpf_map_lookup_elem(&clients, file);
 	}
+	tid = (__u32)bpf_get_current_pid_tgid();
+	file = bpf_map_lookup_elem(&ioctl_files, &tid);
 	e = bpf_map_lookup_elem(&entities, &entity);
 	if (e && e->kind == DRMTOP_ENTITY_KERNEL)
 		return NULL;
 	if (e && e->kind == DRMTOP_ENTITY_USER) {
+		/* a guessed owner (below) whose entity shows up in another client's ioctl: shared */
+		if (e->learnt && file && *file != e->file) {
+			e->kind = DRMTOP_ENTITY_KERNEL;
+			return NULL;
+		}
 		c = bpf_map_lookup_elem(&clients, &e->file);
 		if (!c)
 			drmtop_count(DRMTOP_CNT_JOB_CLIENT_UNKNOWN);
 		return c;
 	}
-	/* entity created before attach: the client whose ioctl queues the job, if any */
-	drmtop_count(DRMTOP_CNT_JOB_ENTITY_UNKNOWN);
-	tid = (__u32)bpf_get_current_pid_tgid();
-	file = bpf_map_lookup_elem(&ioctl_files, &tid);
-	if (!file)
-		return NULL;
-	c = bpf_map_lookup_elem(&clients, file);
-	/* a job the driver queues for another device while in this ioctl is not this client's */
-	if (c && c->parent_dev != parent_dev)
-		return NULL;
-	return c;
+	return unknown_entity_client(entity, file ? *file : 0, parent_dev);
 }
 
 static __always_inline struct drmtop_ring *ring_get(struct drm_gpu_scheduler *sched)

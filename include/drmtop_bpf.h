@@ -159,7 +159,7 @@ enum drmtop_counter {
 	DRMTOP_CNT_OBJECT_UNKNOWN,	/* object released that was created before attach */
 	DRMTOP_CNT_CLIENT_LATE,		/* clients first seen after they opened */
 	DRMTOP_CNT_ENTITIES_FULL,
-	DRMTOP_CNT_JOB_ENTITY_UNKNOWN,	/* no client id, entity created before attach: ioctl guess */
+	DRMTOP_CNT_ENTITY_GUESSED,	/* no client id, entity created before attach: owner guessed */
 	DRMTOP_CNT_DONE_NO_HW_TIME,	/* done without a hardware fence timestamp: end = now */
 	DRMTOP_CNT_JOBS_QUEUED,		/* totals, for cross-checks */
 	DRMTOP_CNT_JOBS_DONE,
@@ -172,7 +172,7 @@ enum drmtop_counter {
 	"objects_full", "devices_full", "tasks_full", "ringbuf_full", "run_unknown", \
 	"done_unknown", "done_without_run", "ended_without_done", "job_client_unknown", \
 	"handle_unknown", "object_unknown", "client_late", "entities_full", \
-	"job_entity_unknown", "done_no_hw_time", "jobs_queued", "jobs_done", \
+	"entity_guessed", "done_no_hw_time", "jobs_queued", "jobs_done", \
 	"kernel_jobs" }
 
 #endif /* DRMTOP_BPF_H */

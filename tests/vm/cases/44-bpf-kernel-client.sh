@@ -4,7 +4,8 @@
 # Jobs the driver submits itself (simgpu clear_jobs=1: a copy-engine clear of every new BO,
 # queued from the user's BO_CREATE ioctl on the driver's own entity) are charged to the
 # device's kernel client, not to the user whose ioctl queued them: on 6.12 through
-# drm_sched_fence.drm_client_id (0), on 6.1 through the entity's owner (created at probe).
+# drm_sched_fence.drm_client_id (0); on 6.1 through the entity: created at probe, before the
+# tracer attached, with DRM_SCHED_PRIORITY_KERNEL.
 # Jobs and busy time of the kernel and the user client are checked against simgpu's.
 . tests/bpf/guest-lib.sh
 bl_init 44-bpf-kernel-client
