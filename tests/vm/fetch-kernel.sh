@@ -57,7 +57,7 @@ for cand in "linux-image-$rel-unsigned" "linux-image-$rel"; do
 	fi
 done
 if [ -z "$pkg" ]; then
-	echo "fetch-kernel: no linux-image-$rel[-unsigned] package in the apt sources" >&2
+	echo "fetch-kernel: no linux-image-${rel}[-unsigned] package in the apt sources" >&2
 	echo "fetch-kernel: run 'apt-get update' (scripts/install-deps.sh does it)" >&2
 	exit 1
 fi

@@ -120,9 +120,11 @@ if [ "$VM_INTERACTIVE" = 1 ]; then
 	status=$?
 else
 	# Non-interactive commands write to a pipe, as they would in CI, not to a terminal.
+	# shellcheck disable=SC3040 # busybox ash has pipefail
 	set -o pipefail
 	/init --run </dev/null 2>&1 | cat
 	status=$?
+	# shellcheck disable=SC3040
 	set +o pipefail
 fi
 

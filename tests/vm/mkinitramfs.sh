@@ -39,6 +39,7 @@ for tool in cpio gzip modprobe readelf; do
 		{ echo "mkinitramfs: $tool not found (run scripts/install-deps.sh)" >&2; exit 1; }
 done
 
+# shellcheck disable=SC3013 # dash and busybox both have -nt
 if [ -f "$out" ] && [ "$out" -nt "$init" ] && [ "$out" -nt "$0" ] &&
 	[ "$out" -nt "$kdir/.complete" ] && [ "$out" -nt "$busybox" ]; then
 	exit 0
