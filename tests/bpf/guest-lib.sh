@@ -8,7 +8,7 @@
 #
 # A case: bl_init NAME; bl_start_bpf; bl_run_workload ARGS...; bl_stop_all; checks...; bl_end
 
-BPFDUMP=build/tests/bpfdump
+BPFDUMP=${BPFDUMP:-build/tests/bpfdump}
 WORKLOAD=build/tests/simgpu-workload
 SIMGPU_DBG=/sys/kernel/debug/simgpu
 # Busy time may differ from the truth by 1 % or 1 ms, whichever is larger (the run tracepoint
