@@ -48,13 +48,26 @@ wl_debugfs_clients() {
 	} BEGIN { printf "[" } END { print "]" }' "$SIMGPU_DEBUGFS/clients"
 }
 
-# wl_fdinfo PID FD: that fd's drm-* keys as JSON; sizes in bytes, engine times in ns.
-wl_fdinfo() {
-	awk -v pid="$1" -v fd="$2" -F'\t' '
+# wl_fdinfo_all DEVICE: every descriptor of every process open on DEVICE, found from /proc
+# alone (whatever the workload claims), one JSON line each: pid, fd and its fdinfo drm-* keys
+# (driver, client_id, engines in ns, total/shared/resident/active memory in bytes).
+# One find and one awk: under QEMU TCG every exec from the 9p root costs a large fraction of a
+# second, so nothing here runs a process per fd.
+wl_fdinfo_all() {
+	find /proc/[0-9]*/fd -lname "$1" 2>/dev/null | sed 's|/fd/|/fdinfo/|' |
+		xargs -r awk -F'\t' '
 	function bytes(v, n, u) {
 		n = v; sub(/ .*/, "", n); u = v; sub(/^[0-9]+ ?/, "", u)
 		return n * (u == "KiB" ? 1024 : u == "MiB" ? 1048576 : 1)
 	}
+	function flush() {
+		if (file == "")
+			return
+		split(file, parts, "/")
+		printf "{\"pid\":%d,\"fd\":%d,\"driver\":\"%s\",\"client_id\":%s,\"engines\":{%s}%s}\n",
+			parts[3], parts[5], drv, (id == "" ? "null" : id), eng, mem
+	}
+	FNR == 1 { flush(); file = FILENAME; drv = ""; id = ""; eng = ""; mem = "" }
 	{ k = $1; sub(/:$/, "", k); v = $2 }
 	k == "drm-driver" { drv = v }
 	k == "drm-client-id" { id = v }
@@ -66,23 +79,7 @@ wl_fdinfo() {
 		m = k; sub(/^drm-/, "", m); sub(/-memory$/, "", m)
 		mem = mem ",\"" m "\":" sprintf("%.0f", bytes(v))
 	}
-	END {
-		printf "{\"pid\":%d,\"fd\":%d,\"driver\":\"%s\",\"client_id\":%s,\"engines\":{%s}%s}\n",
-			pid, fd, drv, (id == "" ? "null" : id), eng, mem
-	}' "/proc/$1/fdinfo/$2"
-}
-
-# wl_scan_fds DEVICE: every descriptor of every process open on DEVICE, as JSON lines
-# {pid, fd, client_id}; found from /proc alone, whatever the workload claims.
-wl_scan_fds() {
-	for l in /proc/[0-9]*/fd/*; do
-		[ "$(readlink "$l" 2>/dev/null)" = "$1" ] || continue
-		p=${l#/proc/}
-		p=${p%%/*}
-		f=${l##*/}
-		id=$(sed -n 's/^drm-client-id:[[:space:]]*//p' "/proc/$p/fdinfo/$f" 2>/dev/null)
-		[ -n "$id" ] && echo "{\"pid\":$p,\"fd\":$f,\"client_id\":$id}"
-	done
+	END { flush() }'
 }
 
 # wl_start OUTDIR ARGS...: runs the workload in the background with --record OUTDIR/record.json
@@ -124,18 +121,15 @@ wl_stop() {
 	return $_rc
 }
 
-# wl_settle RECORD: waits (up to 30 s) until simgpu finished or cancelled every job of every
-# client in RECORD: jobs submitted without waiting may outlive their process.
+# wl_settle: waits (up to 30 s) until simgpu has no job left anywhere: jobs submitted without
+# waiting may outlive their process, and closed clients' figures are final only then.
 wl_settle() {
 	_t=0
 	while [ $_t -lt 300 ]; do
-		wl_debugfs_clients | jq -e --slurpfile rec "$1" '
-			($rec[0].clients | map(.client_id)) as $ids
-			| all(.[] | select(.id as $i | $ids | any(. == $i));
-			      (.gfx_completed + .gfx_cancelled == .gfx_submitted) and
-			      (.compute_completed + .compute_cancelled == .compute_submitted) and
-			      (.copy_completed + .copy_cancelled == .copy_submitted))' >/dev/null &&
-			return 0
+		awk '$1 == "engine" {
+			for (i = 2; i <= NF; i++) { k = $i; sub(/=.*/, "", k); v = $i; sub(/^[^=]*=/, "", v); f[k] = v }
+			if (f["completed"] + f["cancelled"] != f["submitted"] || f["on_hardware"] != 0) busy = 1
+		} END { exit busy }' "$SIMGPU_DEBUGFS/engines" && return 0
 		sleep 0.1
 		_t=$((_t + 1))
 	done
@@ -228,7 +222,5 @@ compare_fdinfo() {
 # (DIR/fdinfo.jsonl).
 wl_sample_held() {
 	wl_debugfs_clients >"$1/debugfs-hold.json"
-	wl_scan_fds "$(jq -r .device "$1/ready.json")" | while read -r _l; do
-		wl_fdinfo "$(echo "$_l" | jq .pid)" "$(echo "$_l" | jq .fd)"
-	done >"$1/fdinfo.jsonl"
+	wl_fdinfo_all "$(sed -n 's/^  "device": "\(.*\)",$/\1/p' "$1/ready.json")" >"$1/fdinfo.jsonl"
 }

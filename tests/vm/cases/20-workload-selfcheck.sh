@@ -46,7 +46,7 @@ held_check() {
 	report "selfcheck-$1-debugfs-held" "$d/mm-hold"
 	compare_fdinfo "$d/record.json" "$d/fdinfo.jsonl" "$d/ready.json" >"$d/mm-fdinfo" 2>&1
 	report "selfcheck-$1-fdinfo-held" "$d/mm-fdinfo"
-	if ! wl_settle "$d/record.json"; then
+	if ! wl_settle; then
 		fail "selfcheck-$1-debugfs-closed" "simgpu still runs jobs of the record 30 s later"
 		return
 	fi
@@ -79,7 +79,7 @@ if "$WL" -o "$d/record.json" short-lived 2>"$d/stderr"; then
 	pass selfcheck-short-lived-run
 	life=$(jq '[.clients[] | select(.probe | not) | .closed_ns - .opened_ns] | max / 1000000 | floor' \
 		"$d/record.json")
-	if wl_settle "$d/record.json"; then
+	if wl_settle; then
 		wl_debugfs_clients >"$d/debugfs-after.json"
 		compare_debugfs "$d/record.json" "$d/debugfs-after.json" after >"$d/mm-after" 2>&1
 		report selfcheck-short-lived-debugfs-closed "$d/mm-after"
