@@ -114,14 +114,14 @@ struct {
  * whose jobs go through it, also for driver jobs queued while a client's ioctl runs.
  */
 #define DRMTOP_ENTITY_USER	1	/* owner is the drm_file in .file */
-#define DRMTOP_ENTITY_PENDING	2	/* created in drm_file_alloc of thread .tid: file not known yet */
+#define DRMTOP_ENTITY_PENDING	2	/* made in drm_file_alloc by thread .tid: file not known yet */
 #define DRMTOP_ENTITY_KERNEL	3	/* created outside any client's open or ioctl */
 
 struct drmtop_entity {
 	__u64 file;
 	__u32 tid;
 	__u16 kind;
-	__u16 learnt;		/* owner guessed from the first job (entity created before attach) */
+	__u16 learnt;		/* owner guessed from the first job (entity made before attach) */
 };
 
 struct {

@@ -111,7 +111,7 @@ static __always_inline struct drmtop_client *job_client(struct drm_sched_job *jo
 	if (e && e->kind == DRMTOP_ENTITY_KERNEL)
 		return NULL;
 	if (e && e->kind == DRMTOP_ENTITY_USER) {
-		/* a guessed owner (below) whose entity shows up in another client's ioctl: shared */
+		/* a guessed owner (below) whose entity serves another client's ioctl: shared */
 		if (e->learnt && file && *file != e->file) {
 			e->kind = DRMTOP_ENTITY_KERNEL;
 			return NULL;

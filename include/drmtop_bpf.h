@@ -35,7 +35,7 @@
 
 /* drmtop_client.flags */
 #define DRMTOP_CLIENT_KERNEL	(1u << 0)	/* jobs the driver submitted itself */
-#define DRMTOP_CLIENT_LATE	(1u << 1)	/* opened before drmtop attached: seen first at an ioctl */
+#define DRMTOP_CLIENT_LATE	(1u << 1)	/* opened before attach: first seen at an ioctl */
 #define DRMTOP_CLIENT_CLOSED	(1u << 2)	/* record came from the ring buffer */
 
 /*
@@ -52,7 +52,7 @@ struct drmtop_client {
 	__u64 parent_dev;	/* struct device of the GPU: joins kernel clients and rings */
 	__u64 open_ns;		/* bpf_ktime_get_ns() at drm_file_alloc (or first sight) */
 	__u64 close_ns;		/* at close, 0 while open */
-	__u64 mem_total;	/* bytes of all handles (one object counted per handle, as fdinfo) */
+	__u64 mem_total;	/* bytes of all handles (an object counts per handle, as fdinfo) */
 	__u64 mem_shared;	/* only filled at close; live value comes from the handles map */
 	__u64 mem_imported;	/* bytes of handles made by PRIME fd-to-handle */
 	__u64 handles;		/* GEM handles held */
@@ -81,7 +81,7 @@ struct drmtop_engine {
 /* A hardware ring (struct drm_gpu_scheduler): value of the "rings" map, keyed by address. */
 struct drmtop_ring {
 	__u64 parent_dev;	/* drm_gpu_scheduler.dev */
-	__u64 last_done_ns;	/* finish time of the ring's latest job: busy time starts no earlier */
+	__u64 last_done_ns;	/* end of the ring's latest job: busy time starts no earlier */
 	char name[DRMTOP_NAME_LEN];	/* drm_gpu_scheduler.name, e.g. "gfx" */
 };
 
@@ -122,7 +122,7 @@ struct drmtop_object {
 /* Per device ("devices" map, keyed by struct drm_device address). */
 struct drmtop_device {
 	__u64 parent_dev;
-	__u64 gem_objects;	/* live objects initialised since attach (held by a client or not) */
+	__u64 gem_objects;	/* live objects made since attach (held by a client or not) */
 	__u64 gem_bytes;
 	__s32 primary_index;	/* a minor index of the device as seen by a client, -1 unknown */
 	__u32 pad;
@@ -159,7 +159,7 @@ enum drmtop_counter {
 	DRMTOP_CNT_OBJECT_UNKNOWN,	/* object released that was created before attach */
 	DRMTOP_CNT_CLIENT_LATE,		/* clients first seen after they opened */
 	DRMTOP_CNT_ENTITIES_FULL,
-	DRMTOP_CNT_ENTITY_GUESSED,	/* no client id, entity created before attach: owner guessed */
+	DRMTOP_CNT_ENTITY_GUESSED,	/* no client id, entity made before attach: owner guessed */
 	DRMTOP_CNT_DONE_NO_HW_TIME,	/* done without a hardware fence timestamp: end = now */
 	DRMTOP_CNT_JOBS_QUEUED,		/* totals, for cross-checks */
 	DRMTOP_CNT_JOBS_DONE,

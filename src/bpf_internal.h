@@ -34,7 +34,7 @@ struct drmtop_bpf {
 	struct drmtop_bpf_hook hooks[DRMTOP_BPF_MAX_HOOKS];
 	size_t n_hooks;
 	bool drm_failed, sched_failed;	/* a present module's part failed: not retried */
-	bool sched_v617, sched_raw;	/* tracepoint name set (6.17+) and flavour (raw_tp) in use */
+	bool sched_v617, sched_raw;	/* tracepoint name set (6.17+), flavour (raw_tp) in use */
 	char reason[512];
 
 	struct ring_buffer *rb;

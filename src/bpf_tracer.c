@@ -235,7 +235,7 @@ static void note_absent(struct drmtop_bpf *b, const char *part, struct bpf_objec
 
 		if (bpf_program__autoload(p))
 			continue;
-		/* the other tracepoint name set or flavour is not missing, just not this kernel's */
+		/* the other tracepoint name set or flavour is not missing, just not in use */
 		if (!strcmp(part, "sched") && !chosen_tp(b, p))
 			continue;
 		if (target_present(btf, bpf_program__section_name(p), why, sizeof(why)))
@@ -296,12 +296,14 @@ static bool prog_is(const struct bpf_program *p, const char *role, bool raw, boo
 {
 	char want[48];
 
-	snprintf(want, sizeof(want), "drmtop_%s_%s%s", role, raw ? "raw" : "btf", v617 ? "_617" : "");
+	snprintf(want, sizeof(want), "drmtop_%s_%s%s", role, raw ? "raw" : "btf",
+		 v617 ? "_617" : "");
 	return !strcmp(bpf_program__name(p), want);
 }
 
 /* Opens, loads and attaches the sched part with tracepoints as tp_btf (@raw false) or raw_tp. */
-static int try_sched(struct drmtop_bpf *b, const struct btf *btf, bool v617, bool raw, bool *tp_fail)
+static int try_sched(struct drmtop_bpf *b, const struct btf *btf, bool v617, bool raw,
+		     bool *tp_fail)
 {
 	static const char *const roles[] = { "queue", "run", "done" };
 	struct drmtop_sched_bpf *skel;
@@ -384,8 +386,8 @@ static void compose_reason(struct drmtop_bpf *b, const char *extra)
 		    !strncmp(b->hooks[i].target, "raw_tp/", 7))
 			flavour = " (scheduler tracepoints as raw_tp)";
 	}
-	off = snprintf(b->reason, sizeof(b->reason), "%zu/%zu hooks attached%s; drm: %s; gpu_sched: %s",
-		       att, n, flavour,
+	off = snprintf(b->reason, sizeof(b->reason),
+		       "%zu/%zu hooks attached%s; drm: %s; gpu_sched: %s", att, n, flavour,
 		       b->drm ? "attached" : b->drm_failed ? "failed" :
 		       "module not loaded (no /sys/kernel/btf/drm)",
 		       b->sched ? "attached" : b->sched_failed ? "failed" :
@@ -407,7 +409,8 @@ int drmtop_bpf_poll(struct drmtop_bpf *b)
 		err = load_drm(b);
 		if (err < 0) {
 			b->drm_failed = true;
-			say(extra, sizeof(extra), "loading the drm part failed: %s", strerror(-err));
+			say(extra, sizeof(extra), "loading the drm part failed: %s",
+			    strerror(-err));
 			ret = err;
 		}
 		n += err > 0;

@@ -50,7 +50,8 @@ if [ -z "$tree" ]; then
 			break
 		fi
 	done
-	[ -n "$pkg" ] || die "apt-get download linux-image-$release(-unsigned) failed (apt sources?)"
+	[ -n "$pkg" ] ||
+		die "apt-get download linux-image-$release(-unsigned) failed (apt sources?)"
 	rm -rf "$tree.tmp"
 	mkdir -p "$tree.tmp"
 	dpkg-deb -x "$dl/${pkg}"_*.deb "$tree.tmp"

@@ -5,7 +5,8 @@
 
 BPFDUMP := $(OUTPUT)/tests/bpfdump
 
-$(BPFDUMP): tests/bpf/bpfdump.c $(LIBDRMTOP) $(wildcard include/drmtop/*.h include/*.h) | $(OUTPUT)/tests
+$(BPFDUMP): tests/bpf/bpfdump.c $(LIBDRMTOP) $(wildcard include/drmtop/*.h include/*.h) \
+		| $(OUTPUT)/tests
 	$(CC) $(ALL_CFLAGS) $< $(LIBDRMTOP) $(ALL_LDFLAGS) $(LIBBPF_LIBS) -lm -o $@
 
 .PHONY: bpfdump

@@ -7,10 +7,11 @@
  * (tgid, fd) -> drm_file records. Kernel addresses are hex strings (jq reads numbers as
  * doubles).
  *
- * Usage: bpfdump [-i MS] [-t SEC] [--ready FILE] [--stop FILE] [--fds]
+ * Usage: bpfdump [-i MS] [-t SEC] [--ready FILE] [--status FILE] [--stop FILE] [--fds]
  *   -i MS       snapshot interval (default 200)
  *   -t SEC      stop after SEC seconds (default: run until --stop FILE exists or SIGINT/TERM)
- *   --ready F   create F once the tracer is attached (the test starts its workload then)
+ *   --ready F   create F once the tracer is opened (the test starts its workload then)
+ *   --status F  rewrite F with drmtop_bpf_reason() whenever a poll attached something
  *   --stop F    stop as soon as F exists
  *   --fds       include the task_file iterator's records (taken at stop)
  * Exit status: 0, or 1 when the tracer could not be opened (the JSON then has "error").
@@ -240,6 +241,23 @@ static void print_all(struct drmtop_bpf *b, const struct drmtop_bpf_snapshot *s,
 	jw_finish_line(&w);
 }
 
+/* Writes the tracer's state line to @path (if given) through a rename: never half a file. */
+static void write_reason(const char *path, struct drmtop_bpf *b)
+{
+	char tmp[4096];
+	FILE *f;
+
+	if (!path)
+		return;
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	f = fopen(tmp, "w");
+	if (!f)
+		return;
+	fprintf(f, "%s\n", drmtop_bpf_reason(b));
+	if (!fclose(f))
+		rename(tmp, path);
+}
+
 static double now_s(void)
 {
 	struct timespec ts;
@@ -252,11 +270,12 @@ int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "ready", required_argument, NULL, 'r' },
+		{ "status", required_argument, NULL, 'S' },
 		{ "stop", required_argument, NULL, 's' },
 		{ "fds", no_argument, NULL, 'f' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *ready = NULL, *stopfile = NULL;
+	const char *ready = NULL, *stopfile = NULL, *status = NULL;
 	struct drmtop_bpf_snapshot s;
 	struct drmtop_bpf *b;
 	double duration = -1, t0;
@@ -284,12 +303,15 @@ int main(int argc, char **argv)
 		case 's':
 			stopfile = optarg;
 			break;
+		case 'S':
+			status = optarg;
+			break;
 		case 'f':
 			fds = true;
 			break;
 		default:
-			fprintf(stderr, "usage: bpfdump [-i MS] [-t SEC] [--ready FILE] [--stop FILE] "
-				"[--fds]\n");
+			fprintf(stderr, "usage: bpfdump [-i MS] [-t SEC] [--ready FILE] "
+				"[--status FILE] [--stop FILE] [--fds]\n");
 			return 2;
 		}
 	}
@@ -300,20 +322,15 @@ int main(int argc, char **argv)
 		printf("{\"error\":\"%s\"}\n", why);
 		return 1;
 	}
-	if (ready) {
-		FILE *f = fopen(ready, "w");
-
-		if (f) {
-			fprintf(f, "%s\n", drmtop_bpf_reason(b));
-			fclose(f);
-		}
-	}
+	write_reason(ready, b);
+	write_reason(status, b);
 	t0 = now_s();
 	for (;;) {
 		bool last = stop || (duration >= 0 && now_s() - t0 >= duration) ||
 			    (stopfile && access(stopfile, F_OK) == 0);
 
-		drmtop_bpf_poll(b);
+		if (drmtop_bpf_poll(b) > 0)
+			write_reason(status, b);
 		err = drmtop_bpf_snapshot(b, &s);
 		if (err) {
 			if (err != -ENOENT)	/* ENOENT: no part loaded (yet) */

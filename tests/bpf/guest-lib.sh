@@ -55,8 +55,8 @@ bl_wait_file() {
 
 # Starts bpfdump (fds recorded at stop) and waits until the tracer is attached.
 bl_start_bpf() {
-	"$BPFDUMP" -i 100 --ready "$BL/bpf.ready" --stop "$BL/bpf.stop" --fds \
-		>"$BL/bpf.json" 2>"$BL/bpf.err" &
+	"$BPFDUMP" -i 100 --ready "$BL/bpf.ready" --status "$BL/bpf.status" \
+		--stop "$BL/bpf.stop" --fds >"$BL/bpf.json" 2>"$BL/bpf.err" &
 	bl_bpf_pid=$!
 	if ! bl_wait_file "$BL/bpf.ready" 30; then
 		fail "$bl_name-bpf-start" "bpfdump not ready in 30 s: $(head -c 300 "$BL/bpf.json")"

@@ -26,14 +26,20 @@ cp "$BL/expect.json" "$BL/wl.ready"	# handed to the checks as $ready
 bl_jq_checks '
 	$ready[0] as $x |
 	($x.files[] | . as $f | bpf_client_by_file(bpf_file($x.pid; $f.fd)) as $c |
-		check("fd-\($f.fd)-client"; $c != null; "no BPF client for pid \($x.pid) fd \($f.fd)"),
+		check("fd-\($f.fd)-client"; $c != null;
+			"no BPF client for pid \($x.pid) fd \($f.fd)"),
 		if $c == null then empty else
-			check("fd-\($f.fd)-mem-total"; $c.mem_total == $f.total; "bpf \($c.mem_total), expected \($f.total)"),
-			check("fd-\($f.fd)-mem-shared"; $c.mem_shared == $f.shared; "bpf \($c.mem_shared), expected \($f.shared)"),
-			check("fd-\($f.fd)-mem-imported"; $c.mem_imported == $f.imported; "bpf \($c.mem_imported), expected \($f.imported)")
+			check("fd-\($f.fd)-mem-total"; $c.mem_total == $f.total;
+				"bpf \($c.mem_total), expected \($f.total)"),
+			check("fd-\($f.fd)-mem-shared"; $c.mem_shared == $f.shared;
+				"bpf \($c.mem_shared), expected \($f.shared)"),
+			check("fd-\($f.fd)-mem-imported"; $c.mem_imported == $f.imported;
+				"bpf \($c.mem_imported), expected \($f.imported)")
 		end),
 	([b.devices[] | select(.driver == "vgem")][0]) as $v |
-	check("vgem-device-objects"; $v.gem_objects == $x.vgem_objects; "bpf \($v.gem_objects), expected \($x.vgem_objects)"),
-	check("vgem-device-bytes"; $v.gem_bytes == $x.vgem_bytes; "bpf \($v.gem_bytes), expected \($x.vgem_bytes)"),
+	check("vgem-device-objects"; $v.gem_objects == $x.vgem_objects;
+		"bpf \($v.gem_objects), expected \($x.vgem_objects)"),
+	check("vgem-device-bytes"; $v.gem_bytes == $x.vgem_bytes;
+		"bpf \($v.gem_bytes), expected \($x.vgem_bytes)"),
 	counter_checks'
 bl_end
