@@ -13,7 +13,9 @@
 #   output   default vmlinux/vmlinux.h
 # Reuses build/vm/kernels/<release>/ (tests/vm/fetch-kernel.sh) when it holds the unpacked
 # image, else downloads into build/kernels/<release>/. Needs apt-get, dpkg-deb, bpftool, cc,
-# libbpf-dev, and the decompressor the image uses (xz/zstd/gzip).
+# libbpf-dev, and the decompressor the image uses (xz/zstd/gzip). APT_OPTS: extra apt-get
+# options, e.g. a private sources list for Debian unstable's 7.x kernels (-o
+# Dir::Etc::sourcelist=... -o Dir::State::Lists=... -o Dir::Cache=...).
 set -eu
 
 release=${1:-6.12.117+deb12-amd64}
@@ -28,10 +30,25 @@ die() {
 	exit 1
 }
 
-# Finds (or makes) an unpacked tree with boot/vmlinuz-<release> and lib/modules/<release>.
+# The kernel image and module tree of an unpacked package: Debian 12 ships boot/vmlinuz-<rel>
+# and lib/modules/<rel>; Debian 14 (7.x) usr/lib/modules/<rel>/{vmlinuz,kernel}.
+find_image() {
+	for _img in "$1/boot/vmlinuz-$release" "$1/usr/lib/modules/$release/vmlinuz"; do
+		[ -f "$_img" ] && { echo "$_img"; return 0; }
+	done
+	return 1
+}
+find_moddir() {
+	for _mod in "$1/lib/modules/$release" "$1/usr/lib/modules/$release"; do
+		[ -d "$_mod/kernel" ] && { echo "$_mod"; return 0; }
+	done
+	return 1
+}
+
+# Finds (or makes) an unpacked tree of the release.
 tree=""
 for d in "$build/vm/kernels/$release" "$build/kernels/$release/root"; do
-	if [ -f "$d/boot/vmlinuz-$release" ] && [ -d "$d/lib/modules/$release" ]; then
+	if find_image "$d" >/dev/null && find_moddir "$d" >/dev/null; then
 		tree=$d
 		break
 	fi
@@ -40,23 +57,27 @@ if [ -z "$tree" ]; then
 	tree=$build/kernels/$release/root
 	dl=$build/kernels/$release/dl
 	mkdir -p "$dl"
-	# The -unsigned package holds the same image and modules as the signed one and exists for
-	# every Debian release; fall back to the signed one for releases that only ship that.
-	pkg=""
-	for p in "linux-image-$release-unsigned" "linux-image-$release"; do
-		if ls "$dl/${p}"_*.deb >/dev/null 2>&1 ||
-			(cd "$dl" && apt-get download "$p" >/dev/null 2>&1); then
-			pkg=$p
-			break
-		fi
+	# Debian 12: the -unsigned package holds image and modules (and exists for every
+	# release; the signed one is the fallback). Debian 14: linux-image-<rel> is a meta
+	# package over linux-binary-<rel> (image) and linux-modules-<rel>. APT_OPTS may point
+	# apt at a private sources list (e.g. unstable, for 7.x).
+	for p in "linux-image-$release-unsigned" "linux-image-$release" \
+		"linux-binary-$release" "linux-modules-$release"; do
+		ls "$dl/${p}"_*.deb >/dev/null 2>&1 ||
+			# shellcheck disable=SC2086
+			(cd "$dl" && apt-get ${APT_OPTS:-} download "$p" >/dev/null 2>&1) || true
 	done
-	[ -n "$pkg" ] ||
+	ls "$dl"/*.deb >/dev/null 2>&1 ||
 		die "apt-get download linux-image-$release(-unsigned) failed (apt sources?)"
 	rm -rf "$tree.tmp"
 	mkdir -p "$tree.tmp"
-	dpkg-deb -x "$dl/${pkg}"_*.deb "$tree.tmp"
+	for deb in "$dl"/*.deb; do
+		dpkg-deb -x "$deb" "$tree.tmp"
+	done
 	mv "$tree.tmp" "$tree"
 fi
+image=$(find_image "$tree") || die "no vmlinuz of $release under $tree"
+moddir=$(find_moddir "$tree") || die "no modules of $release under $tree"
 
 work=$build/kernels/$release/btf
 mkdir -p "$work"
@@ -83,16 +104,16 @@ extract_vmlinux() {
 
 vmlinux=$work/vmlinux
 if [ ! -s "$vmlinux" ]; then
-	extract_vmlinux "$tree/boot/vmlinuz-$release" "$vmlinux.tmp" ||
-		die "no compressed vmlinux ELF found in $tree/boot/vmlinuz-$release"
+	extract_vmlinux "$image" "$vmlinux.tmp" ||
+		die "no compressed vmlinux ELF found in $image"
 	mv "$vmlinux.tmp" "$vmlinux"
 fi
 
 # Modules may be shipped compressed (.ko.xz / .ko.zst); libbpf needs the plain ELF.
 module() {
 	name=$1
-	f=$(find "$tree/lib/modules/$release/kernel/drivers/gpu/drm" -name "$name.ko*" | head -n 1)
-	[ -n "$f" ] || die "$name.ko not found under $tree/lib/modules/$release"
+	f=$(find "$moddir/kernel/drivers/gpu/drm" -name "$name.ko*" | head -n 1)
+	[ -n "$f" ] || die "$name.ko not found under $moddir"
 	case $f in
 	*.ko) cp "$f" "$work/$name.ko" ;;
 	*.ko.xz) xz -dc "$f" > "$work/$name.ko" ;;
