@@ -1096,7 +1096,9 @@ static void check_tracepoints(int fd, uint64_t id)
 	while (fgets(line, sizeof(line), f)) {
 		char *c = strstr(line, " run: ");
 
-		if (c && (c = strstr(c, "cid="))) {
+		if (c)
+			c = strstr(c, "cid=");
+		if (c) {
 			if (strtoull(c + 4, NULL, 10) == id)
 				cid_ok++;
 			else

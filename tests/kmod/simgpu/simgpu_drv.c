@@ -143,8 +143,8 @@ static void simgpu_wait_jobs_freed(struct simgpu_device *sdev)
 	while (atomic_read(&sdev->jobs_alive) > 0) {
 		if (waited_ms % 10000 == 0 && waited_ms)
 			pr_info("simgpu: unload waits for %d jobs\n", atomic_read(&sdev->jobs_alive));
-		msleep(10);
-		waited_ms += 10;
+		msleep(20);
+		waited_ms += 20;
 	}
 }
 
