@@ -2,16 +2,18 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # run-in-vm.sh --kernel <release|6.1|6.12> [--simgpu-params "k=v ..."] [--no-simgpu]
-#              [--timeout SEC] [--interactive] [--run-dir DIR] -- <command...>
+#              [--timeout SEC] [--interactive] [--run-dir DIR] [--env NAME=VALUE]...
+#              -- <command...>
 #
 # Boots a Debian kernel (fetched by fetch-kernel.sh, never the host's) under QEMU TCG with the
 # host root as a read-only 9p root and runs <command> there as root, cwd = this repository,
 # after drm, drm_kms_helper, drm_shmem_helper, gpu-sched, vgem and (when
 # build/kmod/<release>/simgpu.ko exists and --no-simgpu is not given) simgpu are loaded.
 # The guest sees the results of this run writable at /run/vm ($VM_RESULTS); on the host they
-# are in DIR (--run-dir; default build/vm/run/<release>/, or build/vm/run/<release>.<pid>/ when
+# are in DIR (--run-dir; default build/vm/run/<release>/, or build/vm/run/<release>.pid<N>/ when
 # another VM of that release is running): console.log, dmesg.txt, status, timing, and whatever
-# the command wrote there. --timeout 0 means no time limit (default 600 s).
+# the command wrote there. --timeout 0 means no time limit (default 600 s). --env adds a
+# variable to the command's otherwise clean environment.
 #
 # Exit status: the command's own status when it ran (0..124; a status >= 125 from the guest
 # command is reported and mapped to 1), 125 when the VM could not boot or set up (or bad
@@ -26,7 +28,7 @@ top=$(cd "$here/../.." && pwd)
 vmdir=${VM_BUILD_DIR:-$top/build/vm}
 
 usage() {
-	sed -n '4,5p' "$0" | sed 's/^# \{0,1\}//' >&2
+	sed -n '4,6p' "$0" | sed 's/^# \{0,1\}//' >&2
 	exit $EXIT_BOOT
 }
 
@@ -40,6 +42,7 @@ use_simgpu=1
 timeout=600
 interactive=0
 rundir=
+guest_env=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kernel) [ $# -ge 2 ] || usage; kernel=$2; shift 2 ;;
@@ -48,6 +51,19 @@ while [ $# -gt 0 ]; do
 	--timeout) [ $# -ge 2 ] || usage; timeout=$2; shift 2 ;;
 	--interactive) interactive=1; shift ;;
 	--run-dir) [ $# -ge 2 ] || usage; rundir=$2; shift 2 ;;
+	--env)
+		[ $# -ge 2 ] || usage
+		case $2 in
+		[A-Za-z_]*=*) ;;
+		*) err "--env takes NAME=VALUE, got '$2'"; exit $EXIT_BOOT ;;
+		esac
+		name=${2%%=*}
+		case $name in
+		*[!A-Za-z0-9_]*) err "--env: bad variable name '$name'"; exit $EXIT_BOOT ;;
+		esac
+		guest_env+=("$2")
+		shift 2
+		;;
 	--) shift; break ;;
 	*) err "unknown option '$1'"; usage ;;
 	esac
@@ -85,12 +101,17 @@ claim() {
 	exec 9>"$1.lock"
 	flock -n 9
 }
+# Private run directories (NAME.pid<N>) of runs that ended over half an hour ago go away.
+for d in "$vmdir"/run/*.pid[0-9]*; do
+	[ -d "$d" ] && [ -n "$(find "$d" -maxdepth 0 -mmin +30)" ] || continue
+	flock -n "$d.lock" rm -rf "$d" && rm -f "$d.lock"
+done
 if [ -n "$rundir" ]; then
 	claim "$rundir" || { err "run directory $rundir is in use by another VM"; exit $EXIT_BOOT; }
 else
 	rundir=$vmdir/run/$rel
 	if ! claim "$rundir"; then
-		rundir=$vmdir/run/$rel.$$
+		rundir=$vmdir/run/$rel.pid$$
 		claim "$rundir" || { err "cannot claim $rundir"; exit $EXIT_BOOT; }
 		err "$vmdir/run/$rel is in use by another VM; results go to $rundir"
 	fi
@@ -122,6 +143,9 @@ fi
 	echo "VM_COLS=$cols"
 } >"$rundir/vm.conf"
 {
+	for kv in "${guest_env[@]}"; do
+		printf 'export %s=%s\n' "${kv%%=*}" "$(q "${kv#*=}")"
+	done
 	printf 'exec'
 	for a in "$@"; do
 		printf ' %s' "$(q "$a")"

@@ -8,14 +8,14 @@
 #
 # Counts: every PASS and FAIL line counts once. A case that exits non-zero without printing a
 # FAIL line, that prints no PASS/FAIL line at all, or that exceeds its time limit
-# (VM_CASE_TIMEOUT seconds, default 600) adds one failure of its own.
+# (VM_CASE_TIMEOUT seconds, default 300) adds one failure of its own.
 # Writes "<passed> <failed>" to $VM_RESULTS/suite-result after every case, so a suite cut short
 # still leaves what it counted, and exits non-zero when anything failed.
 set -u
 
 cd "$(dirname "$0")/../.." || exit 1
 results=${VM_RESULTS:-/tmp}
-case_timeout=${VM_CASE_TIMEOUT:-600}
+case_timeout=${VM_CASE_TIMEOUT:-300}
 work=$(mktemp -d) || exit 1
 trap 'rm -rf "$work"' EXIT
 

@@ -5,8 +5,8 @@
 # runs tests/vm/run-suite.sh there and writes "<passed> <failed>" to <result-file>. A VM that
 # did not boot, did not finish in time (VM_TIMEOUT seconds) or left no count adds one failure
 # to whatever the suite had counted; exits non-zero on any failure.
-# VM_SIMGPU_PARAMS (simgpu module parameters) and VM_CASES (case names to run instead of all)
-# are passed on.
+# VM_SIMGPU_PARAMS (simgpu module parameters), VM_CASE_TIMEOUT (seconds per case) and VM_CASES
+# (case names to run instead of all) are passed on.
 set -u
 
 [ $# -eq 2 ] || { echo "usage: $0 <6.1|6.12> <result-file>" >&2; exit 2; }
@@ -24,9 +24,20 @@ rel=$("$here/resolve-kernel.sh" "$short") || {
 	exit 1
 }
 
-rundir=$vmdir/run/vm-test-$short
-set -- --kernel "$rel" --timeout "${VM_TIMEOUT:-1800}" --run-dir "$rundir"
+# A run directory of its own (others may run the same stage in this checkout at the same time);
+# build/vm/run/vm-test-<short> points to the latest one.
+rundir=$vmdir/run/vm-test-$short.pid$$
+latest=$vmdir/run/vm-test-$short
+mkdir -p "$vmdir/run"
+if [ -d "$latest" ] && [ ! -L "$latest" ]; then
+	flock -n "$latest.lock" rm -rf "$latest"
+fi
+if [ -L "$latest" ] || [ ! -e "$latest" ]; then
+	ln -sfn "vm-test-$short.pid$$" "$latest"
+fi
+set -- --kernel "$rel" --timeout "${VM_TIMEOUT:-1500}" --run-dir "$rundir"
 [ -z "${VM_SIMGPU_PARAMS:-}" ] || set -- "$@" --simgpu-params "$VM_SIMGPU_PARAMS"
+[ -z "${VM_CASE_TIMEOUT:-}" ] || set -- "$@" --env "VM_CASE_TIMEOUT=$VM_CASE_TIMEOUT"
 # shellcheck disable=SC2086
 "$here/run-in-vm.sh" "$@" -- tests/vm/run-suite.sh ${VM_CASES:-}
 rc=$?

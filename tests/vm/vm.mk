@@ -10,7 +10,7 @@
 
 VM_KERNELS := 6.1 6.12
 VM_TEST_DEPS ?=
-VM_TIMEOUT ?= 1800
+VM_TIMEOUT ?= 1500
 KERNEL ?= 6.1
 # simgpu.mk defines simgpu-modules; without it the VM runs without simgpu.
 VM_SIMGPU_DEP := $(if $(wildcard tests/kmod/simgpu/simgpu.mk),simgpu-modules)
@@ -23,7 +23,8 @@ TEST_TARGETS += $(addprefix vm-test-,$(VM_KERNELS))
 # included after this one still add to VM_TEST_DEPS.
 .SECONDEXPANSION:
 $(addprefix vm-test-,$(VM_KERNELS)): vm-test-%: all $(VM_SIMGPU_DEP) $$(VM_TEST_DEPS)
-	@VM_TIMEOUT=$(VM_TIMEOUT) VM_SIMGPU_PARAMS="$(VM_SIMGPU_PARAMS)" VM_CASES="$(VM_CASES)" \
+	@VM_TIMEOUT=$(VM_TIMEOUT) VM_CASE_TIMEOUT="$(VM_CASE_TIMEOUT)" \
+		VM_SIMGPU_PARAMS="$(VM_SIMGPU_PARAMS)" VM_CASES="$(VM_CASES)" \
 		tests/vm/vm-test.sh $* $(RESULTS)/vm-test-$*
 
 vm-shell:

@@ -146,4 +146,5 @@ if [ -f "$d/record.json" ]; then
 	fi
 fi
 
+wl_keep_on_failure "$tmp" 20-workload-selfcheck
 [ $wl_fails -eq 0 ]
