@@ -152,6 +152,13 @@ bl_truth() {
 		"$BL/debugfs.clients" "$BL/debugfs.engines" "$BL/debugfs.device" >"$BL/truth.json"
 }
 
+# simgpu's figures before the workload starts ($truth0 in the checks): the driver's kernel
+# client lives as long as the module, so its counters include earlier cases' jobs.
+bl_truth_baseline() {
+	bl_truth
+	mv "$BL/truth.json" "$BL/truth0.json"
+}
+
 # bl_jq_checks PROGRAM: runs a jq program over {bpf, truth, record, ready} that outputs
 # "PASS name" / "FAIL name: reason" lines; counts them into this case's result.
 bl_jq_checks() {
@@ -161,8 +168,9 @@ bl_jq_checks() {
 	[ -s "$rec" ] || rec=$BL/none.json
 	[ -s "$rdy" ] || rdy=$BL/none.json
 	[ -s "$BL/truth.json" ] || cp "$BL/none.json" "$BL/truth.json"
+	[ -s "$BL/truth0.json" ] || cp "$BL/truth.json" "$BL/truth0.json"
 	jq -n -r --slurpfile bpf "$BL/bpf.json" --slurpfile truth "$BL/truth.json" \
-		--slurpfile record "$rec" --slurpfile ready "$rdy" \
+		--slurpfile record "$rec" --slurpfile ready "$rdy" --slurpfile truth0 "$BL/truth0.json" \
 		--argjson pct "$BL_TOL_PCT" --argjson tolns "$BL_TOL_NS" \
 		--arg case "$bl_name" --arg release "$(uname -r)" \
 		"$BL_JQ_LIB $1" >"$BL/checks.txt" 2>"$BL/checks.err"
@@ -187,6 +195,12 @@ def check($name; $ok; $why): if $ok then "PASS \($case)-\($name)" else "FAIL \($
 def bpf_file($pid; $fd): [b.fds[] | select(.tgid == $pid and .fd == $fd) | .file][0];
 def bpf_client_by_file($f): [b.clients[] | select(.file == $f)][0];
 def truth_client($id): [t.clients[] | select(.id == $id)][0];
+# Figures of the kernel client gained since bl_truth_baseline (numbers subtracted by key).
+def truth_kernel_delta:
+	([t.clients[] | select(.kind == "kernel")][0]) as $after |
+	([$truth0[0].clients[]? | select(.kind == "kernel")][0] // {}) as $before |
+	$after | with_entries(if (.value | type) == "number" and ($before[.key] | type) == "number"
+		then .value -= $before[.key] else . end);
 def engines: ["gfx", "compute", "copy"];
 def bpf_engine($c; $e): {busy: ([$c.engines[] | select(.name == $e) | .busy_ns] | add // 0),
 	jobs: ([$c.engines[] | select(.name == $e) | .jobs] | add // 0)};
@@ -195,6 +209,9 @@ def engine_checks($lbl; $c; $tc; $busy):
 	engines[] as $e | bpf_engine($c; $e) as $g |
 	check("\($lbl)-\($e)-jobs"; $g.jobs == $tc["\($e)_completed"];
 		"bpf \($g.jobs) jobs, simgpu completed \($tc["\($e)_completed"])"),
+	# every job that ran has one queue-to-run latency sample
+	([$c.engines[] | select(.name == $e) | .lat_hist[]] | add // 0) as $h |
+	check("\($lbl)-\($e)-latency-samples"; $h == $g.jobs; "\($h) samples, \($g.jobs) jobs"),
 	if $busy then
 		check("\($lbl)-\($e)-busy"; within($g.busy; $tc["\($e)_busy_ns"]);
 			"bpf \($g.busy) ns, simgpu \($tc["\($e)_busy_ns"]) ns")

@@ -6,7 +6,8 @@
 # device's kernel client, not to the user whose ioctl queued them: on 6.12 through
 # drm_sched_fence.drm_client_id (0); on 6.1 through the entity: created at probe, before the
 # tracer attached, with DRM_SCHED_PRIORITY_KERNEL.
-# Jobs and busy time of the kernel and the user client are checked against simgpu's.
+# Jobs and busy time of the kernel and the user client are checked against simgpu's (for the
+# kernel client, what simgpu counted since the tracer attached: it lives as long as the module).
 . tests/bpf/guest-lib.sh
 bl_init 44-bpf-kernel-client
 P=/sys/module/simgpu/parameters
@@ -28,10 +29,11 @@ proc p
   submit a engine=copy dur=50ms count=10
 SCEN
 bl_start_bpf || bl_end
+bl_truth_baseline
 bl_run_workload -f "$BL/scenario" || bl_end
 bl_stop_all || bl_end
 bl_jq_checks '
-	([t.clients[] | select(.kind == "kernel")][0]) as $tk |
+	truth_kernel_delta as $tk |
 	([b.clients[] | select(.kind == "kernel" and .parent_dev == simgpu_dev.parent_dev)]) as $k |
 	check("kernel-client-present"; ($k | length) == 1 and $tk.copy_completed > 0;
 		"bpf kernel clients for simgpu: \($k | length), simgpu kernel copy jobs \($tk.copy_completed)"),
