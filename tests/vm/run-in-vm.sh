@@ -178,9 +178,10 @@ tmo=()
 start=$(date +%s.%N)
 if [ $interactive = 1 ]; then
 	# Serial and monitor share the terminal: Ctrl-A x quits QEMU.
+	err "interactive console: the VM powers off when the command exits; Ctrl-A x kills it"
 	"${tmo[@]}" "$qemu" "${qemu_args[@]}" -serial mon:stdio
 	qrc=$?
-	stty sane 2>/dev/null
+	[ -t 0 ] && stty sane 2>/dev/null
 else
 	# QEMU runs in the background so that a signal to this script (bash defers traps while a
 	# foreground command runs) stops the VM too. The guest's tty turns \n into \r\n; keep
