@@ -52,7 +52,8 @@ static void sleep_until(uint64_t deadline_ns)
 		.tv_nsec = (long)(deadline_ns % 1000000000ull),
 	};
 
-	while (!stop_requested && clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+	while (!stop_requested &&
+	       clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
 		;
 }
 

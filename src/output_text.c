@@ -285,12 +285,31 @@ static void render_device(struct line_sink *s, const struct drmtop_frame *f,
 	free(list);
 }
 
+/* A client that closed since the previous refresh, with what it did and held at close. */
+static void render_closed(struct line_sink *s, const struct drmtop_bpf_client *bc)
+{
+	char line[LINE_MAX_LEN], mem[32];
+	size_t j, off;
+
+	off = (size_t)snprintf(line, sizeof(line), "closed (bpf): %u %.16s client %llu held %s:",
+			       bc->c.tgid, bc->c.comm, (unsigned long long)bc->c.client_id,
+			       drmtop_fmt_bytes(mem, sizeof(mem), bc->c.mem_total));
+	for (j = 0; j < bc->n_engines && off < sizeof(line); j++) {
+		const struct drmtop_bpf_engine *e = &bc->engines[j];
+
+		off += (size_t)snprintf(line + off, sizeof(line) - off, " %s %.3f s %llu jobs",
+					e->name, (double)e->busy_ns / 1e9,
+					(unsigned long long)e->jobs);
+	}
+	sink_printf(s, DRMTOP_LINE_NOTE, "%s", line);
+}
+
 /* What only the tracer sees: kernel clients, closed clients, and what it dropped. */
 static void render_bpf_sections(struct line_sink *s, const struct drmtop_frame *f)
 {
 	const struct drmtop_client_view *views;
-	char line[LINE_MAX_LEN], mem[32];
-	size_t i, j, n, off;
+	char line[LINE_MAX_LEN];
+	size_t i, n, off;
 	bool header = false;
 
 	views = drmtop_reconciled(f->rec, &n);
@@ -311,18 +330,8 @@ static void render_bpf_sections(struct line_sink *s, const struct drmtop_frame *
 		fmt_bpf_figures(line, sizeof(line), off, v);
 		sink_printf(s, DRMTOP_LINE_CLIENT, "%s", line);
 	}
-	for (i = 0; f->bpf && i < f->bpf->n_closed; i++) {
-		const struct drmtop_bpf_client *bc = &f->bpf->closed[i];
-
-		off = (size_t)snprintf(line, sizeof(line), "closed (bpf): %u %.16s client %llu held %s:",
-				       bc->c.tgid, bc->c.comm, (unsigned long long)bc->c.client_id,
-				       drmtop_fmt_bytes(mem, sizeof(mem), bc->c.mem_total));
-		for (j = 0; j < bc->n_engines && off < sizeof(line); j++)
-			off += (size_t)snprintf(line + off, sizeof(line) - off, " %s %.3f s %llu jobs",
-						bc->engines[j].name, (double)bc->engines[j].busy_ns / 1e9,
-						(unsigned long long)bc->engines[j].jobs);
-		sink_printf(s, DRMTOP_LINE_NOTE, "%s", line);
-	}
+	for (i = 0; f->bpf && i < f->bpf->n_closed; i++)
+		render_closed(s, &f->bpf->closed[i]);
 	if (!f->bpf)
 		return;
 	off = 0;

@@ -256,7 +256,7 @@ static int compute_rates(struct drmtop_reconciler *r, const struct drmtop_bpf_sn
 			vr->v[j].e = e;
 			p = r->nr_prev ? bsearch(&key, r->prev, r->nr_prev, sizeof(key), cmp_prev)
 				       : NULL;
-			/* uids are never reused, so a ring absent before started during the interval. */
+			/* uids are never reused: a ring absent before started in the interval. */
 			vr->v[j].has_rate = r->prev_taken_ns != 0;
 			vr->v[j].busy_delta_ns =
 				e->busy_ns - (p && p->busy_ns <= e->busy_ns ? p->busy_ns : 0);
@@ -362,7 +362,8 @@ int drmtop_reconcile_fds(struct drmtop_reconciler *r, const struct drm_client *c
 				for (vi = 0; vi < r->nr_views && !done; vi++) {
 					struct drmtop_client_view *v = &r->views[vi];
 
-					if (v->match != DRMTOP_MATCH_NONE || v->c.file != fds[k].file ||
+					if (v->match != DRMTOP_MATCH_NONE ||
+					    v->c.file != fds[k].file ||
 					    (v->c.flags & DRMTOP_CLIENT_KERNEL))
 						continue;
 					err = match(r, vi, clients, ci, DRMTOP_MATCH_FD);

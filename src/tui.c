@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <curses.h>
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -171,11 +172,11 @@ int drmtop_tui_run(struct drmtop_sampler *s, const volatile sig_atomic_t *stop)
 			redraw = true;
 			break;
 		case '+':
-			interval_s = interval_s * 2 > MAX_INTERVAL_S ? MAX_INTERVAL_S : interval_s * 2;
+			interval_s = fmin(interval_s * 2, MAX_INTERVAL_S);
 			redraw = true;
 			break;
 		case '-':
-			interval_s = interval_s / 2 < MIN_INTERVAL_S ? MIN_INTERVAL_S : interval_s / 2;
+			interval_s = fmax(interval_s / 2, MIN_INTERVAL_S);
 			redraw = true;
 			break;
 		case KEY_UP:

@@ -24,7 +24,7 @@ enum drmtop_status {
 struct drmtop_frame {
 	unsigned long iteration;	/* 1 for the first frame shown */
 	uint64_t realtime_ns;		/* CLOCK_REALTIME when the sample was taken */
-	uint64_t interval_ns;		/* measured time since the previous sample, 0 for the first */
+	uint64_t interval_ns;		/* measured since the previous sample, 0 for the first */
 	enum drmtop_status status;
 	unsigned int device_nodes;	/* DRM and accel nodes found under /dev */
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* drmtop's outputs of one frame: JSON lines, plain text tables, and the lines both text views share. */
+/* drmtop's outputs of one frame: JSON lines, text tables, and the lines both text views share. */
 #ifndef DRMTOP_OUTPUT_H
 #define DRMTOP_OUTPUT_H
 

@@ -58,7 +58,7 @@ struct drmtop_client_view {
 	uint64_t mem_shared;		/* drm_show_memory_stats rule, at snapshot time */
 	struct drmtop_engine_view *engines;
 	size_t nr_engines;
-	uint64_t fdinfo_total_bytes;	/* sum over the fdinfo client's regions (total, else resident) */
+	uint64_t fdinfo_total_bytes;	/* sum of the fdinfo regions' total (else resident) */
 	bool mem_compared;
 	bool mem_diverged;
 	bool diverged;			/* any engine diverged, or memory did */

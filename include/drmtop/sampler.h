@@ -14,7 +14,7 @@ struct drmtop_sampler {
 	bool have_snap;
 	struct drmtop_reconciler *rec;
 	const char *dev_root;
-	uint64_t prev_ns;		/* monotonic time of the previous sample, 0 before the first */
+	uint64_t prev_ns;		/* monotonic time of the previous sample, 0 at first */
 	unsigned long iteration;
 	bool bpf_active;
 	char bpf_reason[256];

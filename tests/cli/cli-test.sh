@@ -28,7 +28,8 @@ command -v jq >/dev/null || { bad setup "jq missing (scripts/install-deps.sh ins
 T=$(mktemp -d)
 updater=
 cleanup() {
-	[ -n "$updater" ] && kill "$updater" 2>/dev/null
+	# shellcheck disable=SC2086
+	[ -n "$updater" ] && kill $updater 2>/dev/null
 	rm -rf "$T"
 }
 trap cleanup EXIT
@@ -56,33 +57,43 @@ echo "pos: 0" > "$T/proc/300/fdinfo/0"
 
 # Client 5 (pid 100 fd 3 and 7, pid 101 fd 3): gfx busy 50 % of wall time, 3 MiB + 1 MiB shared.
 # Client 9 (pid 200): engine "ce" with capacity 2 busy 1.5 cores = 75 %.
-write_fdinfo() {
-	local now=$1 t0=$2 d=$(( $1 - $2 ))
-	local f5 f9
-	f5=$(printf 'pos:\t0\nflags:\t02100002\nmnt_id:\t24\nino:\t1001\ndrm-driver:\tsimgpu\ndrm-client-id:\t5\ndrm-engine-gfx:\t%d ns\ndrm-total-memory:\t4 MiB\ndrm-shared-memory:\t1024 KiB\ndrm-resident-memory:\t4194304\n' $((d / 2)))
-	f9=$(printf 'pos:\t0\nflags:\t02100002\nmnt_id:\t24\nino:\t1002\ndrm-driver:\tsimgpu\ndrm-client-id:\t9\ndrm-engine-ce:\t%d ns\ndrm-engine-capacity-ce:\t2\ndrm-total-memory:\t123\n' $((d * 3 / 2)))
-	for p in "100/fdinfo/3" "100/fdinfo/7" "101/fdinfo/3"; do
-		printf '%s\n' "$f5" > "$T/proc/$p.tmp" && mv "$T/proc/$p.tmp" "$T/proc/$p"
-	done
-	# The record check removes process 200 to model an exit.
-	[ -d "$T/proc/200" ] || return 0
-	{ printf '%s\n' "$f9" > "$T/proc/200/fdinfo/4.tmp" &&
-		mv "$T/proc/200/fdinfo/4.tmp" "$T/proc/200/fdinfo/4"; } 2>/dev/null
+# fdinfo_text CLIENT NS_SINCE_START
+fdinfo_text() {
+	if [ "$1" = 5 ]; then
+		printf 'pos:\t0\nflags:\t02100002\nmnt_id:\t24\nino:\t1001\ndrm-driver:\tsimgpu\n'
+		printf 'drm-client-id:\t5\ndrm-engine-gfx:\t%d ns\ndrm-total-memory:\t4 MiB\n' $(($2 / 2))
+		printf 'drm-shared-memory:\t1024 KiB\ndrm-resident-memory:\t4194304\n'
+	else
+		printf 'pos:\t0\nflags:\t02100002\nmnt_id:\t24\nino:\t1002\ndrm-driver:\tsimgpu\n'
+		printf 'drm-client-id:\t9\ndrm-engine-ce:\t%d ns\ndrm-engine-capacity-ce:\t2\n' \
+			$(($2 * 3 / 2))
+		printf 'drm-total-memory:\t123\n'
+	fi
 }
-# The counters drmtop reads lag real time by up to one pass of this loop; the figures are measured
-# over 2 s so that lag stays small against the interval. $EPOCHREALTIME (bash 5) avoids a fork.
+# Each fdinfo is a FIFO whose writer computes the counters only once drmtop has opened it, so the
+# figures are those of the moment of the read however loaded the machine is. (bash expands a
+# command's words before its redirection opens, hence the explicit exec.)
 now_ns() { local t=${EPOCHREALTIME/[.,]/}; echo "${t}000"; }
 t0=$(now_ns)
-write_fdinfo "$t0" "$t0"
-(
+writers=
+serve() {
 	while :; do
-		write_fdinfo "$(now_ns)" "$t0"
-		sleep 0.005
+		exec 3>"$1" 2>/dev/null || return	# the record check deletes process 200
+		fdinfo_text "$2" $(($(now_ns) - t0)) >&3
+		exec 3>&-
+		# drmtop reads each fdinfo once per sample (>= 0.2 s apart) up to EOF; reopening at
+		# once could hand the same read a second copy before it saw EOF.
+		sleep 0.1
 	done
-) &
-updater=$!
+}
+for p in 100/fdinfo/3:5 100/fdinfo/7:5 101/fdinfo/3:5 200/fdinfo/4:9; do
+	mkfifo "$T/proc/${p%:*}"
+	serve "$T/proc/${p%:*}" "${p#*:}" &
+	writers="$writers $!"
+done
+updater=$writers
 
-out=$("$DRMTOP" --proc-root "$T/proc" --sys-root "" --source fdinfo -J -n 2 -d 2 2>"$T/err")
+out=$(timeout 60 "$DRMTOP" --proc-root "$T/proc" --sys-root "" --source fdinfo -J -n 2 -d 2 2>"$T/err")
 rc=$?
 [ "$rc" -eq 0 ] && ok "json run exits 0" || bad "json run exits 0" "rc=$rc $(cat "$T/err")"
 lines=$(printf '%s\n' "$out" | grep -c .)
@@ -111,10 +122,10 @@ first_new=$(printf '%s\n' "$out" | head -n 1 | jq '[.clients[].new] | all | not'
 iv=$(jq '.interval_ns' <<<"$last")
 in_range "$iv" 1900000000 2300000000 && ok "interval measured ($iv ns)" || bad "interval measured" "$iv"
 
-pidf=$("$DRMTOP" --proc-root "$T/proc" --sys-root "" --source fdinfo -J -n 1 -d 0.2 -p 101 | jq -c '[.clients[].client_id]')
+pidf=$(timeout 60 "$DRMTOP" --proc-root "$T/proc" --sys-root "" --source fdinfo -J -n 1 -d 0.2 -p 101 | jq -c '[.clients[].client_id]')
 [ "$pidf" = '[5]' ] && ok "-p matches any holder" || bad "-p filter" "$pidf"
 
-text=$("$DRMTOP" --proc-root "$T/proc" --sys-root "" --source fdinfo -b -n 1 -d 0.5)
+text=$(timeout 60 "$DRMTOP" --proc-root "$T/proc" --sys-root "" --source fdinfo -b -n 1 -d 0.5)
 grep -q '^simgpu dri/renderD128' <<<"$text" && ok "text: device section" || bad "text: device section" "$text"
 grep -Eq '^ +100 .* 5 +[0-9.]+% .*100/3,100/7,101/3' <<<"$text" && ok "text: client row with holders" ||
 	bad "text: client row" "$text"
@@ -133,7 +144,7 @@ rc=$?
 
 # This machine itself, through the real /proc: exit 0, one valid object, and where there is no
 # DRM device (CI machines have none) it says so, and says why BPF is off.
-real=$("$DRMTOP" -J -n 1 -d 0.5 2>"$T/err")
+real=$(timeout 60 "$DRMTOP" -J -n 1 -d 0.5 2>"$T/err")
 rc=$?
 [ "$rc" -eq 0 ] && [ "$(printf '%s\n' "$real" | grep -c .)" -eq 1 ] && jq -e . <<<"$real" >/dev/null &&
 	ok "host: one valid JSON object, exit 0" || bad "host run" "rc=$rc $real $(cat "$T/err")"
@@ -145,7 +156,7 @@ fi
 
 # Record: the client that closes during the session is still in the summary.
 ( sleep 0.6; rm -rf "$T/proc/200" ) &
-rec=$("$DRMTOP" record --proc-root "$T/proc" --sys-root "" --source fdinfo -t 1.5 -J 2>/dev/null)
+rec=$(timeout 60 "$DRMTOP" record --proc-root "$T/proc" --sys-root "" --source fdinfo -t 1.5 -J 2>/dev/null)
 closed=$(jq -c '[.clients[] | select(.client_id == 9) | .closed]' <<<"$rec")
 [ "$closed" = '[true]' ] && ok "record keeps a client that closed" || bad "record closed client" "$rec"
 rb=$(jq '.clients[] | select(.client_id == 5) | .engines[0].busy_pct' <<<"$rec")

@@ -56,7 +56,8 @@ static void test_nesting_and_scalars(void **state)
 	jw_object_end(&c.w);
 	assert_int_equal(jw_finish_line(&c.w), 0);
 	assert_string_equal(cap_close(&c),
-			    "{\"a\":18446744073709551615,\"b\":[-9223372036854775808,true,null,12.35,{}],"
+			    "{\"a\":18446744073709551615,"
+			    "\"b\":[-9223372036854775808,true,null,12.35,{}],"
 			    "\"c\":[]}\n");
 	free(c.buf);
 }
@@ -78,7 +79,7 @@ static void test_escapes_control_characters(void **state)
 static void test_utf8_kept_invalid_replaced(void **state)
 {
 	struct capture c;
-	/* é (valid 2-byte), € (valid 3-byte), lone continuation, overlong '/', truncated 3-byte */
+	/* é and € (valid), lone continuation, overlong '/', truncated 3-byte sequence */
 	const char raw[] = "\xc3\xa9\xe2\x82\xac\x80\xc0\xaf\xe2\x82";
 
 	(void)state;

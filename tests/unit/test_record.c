@@ -95,7 +95,7 @@ static void test_session_joins_sources_and_keeps_closed(void **state)
 	assert_int_equal(rs.nr_clients, 2);	/* kA and bpf:3 */
 	rec_find(&rs, "bpf:3");
 
-	/* t=1: fdinfo now shows C too: bpf:3 becomes part of kC. uid 2 lived and closed meanwhile. */
+	/* t=1: fdinfo shows C too, so bpf:3 joins kC. uid 2 lived and closed meanwhile. */
 	b1.eng[0].busy_ns = 3 * S / 2;
 	b1.eng[0].jobs = 15;
 	b3.eng[0].busy_ns = S / 2;
