@@ -85,31 +85,27 @@ static const char short_lived[] =
 	"  exit\n";
 
 static const char steady[] =
-	"# Fixed duty cycles until stopped, for observers sampling busy %: every client's rate is\n"
-	"# its phases' busy_ns over their length in the record.\n"
+	"# Busy shares that do not depend on when an observer samples: every engine is kept\n"
+	"# backlogged by one stream whose clients' jobs alternate, so each client's share is its job\n"
+	"# duration over the rotation's (gfx 75/25, compute 50/50, copy 100) for as long as the\n"
+	"# stream never drains (the record counts underruns). For drmtop busy % checks.\n"
 	"proc render\n"
 	"  open a\n"
+	"  open b\n"
+	"  dup b b2                                      # b is held through two fds\n"
 	"  bo a fb size=8M\n"
-	"  duty a engine=gfx dur=10ms period=20ms until=stop        # gfx 50 %\n"
+	"  bo b2 buf size=512K\n"
+	"  stream a:3ms,b2:1ms engine=gfx until=stop     # a 75 %, b 25 %\n"
 	"proc infer\n"
 	"  open c\n"
+	"  open e\n"
 	"  bo c weights size=4M count=2\n"
-	"  duty c engine=compute dur=5ms period=20ms until=stop     # compute 25 %\n"
-	"  duty c engine=copy dur=2ms period=20ms until=stop        # copy 10 %\n"
-	"proc encoder\n"
-	"  open f\n"
-	"  bo f frames size=1M\n"
-	"  fork encoder-kid                                         # one client, two processes\n"
-	"  duty f engine=copy dur=4ms period=20ms until=stop        # copy 20 % from the parent\n"
-	"proc encoder-kid child\n"
-	"  bo f kidbuf size=512K\n"
-	"  duty f engine=copy dur=2ms period=20ms until=stop        # + 10 % from the child\n"
-	"proc dupper\n"
-	"  open d\n"
-	"  dup d d2                                                 # one client, two fds\n"
-	"  bo d2 buf size=512K\n"
-	"  duty d engine=gfx dur=3ms period=20ms until=stop         # gfx 15 %\n"
-	"  duty d2 engine=compute dur=3ms period=20ms until=stop    # compute 15 % via the dup\n"
+	"  bo e frames size=1M\n"
+	"  fork infer-kid                                # c and e are held by two processes\n"
+	"  stream c:2ms engine=copy until=stop           # c 100 % of copy\n"
+	"proc infer-kid child\n"
+	"  bo e kidbuf size=512K\n"
+	"  stream c:1ms,e:1ms engine=compute until=stop  # c 50 %, e 50 %, from the child\n"
 	"proc idle\n"
 	"  open i\n"
 	"  bo i cache size=3M\n"
@@ -166,7 +162,7 @@ const struct wl_builtin wl_builtins[] = {
 	{ "basic", "processes x fds x threads; BO create/free; jobs on every engine", basic },
 	{ "shared", "fds shared by dup, fork and SCM_RIGHTS; dma-buf between processes", shared },
 	{ "short-lived", "clients that open, submit and exit within a few ms", short_lived },
-	{ "steady", "fixed duty cycles until stopped, for busy % checks", steady },
+	{ "steady", "backlogged engines with fixed client shares, for busy % checks", steady },
 	{ "mixed", "named processes coming and going, until stopped (demo)", mixed },
 	{ NULL, NULL, NULL },
 };

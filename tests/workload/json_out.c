@@ -82,3 +82,9 @@ void json_null(struct json_out *j, const char *key)
 	member(j, key);
 	fputs("null", j->f);
 }
+
+void json_raw(struct json_out *j, const char *key, const char *json)
+{
+	member(j, key);
+	fputs(json, j->f);
+}

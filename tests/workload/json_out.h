@@ -23,5 +23,7 @@ void json_i64(struct json_out *j, const char *key, int64_t v);
 void json_str(struct json_out *j, const char *key, const char *s);
 void json_bool(struct json_out *j, const char *key, bool v);
 void json_null(struct json_out *j, const char *key);
+/* A value already in JSON. */
+void json_raw(struct json_out *j, const char *key, const char *json);
 
 #endif

@@ -11,6 +11,7 @@
 #include "scenario.h"
 #include "shared.h"
 #include "simgpu_dev.h"
+#include "truth_sampler.h"
 #include "units.h"
 
 #include <errno.h>
@@ -36,7 +37,10 @@ struct options {
 	uint64_t duration_ns;	/* 0: no limit */
 	bool check_only;
 	bool verbose;
+	uint64_t truth_period_ns;	/* 0: no sampling of simgpu's ground truth */
 };
+
+static struct truth_sampler truth;
 
 struct launch {
 	int decl;
@@ -64,6 +68,8 @@ static void usage(FILE *f)
 		"                        until SIGTERM/SIGINT, or until DUR after the ready point\n"
 		"  -t, --duration DUR    stop the whole run DUR after it started\n"
 		"  -D, --device PATH     use PATH instead of the render node whose driver is simgpu\n"
+		"  -S, --sample-truth DUR  every DUR, read simgpu's per-client engine time from\n"
+		"                        " SIMGPU_DEBUGFS_CLIENTS " into the record\n"
 		"  -l, --list            list the built-in scenarios\n"
 		"  -p, --print NAME      print a built-in scenario's text\n"
 		"  -n, --check           parse the scenario and exit\n"
@@ -124,6 +130,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "hold", optional_argument, NULL, 'H' },
 		{ "duration", required_argument, NULL, 't' },
 		{ "device", required_argument, NULL, 'D' },
+		{ "sample-truth", required_argument, NULL, 'S' },
 		{ "list", no_argument, NULL, 'l' },
 		{ "print", required_argument, NULL, 'p' },
 		{ "check", no_argument, NULL, 'n' },
@@ -134,7 +141,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 	const struct wl_builtin *b;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "f:s:o:r:H::t:D:lp:nvh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "f:s:o:r:H::t:D:S:lp:nvh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			o->file = optarg;
@@ -163,6 +170,13 @@ static int parse_options(int argc, char **argv, struct options *o)
 			break;
 		case 'D':
 			o->device = optarg;
+			break;
+		case 'S':
+			if (!wl_parse_duration(optarg, &o->truth_period_ns) || !o->truth_period_ns) {
+				fprintf(stderr, "simgpu-workload: bad --sample-truth period '%s'\n",
+					optarg);
+				return 2;
+			}
 			break;
 		case 'l':
 			for (b = wl_builtins; b->name; b++)
@@ -381,6 +395,9 @@ static void supervise(const struct options *o, const struct wl_run_opts *ro,
 			next = wl->start_ns + (int64_t)o->duration_ns;
 		if (hold_deadline && hold_deadline < next)
 			next = hold_deadline;
+		now = truth_sampler_tick(&truth, wl_now_ns());
+		if (now < next)
+			next = now;
 		wl_sleep_until(next);
 	}
 }
@@ -408,6 +425,8 @@ int main(int argc, char **argv)
 		return 1;
 	wl->start_ns = wl_now_ns();
 	wl->realtime_start_ns = wl_realtime_ns();
+	/* Observers such as drmtop stamp frames with CLOCK_REALTIME: a tight pair maps them. */
+	wl->realtime_offset_ns = wl->realtime_start_ns - (wl->start_ns + wl_now_ns()) / 2;
 	main_slot = wl_proc_new(-1, 0, -1, "simgpu-workload");
 	wl->procs[main_slot].pid = getpid();
 	wl->procs[main_slot].ppid = getppid();
@@ -427,6 +446,9 @@ int main(int argc, char **argv)
 	ro.device = device;
 	ro.hold = o.hold;
 	ro.verbose = o.verbose;
+	if (o.truth_period_ns &&
+	    truth_sampler_init(&truth, SIMGPU_DEBUGFS_CLIENTS, o.truth_period_ns))
+		return 1;
 	setup_signals();
 	for (unsigned int i = 0; i < sc.nr_procs; i++) {
 		const struct wl_proc_decl *d = &sc.procs[i];
@@ -447,6 +469,7 @@ int main(int argc, char **argv)
 			.device = device,
 			.page_size = (unsigned int)sysconf(_SC_PAGESIZE),
 			.sc = &sc,
+			.truth = o.truth_period_ns ? &truth : NULL,
 		};
 
 		if (wl_write_record(o.record, &info))
@@ -458,5 +481,6 @@ int main(int argc, char **argv)
 	wl_scenario_free(&sc);
 	free(instances);
 	free(pending);
+	truth_sampler_free(&truth);
 	return ret;
 }

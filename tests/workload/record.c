@@ -96,15 +96,16 @@ static void write_memory(struct json_out *j, const struct wl_client *c)
 	json_end(j, '}');
 }
 
-static void write_duty(struct json_out *j, int client)
+static void write_phases(struct json_out *j, int client)
 {
-	json_begin(j, "duty", '[');
+	json_begin(j, "phases", '[');
 	for (unsigned int i = 0; i < wl->nr_phases; i++) {
 		const struct wl_phase *ph = &wl->phases[i];
 
 		if (ph->client != client)
 			continue;
 		json_begin(j, NULL, '{');
+		json_str(j, "kind", ph->stream ? "stream" : "duty");
 		json_i64(j, "pid", wl->procs[ph->proc].pid);
 		json_str(j, "engine", wl_engine_name(ph->engine));
 		json_u64(j, "job_ns", ph->job_ns);
@@ -113,6 +114,10 @@ static void write_duty(struct json_out *j, int client)
 		ts(j, "end_ns", ph->end_ns);
 		json_u64(j, "jobs", ph->jobs);
 		json_u64(j, "busy_ns", ph->busy_ns);
+		if (ph->stream) {
+			json_u64(j, "underruns", ph->underruns);
+			ts(j, "first_underrun_ns", ph->first_underrun_ns);
+		}
 		json_end(j, '}');
 	}
 	json_end(j, ']');
@@ -147,7 +152,7 @@ static void write_client(struct json_out *j, int idx)
 	ts(j, "first_submit_ns", c->first_submit_ns);
 	ts(j, "last_submit_ns", c->last_submit_ns);
 	write_memory(j, c);
-	write_duty(j, idx);
+	write_phases(j, idx);
 	json_end(j, '}');
 }
 
@@ -194,6 +199,7 @@ int wl_write_record(const char *path, const struct wl_record_info *info)
 	json_u64(&j, "page_size", info->page_size);
 	json_str(&j, "clock", "CLOCK_MONOTONIC");
 	json_i64(&j, "realtime_at_start_ns", wl->realtime_start_ns);
+	json_i64(&j, "realtime_minus_monotonic_ns", wl->realtime_offset_ns);
 	ts(&j, "start_ns", wl->start_ns);
 	ts(&j, "ready_ns", wl->ready_ns);
 	ts(&j, "stop_ns", wl->stop_ns);
@@ -225,6 +231,8 @@ int wl_write_record(const char *path, const struct wl_record_info *info)
 		json_end(&j, '}');
 	}
 	json_end(&j, '}');
+	if (info->truth)
+		truth_sampler_write(info->truth, &j);
 	json_end(&j, '}');
 	return finish(f, tmp, path);
 }

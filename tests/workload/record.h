@@ -4,12 +4,14 @@
 #define WL_RECORD_H
 
 #include "scenario.h"
+#include "truth_sampler.h"
 
 struct wl_record_info {
 	const char *scenario;
 	const char *device;
 	unsigned int page_size;
 	const struct wl_scenario *sc;
+	struct truth_sampler *truth;	/* NULL: none taken */
 };
 
 /* Both write to path.tmp and rename, so a reader never sees half a file. 0 or -1. */

@@ -51,6 +51,18 @@ struct job_arg {
 	pthread_t thread;
 };
 
+struct stream_arg {
+	unsigned int n;
+	int fd[WL_STREAM_MAX], client[WL_STREAM_MAX], phase[WL_STREAM_MAX];
+	uint64_t ns[WL_STREAM_MAX];
+	int engine;
+	uint64_t backlog_ns, for_ns;
+	bool until_stop;
+	int err;
+	const char *what;
+	pthread_t thread;
+};
+
 static struct {
 	const struct wl_run_opts *o;
 	int decl, proc;
@@ -65,6 +77,8 @@ static struct {
 	int child_procs[MAX_CHILDREN];
 	unsigned int nr_duty;
 	struct job_arg duty[MAX_DUTY];	/* background (until=stop) duty threads */
+	unsigned int nr_streams;
+	struct stream_arg streams[MAX_DUTY];	/* background streams */
 	atomic_bool quit;		/* "exit" with background duties still running */
 } R;
 
@@ -333,12 +347,18 @@ static void *submit_thread(void *p)
 	return NULL;
 }
 
+/*
+ * One job every period on a fixed cadence, submitted without waiting for the previous one, so
+ * a late wake-up of this thread (QEMU TCG under load) delays one job but not the ones after
+ * it. The phase ends when its last job finished. The achieved rate is busy_ns over the phase;
+ * within a short window it wobbles with this thread's stalls (a stream does not).
+ */
 static void *duty_thread(void *p)
 {
 	struct job_arg *a = p;
 	struct wl_phase *ph = &wl->phases[a->phase];
 	int64_t start = wl_now_ns(), next = start;
-	uint64_t seqno;
+	uint64_t seqno = 0;
 	int ret = 0;
 
 	ph->start_ns = start;
@@ -353,19 +373,167 @@ static void *duty_thread(void *p)
 		wl_note_submit(a->client, a->engine, a->dur_ns);
 		ph->jobs++;
 		ph->busy_ns += a->dur_ns;
-		ret = simgpu_wait(a->fd, a->engine, seqno, WAIT_TIMEOUT_NS);
-		if (ret) {
-			a->what = "WAIT";
-			break;
-		}
-		/* A fixed cadence: a late wake-up is caught up, so the duty cycle holds. */
 		next += (int64_t)a->period_ns;
 		if (wl_sleep_until(next))
 			break;
 	}
+	if (!ret && seqno) {
+		ret = simgpu_wait(a->fd, a->engine, seqno, WAIT_TIMEOUT_NS);
+		a->what = "WAIT";
+	}
 	ph->end_ns = wl_now_ns();
 	a->err = ret;
 	return NULL;
+}
+
+#define STREAM_RING 65536
+#define STREAM_POLL_NS (50LL * 1000000)
+
+/* Waits for a job in short slices so that a stop request is noticed. 1: stopped. */
+static int wait_or_stop(int fd, int engine, uint64_t seqno, int *err)
+{
+	int64_t deadline = wl_now_ns() + WAIT_TIMEOUT_NS;
+
+	for (;;) {
+		int ret = simgpu_wait(fd, engine, seqno, STREAM_POLL_NS);
+
+		if (ret != -ETIME) {
+			*err = ret;
+			return 0;
+		}
+		if (wl_stopping() || atomic_load(&R.quit))
+			return 1;
+		if (wl_now_ns() > deadline) {
+			*err = ret;
+			return 0;
+		}
+	}
+}
+
+/*
+ * Keeps an engine backlogged with jobs of several clients in a fixed rotation (a1 b1 a2 b2 ..),
+ * between half and all of backlog_ns of queued work. drm_sched runs them in submission order
+ * (FIFO on 6.12, round robin over the entities on 6.1), so while the engine never runs dry each
+ * client's busy share is its job duration over the rotation's, in any window longer than a few
+ * jobs: a figure that stalls of this process (QEMU TCG under load) cannot move. A drained
+ * backlog is counted as an underrun, which a test must treat as "truth unknown".
+ */
+static void *stream_thread(void *p)
+{
+	struct stream_arg *a = p;
+	uint64_t cycle_ns = 0, high, low, cyc = 0, done = 0, last_seq = 0, seqno = 0;
+	uint64_t *ring = malloc(STREAM_RING * sizeof(*ring));
+	int64_t start = wl_now_ns();
+	int ret = 0;
+
+	if (!ring) {
+		a->err = -ENOMEM;
+		a->what = "stream setup";
+		return NULL;
+	}
+	for (unsigned int i = 0; i < a->n; i++) {
+		cycle_ns += a->ns[i];
+		wl->phases[a->phase[i]].start_ns = start;
+	}
+	high = (a->backlog_ns + cycle_ns - 1) / cycle_ns;
+	if (high < 2)
+		high = 2;
+	if (high > STREAM_RING / 2)
+		high = STREAM_RING / 2;
+	low = high / 2;
+	while (!ret && !wl_stopping() && !atomic_load(&R.quit)) {
+		if (!a->until_stop && wl_now_ns() >= start + (int64_t)a->for_ns)
+			break;
+		for (; cyc - done < high && !ret; cyc++) {
+			for (unsigned int i = 0; i < a->n && !ret; i++) {
+				struct wl_phase *ph = &wl->phases[a->phase[i]];
+
+				ret = simgpu_submit(a->fd[i], a->engine, a->ns[i], NULL, 0, &seqno);
+				if (ret) {
+					a->what = "SUBMIT";
+					break;
+				}
+				wl_note_submit(a->client[i], a->engine, a->ns[i]);
+				ph->jobs++;
+				ph->busy_ns += a->ns[i];
+				if (i == 0)
+					ring[cyc % STREAM_RING] = seqno;
+			}
+			last_seq = seqno;
+		}
+		if (ret)
+			break;
+		/* Sleep until only `low` rotations are left queued. */
+		if (wait_or_stop(a->fd[0], a->engine, ring[(cyc - low - 1) % STREAM_RING], &ret))
+			break;
+		if (ret) {
+			a->what = "WAIT";
+			break;
+		}
+		done = cyc - low;
+		if (!simgpu_wait(a->fd[a->n - 1], a->engine, last_seq, 0)) {
+			struct wl_phase *ph0 = &wl->phases[a->phase[0]];
+
+			for (unsigned int i = 0; i < a->n; i++)
+				wl->phases[a->phase[i]].underruns++;
+			if (!ph0->first_underrun_ns)
+				for (unsigned int i = 0; i < a->n; i++)
+					wl->phases[a->phase[i]].first_underrun_ns = wl_now_ns();
+		}
+	}
+	/* The phase ends when the engine ran the last queued job. */
+	if (!ret && last_seq) {
+		ret = simgpu_wait(a->fd[a->n - 1], a->engine, last_seq, WAIT_TIMEOUT_NS);
+		a->what = "WAIT";
+	}
+	for (unsigned int i = 0; i < a->n; i++)
+		wl->phases[a->phase[i]].end_ns = wl_now_ns();
+	free(ring);
+	a->err = ret;
+	return NULL;
+}
+
+static int step_stream(const struct wl_step *st)
+{
+	struct stream_arg fg, *a = st->until_stop ? &R.streams[R.nr_streams] : &fg;
+	uint64_t cycle_ns = 0;
+
+	if (st->until_stop && R.nr_streams == MAX_DUTY)
+		return fail("more than %d background streams in one process", MAX_DUTY);
+	memset(a, 0, sizeof(*a));
+	for (unsigned int i = 0; i < st->nr_members; i++)
+		cycle_ns += st->member_ns[i];
+	for (unsigned int i = 0; i < st->nr_members; i++) {
+		int f = one_fd(st->members[i]), ph;
+
+		if (f < 0)
+			return -1;
+		wl_lock();
+		ph = wl_phase_new(R.fds[f].client, R.proc, st->engine, st->member_ns[i], cycle_ns);
+		if (ph >= 0)
+			wl->phases[ph].stream = true;
+		wl_unlock();
+		if (ph < 0)
+			return fail("record full");
+		a->fd[i] = R.fds[f].fd;
+		a->client[i] = R.fds[f].client;
+		a->phase[i] = ph;
+		a->ns[i] = st->member_ns[i];
+	}
+	a->n = st->nr_members;
+	a->engine = st->engine;
+	a->backlog_ns = st->backlog_ns;
+	a->for_ns = st->for_ns;
+	a->until_stop = st->until_stop;
+	if (!st->until_stop) {
+		stream_thread(a);
+		return a->err ? fail("%s on %s: %s", a->what, wl_engine_name(a->engine),
+				     strerror(-a->err)) : 0;
+	}
+	if (pthread_create(&a->thread, NULL, stream_thread, a))
+		return fail("pthread_create failed");
+	R.nr_streams++;
+	return 0;
 }
 
 static int run_threads(struct job_arg *args, unsigned int n, void *(*fn)(void *))
@@ -703,6 +871,7 @@ static int step_fork(const struct wl_step *st)
 		R.proc = slot;
 		R.nr_children = 0;
 		R.nr_duty = 0;	/* threads are not inherited by fork */
+		R.nr_streams = 0;
 		atomic_store(&R.quit, false);
 		mb_forget_pending();
 		run_script();
@@ -762,13 +931,15 @@ static int run_step(const struct wl_step *st)
 	case OP_EXIT:
 		R.exit_now = true;
 		return 1;
+	case OP_STREAM:
+		return step_stream(st);
 	}
 	return fail("unknown step");
 }
 
 static const char *const op_names[] = {
 	"open", "close", "dup", "bo", "free", "submit", "duty", "export", "import",
-	"sendfd", "recvfd", "send", "recv", "fork", "join", "sleep", "hold", "exit",
+	"sendfd", "recvfd", "send", "recv", "fork", "join", "sleep", "hold", "exit", "stream",
 };
 
 static _Noreturn void run_script(void)
@@ -797,7 +968,7 @@ static _Noreturn void run_script(void)
 	}
 	R.step = NULL;
 	/* Background duties run until the run stops, so the process holds till then too. */
-	if (!R.exit_now && !R.status && (R.o->hold || R.nr_duty))
+	if (!R.exit_now && !R.status && (R.o->hold || R.nr_duty || R.nr_streams))
 		park_until_stopped();
 	atomic_store(&R.quit, true);
 	for (unsigned int i = 0; i < R.nr_duty; i++) {
@@ -805,6 +976,14 @@ static _Noreturn void run_script(void)
 		if (R.duty[i].err) {
 			fail("%s on %s: %s", R.duty[i].what, wl_engine_name(R.duty[i].engine),
 			     strerror(-R.duty[i].err));
+			R.status = 1;
+		}
+	}
+	for (unsigned int i = 0; i < R.nr_streams; i++) {
+		pthread_join(R.streams[i].thread, NULL);
+		if (R.streams[i].err) {
+			fail("%s on %s: %s", R.streams[i].what, wl_engine_name(R.streams[i].engine),
+			     strerror(-R.streams[i].err));
 			R.status = 1;
 		}
 	}

@@ -54,6 +54,7 @@ static const struct verb verbs[] = {
 	{ "sleep", OP_SLEEP, 1, 1, "" },
 	{ "hold", OP_HOLD, 0, 0, "" },
 	{ "exit", OP_EXIT, 0, 0, "" },
+	{ "stream", OP_STREAM, 1, 1, "engine for until backlog " },
 };
 
 struct parser {
@@ -145,6 +146,9 @@ static int parse_key(const struct parser *p, struct wl_step *st, const char *key
 		st->engine = wl_engine_by_name(val);
 		if (st->engine < 0)
 			return perr(p, "unknown engine '%s' (gfx, compute, copy)", val);
+	} else if (!strcmp(key, "backlog")) {
+		if (!wl_parse_duration(val, &st->backlog_ns) || !st->backlog_ns)
+			return perr(p, "bad backlog '%s' (e.g. 1s)", val);
 	} else if (!strcmp(key, "dur") || !strcmp(key, "period") || !strcmp(key, "for")) {
 		uint64_t *dst = key[0] == 'd' ? &st->dur_ns : key[0] == 'p' ? &st->period_ns :
 						   &st->for_ns;
@@ -176,6 +180,31 @@ static int parse_key(const struct parser *p, struct wl_step *st, const char *key
 	return 0;
 }
 
+/* "a:3ms,b:1ms": the fds of a stream and the duration of each one's jobs. */
+static int parse_members(const struct parser *p, struct wl_step *st, char *list)
+{
+	char *save = NULL;
+
+	for (char *m = strtok_r(list, ",", &save); m; m = strtok_r(NULL, ",", &save)) {
+		char *colon = strchr(m, ':');
+		unsigned int i = st->nr_members;
+
+		if (i == WL_STREAM_MAX)
+			return perr(p, "at most %d fds per stream", WL_STREAM_MAX);
+		if (!colon)
+			return perr(p, "stream member '%s' is not FD:DURATION", m);
+		*colon = '\0';
+		if (copy_name(p, st->members[i], m, WL_NAME_MAX, true, "fd"))
+			return -1;
+		if (!wl_parse_duration(colon + 1, &st->member_ns[i]) || !st->member_ns[i])
+			return perr(p, "bad job duration '%s' (e.g. 2ms)", colon + 1);
+		st->nr_members++;
+	}
+	if (!st->nr_members)
+		return perr(p, "stream needs FD:DURATION[,FD:DURATION...]");
+	return 0;
+}
+
 /* Per-verb operand rules and the keys a verb cannot do without. */
 static int check_step(const struct parser *p, const struct verb *v, struct wl_step *st,
 		      char **pos, unsigned int npos, bool has_for)
@@ -192,6 +221,15 @@ static int check_step(const struct parser *p, const struct verb *v, struct wl_st
 	}
 	if (v->op == OP_FORK)
 		return copy_name(p, st->peer_name, pos[0], WL_COMM_MAX, false, "process");
+	if (v->op == OP_STREAM) {
+		if (st->engine < 0)
+			return perr(p, "stream needs engine=");
+		if (has_for == st->until_stop)
+			return perr(p, "stream needs exactly one of for= and until=stop");
+		if (!st->backlog_ns)
+			st->backlog_ns = 1000000000;
+		return parse_members(p, st, pos[0]);
+	}
 	if (npos >= 1 && copy_name(p, st->fd, pos[0], WL_NAME_MAX, !first_declares && !tag,
 				   tag ? "tag" : "fd"))
 		return -1;

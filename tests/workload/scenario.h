@@ -12,6 +12,7 @@
 #define WL_NAME_MAX		24	/* fd, BO, tag names incl. NUL */
 #define WL_COMM_MAX		16	/* TASK_COMM_LEN */
 #define WL_SUBMIT_BOS_MAX	8
+#define WL_STREAM_MAX		8
 #define WL_GROUP_MAX		64	/* members of an "open NAME count=M" group */
 #define WL_THREADS_MAX		64
 
@@ -34,6 +35,7 @@ enum wl_op {
 	OP_SLEEP,	/* sleep D */
 	OP_HOLD,	/* hold: keep everything open until stopped */
 	OP_EXIT,	/* exit: close everything and exit now, never held */
+	OP_STREAM,	/* stream FD:DUR,FD:DUR.. engine=E (for=D | until=stop) [backlog=D] */
 };
 
 enum wl_wait { WAIT_END, WAIT_EACH, WAIT_NONE };
@@ -57,6 +59,11 @@ struct wl_step {
 	uint64_t for_ns;
 	unsigned int nr_bos;
 	char bos[WL_SUBMIT_BOS_MAX][WL_NAME_MAX];
+	/* stream: the fds whose jobs alternate, each with its job duration */
+	unsigned int nr_members;
+	char members[WL_STREAM_MAX][WL_NAME_MAX];
+	uint64_t member_ns[WL_STREAM_MAX];
+	uint64_t backlog_ns;
 };
 
 struct wl_proc_decl {

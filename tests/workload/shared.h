@@ -79,6 +79,9 @@ struct wl_phase {
 	uint64_t job_ns, period_ns;
 	int64_t start_ns, end_ns;
 	uint64_t jobs, busy_ns;
+	bool stream;		/* one member of a stream: period_ns is the stream's cycle */
+	unsigned int underruns;	/* stream: times its backlog was found drained */
+	int64_t first_underrun_ns;
 };
 
 struct wl_shared {
@@ -88,6 +91,7 @@ struct wl_shared {
 	_Atomic int live;		/* non-transient processes running */
 	_Atomic int parked;		/* of those, the ones holding or waiting for their children */
 	int64_t start_ns, ready_ns, stop_ns, end_ns, realtime_start_ns;
+	int64_t realtime_offset_ns;	/* CLOCK_REALTIME - CLOCK_MONOTONIC at the start */
 	unsigned int nr_procs, nr_clients, nr_holders, nr_bos, nr_phases;
 	struct wl_proc procs[WL_MAX_PROCS];
 	struct wl_client clients[WL_MAX_CLIENTS];
@@ -129,5 +133,6 @@ void wl_proc_reaped(int proc, int status);
 /* Ends a holder; when it was the client's last fd, snapshots the client's handles as closed. */
 void wl_holder_close(int holder);
 void wl_note_submit(int client, int engine, uint64_t duration_ns);
+
 
 #endif

@@ -19,6 +19,14 @@ fail() {
 	wl_fails=$((wl_fails + 1))
 }
 
+# wl_keep_on_failure DIR NAME: after a failed check, copies DIR (records, samples, mismatch
+# lists) to the run's results ($VM_RESULTS/NAME, build/vm/run/<release>/NAME on the host).
+wl_keep_on_failure() {
+	[ $wl_fails -gt 0 ] && [ -n "${VM_RESULTS:-}" ] && rm -rf "${VM_RESULTS:?}/$2" &&
+		cp -r "$1" "$VM_RESULTS/$2" && echo "# kept $1 in \$VM_RESULTS/$2"
+	return 0
+}
+
 # wl_require: FAIL (and exit) when the guest lacks what every case here needs.
 wl_require() {
 	if [ ! -x "$WL" ]; then

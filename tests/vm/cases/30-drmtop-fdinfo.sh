@@ -1,0 +1,174 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# drmtop from fdinfo alone shows every simgpu client of a workload exactly once (fds shared by
+# fork and by dup included), with the processes and fds that hold it, engine busy % within
+# 2 points of the truth and memory to the byte, while it samples -d 1 -n 3.
+# The truth of a client's busy % in a frame is simgpu's own engine time (debugfs, sampled every
+# 10 ms by the workload with --sample-truth) over that client's window: the window ends when
+# drmtop read the client (its per-client sample_ns if the JSON carries it, else the frame's
+# time) and lasts the client's interval_ns. The "steady" scenario keeps every engine backlogged
+# with jobs of several clients in a fixed rotation (gfx 75/25, compute 50/50, copy 100, one
+# client idle), so the figures barely move if drmtop's read time is off by a few ms.
+# Runs in the test VM from the repository root (tests/vm/run-suite.sh).
+set -u
+
+. tests/workload/vmcheck.sh
+
+DRMTOP=${DRMTOP:-build/drmtop}
+TOLERANCE_PCT=${TOLERANCE_PCT:-2}
+
+wl_require drmtop-fdinfo-setup
+if [ ! -x "$DRMTOP" ]; then
+	fail drmtop-fdinfo-setup "$DRMTOP not built"
+	exit 1
+fi
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+if ! wl_start "$tmp" --sample-truth 10ms steady; then
+	fail drmtop-fdinfo-workload "$WL_WHY"
+	exit 1
+fi
+"$DRMTOP" --source fdinfo -J -d 1 -n 3 >"$tmp/drmtop.jsonl" 2>"$tmp/drmtop.err"
+rc=$?
+# The same comparison must catch a driver whose fdinfo claims 1.5x the engine time.
+scale=/sys/module/simgpu/parameters/fdinfo_scale_pct
+old_scale=$(cat "$scale")
+lie_rc=1
+if echo 150 >"$scale"; then
+	"$DRMTOP" --source fdinfo -J -d 1 -n 1 >"$tmp/drmtop-lie.jsonl" 2>>"$tmp/drmtop.err"
+	lie_rc=$?
+fi
+echo "$old_scale" >"$scale"
+if wl_stop; then
+	pass drmtop-fdinfo-workload
+else
+	fail drmtop-fdinfo-workload "workload failed: $(tail -n 3 "$tmp/stderr" | tr '\n' ';')"
+	exit 1
+fi
+frames=$(grep -c '^{' "$tmp/drmtop.jsonl")
+if [ $rc -eq 0 ] && [ "$frames" -eq 3 ]; then
+	pass drmtop-fdinfo-runs
+else
+	fail drmtop-fdinfo-runs "exit $rc, $frames JSON frames: $(head -c 300 "$tmp/drmtop.err")"
+	exit 1
+fi
+
+# compare_drmtop FRAMES OUT: one line per mismatch in OUT; the check name before ':' lets each
+# property pass or fail alone. "info:" lines show the busy figures that agreed.
+compare_drmtop() {
+	jq -r -n --slurpfile rec "$tmp/record.json" --slurpfile ready "$tmp/ready.json" \
+		--slurpfile frames "$1" --argjson tol "$TOLERANCE_PCT" '
+	def series($samples; $id; $k): [$samples[] | select(.[1] == $id) | [.[0], .[2 + $k]]];
+	# simgpu busy ns at monotonic time $x, linear between the samples around it; null outside.
+	def at($x):
+		(map(select(.[0] <= $x)) | last) as $a | (map(select(.[0] >= $x)) | first) as $b
+		| if $a == null or $b == null then null
+		  elif $b[0] == $a[0] then $a[1]
+		  else $a[1] + ($b[1] - $a[1]) * ($x - $a[0]) / ($b[0] - $a[0]) end;
+	def pct: . * 100 | round / 100;
+	$rec[0] as $r
+	| [$r.clients[] | select(.probe | not)] as $cl
+	| ($cl | map(.client_id)) as $ids
+	| $frames | to_entries[] | .key as $k | .value as $f
+	| "frame \($k + 1)" as $fr
+	| ($f.time_ns - $r.realtime_minus_monotonic_ns) as $t
+	| ($f.clients // [] | map(select(.driver == "simgpu"))) as $dc
+	| (
+	    ($dc[] | select(.client_id as $i | $ids | any(. == $i) | not)
+	     | "clients: \($fr): drmtop shows simgpu client \(.client_id) (\(.comm)) the workload never opened"),
+	    ($cl[] as $c
+	     | "client \($c.client_id) (\($c.comm))" as $who
+	     | ($dc | map(select(.client_id == $c.client_id))) as $m
+	     | if ($m | length) != 1 then "once: \($fr): \($who) shown \($m | length) times"
+	       else $m[0] as $d
+	       | (if $d.sample_ns then $d.sample_ns else $t end) as $t
+	       | ($t - ($d.interval_ns // 0)) as $s
+	       | ([$ready[0].open[] | select(.client_id == $c.client_id) | {pid, fd}] | sort) as $held
+	       | (if ([$d.holders[] | {pid, fd}] | sort) != $held
+		  then "holders: \($fr): \($who) drmtop \($d.holders | map("\(.pid)/\(.fd)") | join(" ")), workload \($held | map("\(.pid)/\(.fd)") | join(" "))"
+		  else empty end),
+		 (if ($c.pids | any(. == $d.pid)) | not
+		  then "holders: \($fr): \($who) shown with pid \($d.pid), not one of \($c.pids)"
+		  else empty end),
+		 (if ([$c.holders[] | select(.pid == $d.pid) | .comm] | any(. == $d.comm)) | not
+		  then "holders: \($fr): \($who) shown with comm \($d.comm) for pid \($d.pid)"
+		  else empty end),
+		 (if ($d.interval_ns // 0) <= 0
+		  then "window: \($fr): \($who) has no interval_ns" else empty end),
+		 (range(3) as $ei | ["gfx", "compute", "copy"][$ei] as $e
+		  | series($r.truth_samples.samples; $c.client_id; $ei) as $ser
+		  | ($ser | at($t)) as $bt | ($ser | at($s)) as $bs
+		  | ([$d.engines[]? | select(.name == $e)] | first) as $de
+		  | if $bt == null or $bs == null
+		    then "window: \($fr): \($who) \($e): no simgpu samples around [\($s), \($t)]"
+		    else (($bt - $bs) * 100 / ($t - $s)) as $tr
+		    | if $de == null or $de.busy_pct == null
+		      then "busy: \($fr): \($who) \($e): drmtop shows no busy % (truth \($tr | pct) %)"
+		      elif ($de.busy_pct - $tr) | fabs > $tol
+		      then "busy: \($fr): \($who) \($e): drmtop \($de.busy_pct) %, truth \($tr | pct) %"
+		      elif $tr > 0
+		      then "info: \($fr): \($who) \($e): drmtop \($de.busy_pct) %, truth \($tr | pct) %"
+		      else empty end
+		    end),
+		 (([$d.memory[]? | select(.region == "memory")] | first) as $dm
+		  | [["total_bytes", $c.memory.held_bytes],
+		     ["shared_bytes", $c.memory.shared_held_bytes],
+		     ["resident_bytes", $c.memory.resident_held_bytes]][]
+		  | select($dm == null or $dm[.[0]] != .[1])
+		  | "memory: \($fr): \($who) \(.[0]): drmtop \(if $dm == null then "nothing" else $dm[.[0]] end), record \(.[1])")
+	       end)
+	  )' >"$2" 2>&1
+}
+
+compare_drmtop "$tmp/drmtop.jsonl" "$tmp/mismatch"
+sed -n 's/^info: /# /p' "$tmp/mismatch"
+
+for check in clients once holders window busy memory; do
+	if grep -q "^$check: " "$tmp/mismatch"; then
+		fail "drmtop-fdinfo-$check" "$(grep -c "^$check: " "$tmp/mismatch") mismatch(es): $(grep "^$check: " "$tmp/mismatch" | head -n 3 | tr '\n' ';')"
+	else
+		pass "drmtop-fdinfo-$check"
+	fi
+done
+if grep -qv '^\(clients\|once\|holders\|window\|busy\|memory\|info\): ' "$tmp/mismatch"; then
+	fail drmtop-fdinfo-compare "$(head -n 3 "$tmp/mismatch" | tr '\n' ';')"
+fi
+
+# With fdinfo_scale_pct=150 every engine busy enough for 1.5x to stand out must be flagged,
+# and nothing but busy %.
+if [ $lie_rc -eq 0 ]; then
+	compare_drmtop "$tmp/drmtop-lie.jsonl" "$tmp/mismatch-lie"
+	caught=$(grep -c '^busy: ' "$tmp/mismatch-lie")
+	missed=$(sed -n 's/^info: .*, truth \([0-9.]*\) %$/\1/p' "$tmp/mismatch-lie" |
+		awk '$1 >= 6 { n++ } END { print n + 0 }')
+	other=$(grep -cv '^\(busy\|info\): ' "$tmp/mismatch-lie")
+	if [ "$caught" -gt 0 ] && [ "$missed" -eq 0 ] && [ "$other" -eq 0 ]; then
+		pass drmtop-fdinfo-check-catches-misreport
+	else
+		fail drmtop-fdinfo-check-catches-misreport \
+			"fdinfo_scale_pct=150: $caught flagged, $missed busy engines missed, $other other mismatches"
+	fi
+else
+	fail drmtop-fdinfo-check-catches-misreport "drmtop with fdinfo_scale_pct=150 failed"
+fi
+
+# The scenario must really share: a client held by two processes (fork), one held by two fds
+# of one process (dup), and streams that put every engine to work.
+shape=$(jq -r '[.clients[] | select(.probe | not)] as $c
+	| [($c | map(select((.pids | length) == 2 and (.holders | map(.how) | index("fork"))))
+		| length > 0),
+	   ($c | map(select((.pids | length) == 1 and (.holders | map(.how) | index("dup"))))
+		| length > 0),
+	   ([$c[].phases[] | select(.kind == "stream") | .engine] | unique | length)] | join(" ")' \
+	"$tmp/record.json")
+if [ "$shape" = "true true 3" ]; then
+	pass drmtop-fdinfo-scenario-shares
+else
+	fail drmtop-fdinfo-scenario-shares \
+		"fork-shared, dup-shared clients and busy engines: '$shape', expected 'true true 3'"
+fi
+
+wl_keep_on_failure "$tmp" 30-drmtop-fdinfo
+[ $wl_fails -eq 0 ]
