@@ -190,10 +190,12 @@ static __always_inline void drmtop_note_device(struct drm_device *dev, int minor
 
 /*
  * The client of @file, created if missing: at drm_file_alloc (@late false), or at the first
- * hook that meets a drm_file opened before drmtop attached (@late true: the current task is
- * the first user seen, not necessarily the opener).
+ * hook that meets a drm_file opened before drmtop attached (@late true: the current task, or
+ * @task if given, is the first user seen, not necessarily the opener).
  */
-static __always_inline struct drmtop_client *drmtop_client_get(struct drm_file *file, bool late)
+static __always_inline struct drmtop_client *drmtop_client_get_task(struct drm_file *file,
+								     bool late,
+								     struct task_struct *task)
 {
 	__u64 key = (__u64)file;
 	struct drmtop_client c = {}, *cp;
@@ -210,9 +212,15 @@ static __always_inline struct drmtop_client *drmtop_client_get(struct drm_file *
 	c.file = key;
 	c.uid = drmtop_next_uid();
 	c.open_ns = bpf_ktime_get_ns();
-	c.tgid = bpf_get_current_pid_tgid() >> 32;
-	c.pid = (__u32)bpf_get_current_pid_tgid();
-	bpf_get_current_comm(c.comm, sizeof(c.comm));
+	if (task) {
+		c.tgid = BPF_CORE_READ(task, tgid);
+		c.pid = BPF_CORE_READ(task, pid);
+		bpf_probe_read_kernel_str(c.comm, sizeof(c.comm), &task->comm);
+	} else {
+		c.tgid = bpf_get_current_pid_tgid() >> 32;
+		c.pid = (__u32)bpf_get_current_pid_tgid();
+		bpf_get_current_comm(c.comm, sizeof(c.comm));
+	}
 	c.flags = late ? DRMTOP_CLIENT_LATE : 0;
 	minor = BPF_CORE_READ(file, minor);
 	c.minor_index = minor ? BPF_CORE_READ(minor, index) : -1;
@@ -242,6 +250,11 @@ static __always_inline struct drmtop_client *drmtop_client_get(struct drm_file *
 		bpf_map_update_elem(&client_ids, &id, &key, BPF_ANY);
 	drmtop_note_device(dev, c.minor_index);
 	return bpf_map_lookup_elem(&clients, &key);
+}
+
+static __always_inline struct drmtop_client *drmtop_client_get(struct drm_file *file, bool late)
+{
+	return drmtop_client_get_task(file, late, NULL);
 }
 
 #endif /* DRMTOP_COMMON_BPF_H */

@@ -238,30 +238,26 @@ static __always_inline struct drmtop_object *object_sync(struct drm_gem_object *
 	return o;
 }
 
-SEC("fexit/drm_gem_handle_create_tail")
-int BPF_PROG(drmtop_handle_create, struct drm_file *file, struct drm_gem_object *obj,
-	     u32 *handlep, int ret)
+/*
+ * Records handle @handle of @file for @obj and adds it to the client's totals, unless it is
+ * known already (the adoption walk below and the create hook may both meet a new handle).
+ */
+static __always_inline bool handle_add(struct drmtop_client *c, __u64 file, __u32 handle,
+				       struct drm_gem_object *obj, bool imported)
 {
-	struct drmtop_handle_key k = { .file = (__u64)file };
+	struct drmtop_handle_key k = { .file = file, .handle = handle };
 	struct drmtop_handle h = { .obj = (__u64)obj };
-	struct drmtop_client *c;
-	struct drmtop_object *o;
-	__u32 tid = current_tid();
-	__u64 *imp;
+	struct drmtop_object *o = object_sync(obj, 0);
+	long err;
 
-	if (ret)
-		return 0;
-	if (bpf_probe_read_kernel(&k.handle, sizeof(k.handle), handlep))
-		return 0;
-	c = drmtop_client_get(file, true);
-	o = object_sync(obj, 0);
 	h.size = o ? o->size : BPF_CORE_READ(obj, size);
 	h.uid = c ? c->uid : 0;
-	imp = bpf_map_lookup_elem(&importing, &tid);
-	h.imported = (imp && *imp == k.file) || (o && (o->flags & DRMTOP_OBJ_FOREIGN));
-	if (bpf_map_update_elem(&handles, &k, &h, BPF_ANY)) {
-		drmtop_count(DRMTOP_CNT_HANDLES_FULL);
-		return 0;
+	h.imported = imported || (o && (o->flags & DRMTOP_OBJ_FOREIGN));
+	err = bpf_map_update_elem(&handles, &k, &h, BPF_NOEXIST);
+	if (err) {
+		if (err == -E2BIG)
+			drmtop_count(DRMTOP_CNT_HANDLES_FULL);
+		return false;
 	}
 	if (c) {
 		drmtop_mem_add(&c->mem_total, h.size);
@@ -269,6 +265,24 @@ int BPF_PROG(drmtop_handle_create, struct drm_file *file, struct drm_gem_object 
 		if (h.imported)
 			drmtop_mem_add(&c->mem_imported, h.size);
 	}
+	return true;
+}
+
+SEC("fexit/drm_gem_handle_create_tail")
+int BPF_PROG(drmtop_handle_create, struct drm_file *file, struct drm_gem_object *obj,
+	     u32 *handlep, int ret)
+{
+	__u32 tid = current_tid(), handle;
+	struct drmtop_client *c;
+	__u64 *imp;
+
+	if (ret)
+		return 0;
+	if (bpf_probe_read_kernel(&handle, sizeof(handle), handlep))
+		return 0;
+	c = drmtop_client_get(file, true);
+	imp = bpf_map_lookup_elem(&importing, &tid);
+	handle_add(c, (__u64)file, handle, obj, imp && *imp == (__u64)file);
 	return 0;
 }
 
@@ -374,5 +388,150 @@ int drmtop_fds(struct bpf_iter__task_file *ctx)
 	r.rdev_major = major;
 	r.rdev_minor = rdev & 0xfffff;
 	bpf_seq_write(ctx->meta->seq, &r, sizeof(r));
+	return 0;
+}
+
+/*
+ * Adoption of what existed before attach: for every open DRM file, walk its handle table
+ * (drm_file.object_idr, an IDR, i.e. an XArray of drm_gem_object pointers indexed by handle -
+ * idr_base) and record each handle as the create hook would have. The loader runs this once
+ * right after attaching, so clients opened earlier report their memory from the start (a
+ * same-device PRIME import is not told apart from the original there: imported bytes of such
+ * handles are missed; foreign imports carry import_attach and are counted).
+ * Reads the table without its lock: a handle created meanwhile is also seen by the create hook
+ * (BPF_NOEXIST keeps it single), one released meanwhile may be seen by neither or stay behind.
+ * XArray layout (xa_head, xa_node.{shift,slots[64]}, internal entries tagged 2 in the low
+ * bits, nodes above 4096) checked in 6.1, 6.12 and 7.2 (lib/xarray.c, include/linux/xarray.h).
+ */
+#define WALK_DEPTH	8		/* 64^8 handles: deeper than any IDR */
+#define WALK_STEPS	(1 << 20)	/* slots visited per file at most */
+#define XA_SLOTS	64
+
+struct walk_frame {
+	__u64 node;
+	__u64 base;	/* index of slot 0 */
+	__u32 slot;	/* next slot to visit */
+	__u32 shift;
+};
+
+struct walk {
+	struct walk_frame f[WALK_DEPTH];
+	__u32 depth;
+	__u32 idr_base;
+	__u64 file;
+};
+
+/*
+ * The walk's state lives in a per-CPU map, not on the stack: the iterator and its bpf_loop
+ * callback share the 512-byte stack. Iterators run with migration disabled; drmtop runs this
+ * one once, from one thread.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct walk);
+} walk_state SEC(".maps");
+
+static __always_inline bool xa_internal(__u64 entry)
+{
+	return (entry & 3) == 2;
+}
+
+static __always_inline void walk_push(struct walk *w, __u64 entry, __u64 base)
+{
+	struct xa_node *node = (struct xa_node *)(entry - 2);
+	struct walk_frame *f;
+
+	if (w->depth >= WALK_DEPTH) {
+		drmtop_count(DRMTOP_CNT_ADOPT_TRUNCATED);
+		return;
+	}
+	f = &w->f[w->depth & (WALK_DEPTH - 1)];
+	f->node = (__u64)node;
+	f->base = base;
+	f->slot = 0;
+	f->shift = BPF_CORE_READ(node, shift);
+	w->depth++;
+}
+
+static long walk_step(__u32 i, void *unused)
+{
+	__u32 zero = 0, slot;
+	struct walk *w = bpf_map_lookup_elem(&walk_state, &zero);
+	struct walk_frame *f;
+	__u64 entry = 0, index;
+	void **slots;
+
+	if (!w || !w->depth)
+		return 1;
+	f = &w->f[(w->depth - 1) & (WALK_DEPTH - 1)];
+	if (f->slot >= XA_SLOTS) {
+		w->depth--;
+		return 0;
+	}
+	slot = f->slot++;
+	slots = (void **)(f->node + bpf_core_field_offset(struct xa_node, slots));
+	if (bpf_probe_read_kernel(&entry, sizeof(entry), &slots[slot & (XA_SLOTS - 1)]))
+		return 0;
+	index = f->base + ((__u64)slot << (f->shift & 63));
+	if (!entry)
+		return 0;
+	if (xa_internal(entry)) {
+		/* a child node; retry, zero (reserved) and sibling entries hold no object */
+		if (entry > 4096 && f->shift)
+			walk_push(w, entry, index);
+		return 0;
+	}
+	/* one drm_file may sit behind several descriptors: count each handle once */
+	if (handle_add(bpf_map_lookup_elem(&clients, &w->file), w->file, index + w->idr_base,
+		       (struct drm_gem_object *)entry, false))
+		drmtop_count(DRMTOP_CNT_ADOPTED);
+	return 0;
+}
+
+SEC("iter/task_file")
+int drmtop_adopt(struct bpf_iter__task_file *ctx)
+{
+	struct file *f = ctx->file;
+	struct task_struct *task = ctx->task;
+	struct drmtop_client *c;
+	struct drm_file *file;
+	struct inode *inode;
+	struct walk *w;
+	__u32 zero = 0, major;
+	__u64 head;
+
+	if (!f || !task)
+		return 0;
+	inode = BPF_CORE_READ(f, f_inode);
+	if ((BPF_CORE_READ(inode, i_mode) & S_IFMT) != S_IFCHR)
+		return 0;
+	major = BPF_CORE_READ(inode, i_rdev) >> 20;
+	if (major != DRM_MAJOR && major != ACCEL_MAJOR)
+		return 0;
+	file = BPF_CORE_READ(f, private_data);
+	w = bpf_map_lookup_elem(&walk_state, &zero);
+	if (!file || !w)
+		return 0;
+	c = drmtop_client_get_task(file, true, task);
+	head = (__u64)BPF_CORE_READ(file, object_idr.idr_rt.xa_head);
+	w->depth = 0;
+	w->file = (__u64)file;
+	w->idr_base = BPF_CORE_READ(file, object_idr.idr_base);
+	if (!head)
+		return 0;
+	if (!xa_internal(head)) {
+		/* a lone entry at index 0 */
+		if (handle_add(c, w->file, w->idr_base, (struct drm_gem_object *)head, false))
+			drmtop_count(DRMTOP_CNT_ADOPTED);
+		return 0;
+	}
+	if (head <= 4096)
+		return 0;
+	walk_push(w, head, 0);
+	bpf_loop(WALK_STEPS, walk_step, NULL, 0);
+	if (w->depth)
+		drmtop_count(DRMTOP_CNT_ADOPT_TRUNCATED);
 	return 0;
 }

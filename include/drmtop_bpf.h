@@ -161,6 +161,8 @@ enum drmtop_counter {
 	DRMTOP_CNT_ENTITIES_FULL,
 	DRMTOP_CNT_ENTITY_GUESSED,	/* no client id, entity made before attach: owner guessed */
 	DRMTOP_CNT_DONE_NO_HW_TIME,	/* done without a hardware fence timestamp: end = now */
+	DRMTOP_CNT_ADOPT_TRUNCATED,	/* adoption walk of a handle table stopped early */
+	DRMTOP_CNT_ADOPTED,		/* handles found by the adoption walk (existed at attach) */
 	DRMTOP_CNT_JOBS_QUEUED,		/* totals, for cross-checks */
 	DRMTOP_CNT_JOBS_DONE,
 	DRMTOP_CNT_KERNEL_JOBS,		/* jobs charged to a kernel client */
@@ -172,7 +174,7 @@ enum drmtop_counter {
 	"objects_full", "devices_full", "tasks_full", "ringbuf_full", "run_unknown", \
 	"done_unknown", "done_without_run", "ended_without_done", "job_client_unknown", \
 	"handle_unknown", "object_unknown", "client_late", "entities_full", \
-	"entity_guessed", "done_no_hw_time", "jobs_queued", "jobs_done", \
+	"entity_guessed", "done_no_hw_time", "adopt_truncated", "adopted", "jobs_queued", "jobs_done", \
 	"kernel_jobs" }
 
 #endif /* DRMTOP_BPF_H */

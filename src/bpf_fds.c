@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * bpf_fds.c: (tgid, fd) -> drm_file from the task_file iterator of bpf/drmtop_drm.bpf.c
- * (include/drmtop/bpf_reader.h). bpf_iter task_file exists since 5.8; checked on 6.1 and 6.12.
+ * bpf_fds.c: running the task_file iterators of bpf/drmtop_drm.bpf.c: (tgid, fd) -> drm_file
+ * records (include/drmtop/bpf_reader.h) and the adoption of handles that existed at attach.
+ * bpf_iter task_file exists since 5.8; checked on 6.1 and 6.12.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -15,20 +16,22 @@
 #include "drmtop/bpf_reader.h"
 #include "drmtop_drm.skel.h"
 
-int drmtop_bpf_fds(struct drmtop_bpf *b, struct drmtop_fd_rec **recs, size_t *n)
+int drmtop_bpf_run_iter(struct bpf_program *prog, size_t rec_size, void **out, size_t *n)
 {
-	struct drmtop_fd_rec *arr = NULL, *p;
+	char buf[4096];
+	char *arr = NULL, *p;
 	size_t cap = 0, cnt = 0, got = 0;
 	struct bpf_link *link;
-	char buf[sizeof(struct drmtop_fd_rec) * 64];
 	ssize_t r;
 	int fd, err = 0;
 
-	*recs = NULL;
-	*n = 0;
-	if (!b->drm || !bpf_program__autoload(b->drm->progs.drmtop_fds))
-		return -ENOENT;
-	link = bpf_program__attach_iter(b->drm->progs.drmtop_fds, NULL);
+	if (out)
+		*out = NULL;
+	if (n)
+		*n = 0;
+	if (rec_size > sizeof(buf))
+		return -EINVAL;
+	link = bpf_program__attach_iter(prog, NULL);
 	if (!link)
 		return -errno;
 	fd = bpf_iter_create(bpf_link__fd(link));
@@ -48,20 +51,22 @@ int drmtop_bpf_fds(struct drmtop_bpf *b, struct drmtop_fd_rec **recs, size_t *n)
 		if (r == 0)
 			break;
 		got += r;
-		while (got >= sizeof(struct drmtop_fd_rec)) {
+		while (out && got >= rec_size) {
 			if (cnt == cap) {
 				cap = cap ? 2 * cap : 64;
-				p = realloc(arr, cap * sizeof(*p));
+				p = realloc(arr, cap * rec_size);
 				if (!p) {
 					err = -ENOMEM;
 					goto out_fd;
 				}
 				arr = p;
 			}
-			memcpy(&arr[cnt++], buf, sizeof(struct drmtop_fd_rec));
-			got -= sizeof(struct drmtop_fd_rec);
-			memmove(buf, buf + sizeof(struct drmtop_fd_rec), got);
+			memcpy(arr + cnt++ * rec_size, buf, rec_size);
+			got -= rec_size;
+			memmove(buf, buf + rec_size, got);
 		}
+		if (!out)
+			got = 0;
 	}
 out_fd:
 	close(fd);
@@ -71,7 +76,18 @@ out_link:
 		free(arr);
 		return err;
 	}
-	*recs = arr;
-	*n = cnt;
+	if (out) {
+		*out = arr;
+		*n = cnt;
+	}
 	return 0;
+}
+
+int drmtop_bpf_fds(struct drmtop_bpf *b, struct drmtop_fd_rec **recs, size_t *n)
+{
+	*recs = NULL;
+	*n = 0;
+	if (!b->drm || !bpf_program__autoload(b->drm->progs.drmtop_fds))
+		return -ENOENT;
+	return drmtop_bpf_run_iter(b->drm->progs.drmtop_fds, sizeof(**recs), (void **)recs, n);
 }

@@ -36,6 +36,7 @@ struct drmtop_bpf {
 	bool drm_failed, sched_failed;	/* a present module's part failed: not retried */
 	bool sched_v617, sched_raw;	/* tracepoint name set (6.17+), flavour (raw_tp) in use */
 	char reason[512];
+	char adopt_err[128];		/* why the adoption walk failed, empty if it ran */
 
 	struct ring_buffer *rb;
 	struct drmtop_client *pending;	/* closed records drained, not yet in a snapshot */
@@ -45,5 +46,13 @@ struct drmtop_bpf {
 };
 
 extern const char *const drmtop_bpf_map_names[MAP_COUNT];
+
+struct bpf_program;
+
+/*
+ * Runs iterator program @prog once over all tasks' files; records of @rec_size bytes are
+ * appended to *out (malloc'ed, count in *n) unless @out is NULL. 0 or a negative errno.
+ */
+int drmtop_bpf_run_iter(struct bpf_program *prog, size_t rec_size, void **out, size_t *n);
 
 #endif /* DRMTOP_BPF_INTERNAL_H */

@@ -280,6 +280,13 @@ static int load_drm(struct drmtop_bpf *b)
 	note_absent(b, "drm", skel->obj, btf);
 	attach_all(b, skel->obj, "drm", &tp_fail);
 	b->drm = skel;
+	/* hooks first, then the walk: a handle made in between is seen by one or both, once */
+	if (bpf_program__autoload(skel->progs.drmtop_adopt)) {
+		err = drmtop_bpf_run_iter(skel->progs.drmtop_adopt, 0, NULL, NULL);
+		if (err)
+			say(b->adopt_err, sizeof(b->adopt_err),
+			    "handles that existed at attach are not counted: %s", strerror(-err));
+	}
 	if (!builtin)
 		btf__free(btf);
 	return 1;
@@ -425,6 +432,8 @@ int drmtop_bpf_poll(struct drmtop_bpf *b)
 		}
 		n += err > 0;
 	}
+	if (!extra[0] && b->adopt_err[0])
+		say(extra, sizeof(extra), "%s", b->adopt_err);
 	if (n || ret || !b->reason[0])
 		compose_reason(b, extra[0] ? extra : NULL);
 	return ret < 0 ? ret : n;

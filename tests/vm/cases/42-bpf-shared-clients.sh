@@ -11,7 +11,7 @@ bl_init 42-bpf-shared-clients
 bl_start_bpf || bl_end
 bl_run_workload shared || bl_end
 bl_stop_all || bl_end
-bl_jq_checks 'live_client_checks(false), device_checks, counter_checks,
+bl_jq_checks 'live_client_checks(false; true), device_checks, counter_checks,
 	([$ready[0].open[] | select(.how == "import" or true) | .client_id] | unique) as $ids |
 	($ids[] as $id | ([r.clients[] | select(.client_id == $id)][0]) as $rc |
 		([$ready[0].open[] | select(.client_id == $id)][0]) as $o |

@@ -64,8 +64,8 @@ cat >"$BL/scenario" <<'SCEN'
 proc late
   open a
   bo a buf size=256K count=2
-  submit a engine=gfx dur=100ms count=6
-  submit a engine=compute dur=100ms count=5 wait=each
+  submit a engine=gfx dur=100ms count=10
+  submit a engine=compute dur=100ms count=10 wait=each
 SCEN
 bl_run_workload -f "$BL/scenario" || bl_end
 bl_stop_all || bl_end
@@ -73,5 +73,5 @@ bl_jq_checks '
 	check("all-hooks-attached-late"; (b.hooks | length) > 0 and all(b.hooks[]; .attached);
 		"\([b.hooks[] | select(.attached | not) | "\(.target): \(.why)"])"),
 	check("reason-after"; b.reason | test("drm: attached; gpu_sched: attached"); b.reason),
-	live_client_checks(true), device_checks, counter_checks'
+	live_client_checks(true; true), device_checks, counter_checks'
 bl_end
