@@ -108,6 +108,12 @@ for d in "$vmdir"/run/*.pid[0-9]*; do
 	[ -d "$d" ] && [ -n "$(find "$d" -maxdepth 0 -mmin +30)" ] || continue
 	flock -n "$d.lock" rm -rf "$d" && rm -f "$d.lock"
 done
+# Only ever empty a directory that an earlier run filled.
+if [ -n "$rundir" ] && [ -d "$rundir" ] && [ -n "$(ls -A "$rundir")" ] &&
+	[ ! -f "$rundir/vm.conf" ]; then
+	err "$rundir is not empty and holds no earlier run (no vm.conf); not using it"
+	exit $EXIT_BOOT
+fi
 if [ -n "$rundir" ]; then
 	claim "$rundir" || { err "run directory $rundir is in use by another VM"; exit $EXIT_BOOT; }
 else
