@@ -10,7 +10,7 @@
 int64_t wl_now_ns(void);
 int64_t wl_realtime_ns(void);
 
-/* "250us", "10ms", "2s", "1500ns", "1m" (minutes). A bare number is rejected: units are explicit. */
+/* "250us", "10ms", "2s", "1500ns", "1m" (minutes). A bare number is rejected: no default unit. */
 bool wl_parse_duration(const char *s, uint64_t *ns);
 /* "4096", "64K", "1M", "2G" (binary multiples; "KiB"/"MiB"/"GiB" accepted too). */
 bool wl_parse_size(const char *s, uint64_t *bytes);

@@ -219,8 +219,9 @@ compare_fdinfo() {
 	  (
 	    ([$fds[] | {pid, fd, client_id}] | sort) as $seen
 	    | ([$ready[0].open[] | {pid, fd, client_id}] | sort) as $said
-	    | if $seen != $said then
-		"open fds in /proc \($seen | map("\(.pid)/\(.fd)=\(.client_id)") | join(" ")) differ from the record \($said | map("\(.pid)/\(.fd)=\(.client_id)") | join(" "))"
+	    | def fds: map("\(.pid)/\(.fd)=\(.client_id)") | join(" ");
+	      if $seen != $said then
+		"open fds in /proc \($seen | fds) differ from the record \($said | fds)"
 	      else empty end
 	  )'
 }

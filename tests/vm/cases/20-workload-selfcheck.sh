@@ -62,8 +62,9 @@ held_check shared shared
 # through dup, fork and SCM_RIGHTS by three processes.
 d=$tmp/shared
 if [ -f "$d/record.json" ]; then
-	n=$(jq '[.clients[] | select((.holders | map(.how) | unique) == ["dup", "fork", "open", "scm_rights"]
-		and (.pids | length) == 3)] | length' "$d/record.json")
+	n=$(jq '[.clients[]
+		| select((.holders | map(.how) | unique) == ["dup", "fork", "open", "scm_rights"]
+			 and (.pids | length) == 3)] | length' "$d/record.json")
 	if [ "$n" = 1 ]; then
 		pass selfcheck-shared-one-client-three-processes
 	else
@@ -115,8 +116,9 @@ if echo 150 >"$scale" && [ "$(cat "$scale")" = 150 ]; then
 			[ "$(wc -l <"$d/mm-fdinfo")" -eq "$caught" ]; then
 			pass selfcheck-catches-fdinfo-misreport
 		else
-			fail selfcheck-catches-fdinfo-misreport \
-				"fdinfo_scale_pct=150: $caught engine mismatches flagged, expected $want ($(head -n 2 "$d/mm-fdinfo" | tr '\n' ';'))"
+			fail selfcheck-catches-fdinfo-misreport "fdinfo_scale_pct=150:" \
+				"$caught engine mismatches flagged, expected $want:" \
+				"$(head -n 2 "$d/mm-fdinfo" | tr '\n' ';')"
 		fi
 		compare_debugfs "$d/record.json" "$d/debugfs-hold.json" hold >"$d/mm-hold" 2>&1
 		report selfcheck-debugfs-exact-while-fdinfo-lies "$d/mm-hold"

@@ -24,7 +24,9 @@ if [ ! -x "$DRMTOP" ]; then
 	exit 1
 fi
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+scale=/sys/module/simgpu/parameters/fdinfo_scale_pct
+old_scale=$(cat "$scale")
+trap 'echo "$old_scale" >"$scale"; rm -rf "$tmp"' EXIT
 
 if ! wl_start "$tmp" --sample-truth 10ms steady; then
 	fail drmtop-fdinfo-workload "$WL_WHY"
@@ -33,8 +35,6 @@ fi
 "$DRMTOP" --source fdinfo -J -d 1 -n 3 >"$tmp/drmtop.jsonl" 2>"$tmp/drmtop.err"
 rc=$?
 # The same comparison must catch a driver whose fdinfo claims 1.5x the engine time.
-scale=/sys/module/simgpu/parameters/fdinfo_scale_pct
-old_scale=$(cat "$scale")
 lie_rc=1
 if echo 150 >"$scale"; then
 	"$DRMTOP" --source fdinfo -J -d 1 -n 1 >"$tmp/drmtop-lie.jsonl" 2>>"$tmp/drmtop.err"
@@ -68,6 +68,7 @@ compare_drmtop() {
 		  elif $b[0] == $a[0] then $a[1]
 		  else $a[1] + ($b[1] - $a[1]) * ($x - $a[0]) / ($b[0] - $a[0]) end;
 	def pct: . * 100 | round / 100;
+	def fds: map("\(.pid)/\(.fd)") | join(" ");
 	$rec[0] as $r
 	| [$r.clients[] | select(.probe | not)] as $cl
 	| ($cl | map(.client_id)) as $ids
@@ -77,7 +78,8 @@ compare_drmtop() {
 	| ($f.clients // [] | map(select(.driver == "simgpu"))) as $dc
 	| (
 	    ($dc[] | select(.client_id as $i | $ids | any(. == $i) | not)
-	     | "clients: \($fr): drmtop shows simgpu client \(.client_id) (\(.comm)) the workload never opened"),
+	     | "clients: \($fr): drmtop shows simgpu client \(.client_id) (\(.comm)),"
+	       + " which the workload never opened"),
 	    ($cl[] as $c
 	     | "client \($c.client_id) (\($c.comm))" as $who
 	     | ($dc | map(select(.client_id == $c.client_id))) as $m
@@ -87,7 +89,7 @@ compare_drmtop() {
 	       | ($t - ($d.interval_ns // 0)) as $s
 	       | ([$ready[0].open[] | select(.client_id == $c.client_id) | {pid, fd}] | sort) as $held
 	       | (if ([$d.holders[] | {pid, fd}] | sort) != $held
-		  then "holders: \($fr): \($who) drmtop \($d.holders | map("\(.pid)/\(.fd)") | join(" ")), workload \($held | map("\(.pid)/\(.fd)") | join(" "))"
+		  then "holders: \($fr): \($who) drmtop \($d.holders | fds), workload \($held | fds)"
 		  else empty end),
 		 (if ($c.pids | any(. == $d.pid)) | not
 		  then "holders: \($fr): \($who) shown with pid \($d.pid), not one of \($c.pids)"
@@ -117,7 +119,8 @@ compare_drmtop() {
 		     ["shared_bytes", $c.memory.shared_held_bytes],
 		     ["resident_bytes", $c.memory.resident_held_bytes]][]
 		  | select($dm == null or $dm[.[0]] != .[1])
-		  | "memory: \($fr): \($who) \(.[0]): drmtop \(if $dm == null then "nothing" else $dm[.[0]] end), record \(.[1])")
+		  | "memory: \($fr): \($who) \(.[0]): drmtop \($dm[.[0]]? // "nothing"),"
+		    + " record \(.[1])")
 	       end)
 	  )' >"$2" 2>&1
 }
@@ -127,7 +130,8 @@ sed -n 's/^info: /# /p' "$tmp/mismatch"
 
 for check in clients once holders window busy memory; do
 	if grep -q "^$check: " "$tmp/mismatch"; then
-		fail "drmtop-fdinfo-$check" "$(grep -c "^$check: " "$tmp/mismatch") mismatch(es): $(grep "^$check: " "$tmp/mismatch" | head -n 3 | tr '\n' ';')"
+		fail "drmtop-fdinfo-$check" "$(grep -c "^$check: " "$tmp/mismatch") mismatch(es):" \
+			"$(grep "^$check: " "$tmp/mismatch" | head -n 3 | tr '\n' ';')"
 	else
 		pass "drmtop-fdinfo-$check"
 	fi
