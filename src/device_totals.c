@@ -31,7 +31,7 @@ void drm_devices_free(struct drm_device *devices, size_t nr_devices)
 	free(devices);
 }
 
-/* Append one zeroed element; returns its address or NULL. Arrays grow one by one: they are short. */
+/* Appends a zeroed element, returns it or NULL. Arrays grow one by one: they are short. */
 static void *append(void **arr, size_t *nr, size_t size)
 {
 	char *n = realloc(*arr, (*nr + 1) * size);

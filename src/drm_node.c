@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* Device node names under /dev for DRM and accel device numbers (drm_drv.c / drm_accel.c minors). */
+/* Device node names under /dev for DRM and accel device numbers (drm_drv.c, drm_accel.c). */
 #include <stdio.h>
 #include <sys/sysmacros.h>
 

@@ -424,7 +424,8 @@ static void finish(struct drm_fdinfo *fi, const struct parse_state *st)
 	for (i = 0; i < fi->nr_regions; i++) {
 		struct drm_fdinfo_region *r = &fi->regions[i];
 
-		if ((r->present & DRM_REGION_HAS_LEGACY) && !(r->present & DRM_REGION_HAS_RESIDENT)) {
+		if ((r->present & DRM_REGION_HAS_LEGACY) &&
+		    !(r->present & DRM_REGION_HAS_RESIDENT)) {
 			r->resident = r->legacy_memory;
 			r->present |= DRM_REGION_HAS_RESIDENT;
 		}

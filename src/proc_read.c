@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* Whole-file reads of proc files: they report st_size 0, so read until EOF into a growing buffer. */
+/* Whole-file reads of proc files: st_size is 0 there, so read to EOF into a growing buffer. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>

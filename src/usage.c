@@ -72,7 +72,8 @@ void drm_engine_usage_update(struct drm_engine_track *t, const struct drm_fdinfo
 		t->present |= DRM_ENGINE_HAS_BUSY;
 		u->busy_delta_ns = drm_counter_advance(&t->busy_ns, e->busy_ns, &back);
 		if (dt_ns) {
-			u->busy_pct = (double)u->busy_delta_ns / (double)dt_ns * 100.0 / (double)cap;
+			u->busy_pct =
+				(double)u->busy_delta_ns / (double)dt_ns * 100.0 / (double)cap;
 			u->flags |= DRM_USAGE_BUSY_VALID;
 			if (exceeds(u->busy_delta_ns, dt_ns, cap))
 				u->flags |= DRM_USAGE_BUSY_OVER;

@@ -21,7 +21,7 @@
 enum drm_fdinfo_format {
 	/* No DRM key at all: a DRM file whose driver prints nothing (e.g. 6.1 vgem, card nodes). */
 	DRM_FDINFO_FMT_NONE = 0,
-	/* At least one drm-* key of the usage stats spec. drm-driver may still be absent (partial). */
+	/* At least one drm-* key of the usage stats spec; drm-driver may still be absent. */
 	DRM_FDINFO_FMT_DRM,
 	/*
 	 * amdgpu before 5.19 ("gfx0: 70.59%", "vram mem: 17196 kB", "pdev:", no drm-driver).
@@ -51,7 +51,8 @@ struct drm_fdinfo_engine {
 /* drm_fdinfo_region.present bits */
 #define DRM_REGION_HAS_TOTAL		(1u << 0)
 #define DRM_REGION_HAS_SHARED		(1u << 1)
-#define DRM_REGION_HAS_RESIDENT		(1u << 2)	/* drm-resident-<r>, or drm-memory-<r> alone */
+/* drm-resident-<r>, or drm-memory-<r> alone */
+#define DRM_REGION_HAS_RESIDENT		(1u << 2)
 #define DRM_REGION_HAS_PURGEABLE	(1u << 3)
 #define DRM_REGION_HAS_ACTIVE		(1u << 4)
 #define DRM_REGION_HAS_LEGACY		(1u << 5)	/* deprecated drm-memory-<r> was printed */

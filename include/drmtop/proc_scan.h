@@ -135,8 +135,9 @@ void drm_scan_free(struct drm_scan *scan);
 /*
  * Take one sample. Returns 0, or -errno when the proc root cannot be listed or memory runs out;
  * then the previous sample's results are kept, except after an allocation failure in the final
- * matching step, which drops them (the next sample sees every client as new). Everything returned by the accessors below stays
- * valid until the next drm_scan_sample() or drm_scan_free().
+ * matching step, which drops them (the next sample sees every client as new). Everything
+ * returned by the accessors below stays valid until the next drm_scan_sample() or
+ * drm_scan_free().
  */
 int drm_scan_sample(struct drm_scan *scan);
 

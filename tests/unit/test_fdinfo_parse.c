@@ -197,7 +197,7 @@ static void embedded_nul(void **state)
 	drm_fdinfo_free(&fi);
 }
 
-/* drm-memory-<r> is resident; with drm-resident-<r> also present, in either order, no double count */
+/* drm-memory-<r> is resident; with drm-resident-<r> also there, in either order: no double count */
 static void legacy_memory_vs_resident(void **state)
 {
 	struct drm_fdinfo fi;

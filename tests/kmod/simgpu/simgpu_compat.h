@@ -40,7 +40,7 @@ static inline u64 simgpu_file_client_id(struct drm_file *file, atomic64_t *drive
 #if SIMGPU_HAVE_DRM_SHOW_FDINFO
 	return file->client_id;
 #else
-	/* No drm_file.client_id before ~6.5: like amdgpu/i915 on 6.1, the driver numbers clients. */
+	/* No drm_file.client_id before ~6.5: as amdgpu/i915 on 6.1, the driver numbers clients. */
 	return atomic64_inc_return(driver_counter);
 #endif
 }

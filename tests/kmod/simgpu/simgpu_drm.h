@@ -13,7 +13,8 @@
 #ifdef __KERNEL__
 #include <drm/drm.h>
 #else
-#include <drm.h>	/* libdrm-dev: Debian's linux-libc-dev ships no DRM uAPI; use pkg-config libdrm */
+/* libdrm-dev (pkg-config libdrm): Debian's linux-libc-dev ships no DRM uAPI headers. */
+#include <drm.h>
 #endif
 
 #define SIMGPU_DRIVER_NAME	"simgpu"

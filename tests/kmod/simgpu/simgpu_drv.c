@@ -120,15 +120,17 @@ static int simgpu_check_params(void)
 	enum simgpu_engine e;
 
 	for (e = 0; e < SIMGPU_ENGINE_COUNT; e++) {
-		if (simgpu_queue_depth[e] < 1 || simgpu_queue_depth[e] > SIMGPU_MAX_QUEUE_DEPTH) {
+		unsigned int depth = simgpu_queue_depth[e], cap = simgpu_engine_capacity[e];
+
+		if (depth < 1 || depth > SIMGPU_MAX_QUEUE_DEPTH) {
 			pr_err("simgpu: queue_depth of %s must be 1..%d, not %u\n",
-			       simgpu_engine_names[e], SIMGPU_MAX_QUEUE_DEPTH, simgpu_queue_depth[e]);
+			       simgpu_engine_names[e], SIMGPU_MAX_QUEUE_DEPTH, depth);
 			return -EINVAL;
 		}
-		if (simgpu_engine_capacity[e] < 1 || simgpu_engine_capacity[e] > SIMGPU_MAX_CAPACITY) {
+		if (cap < 1 || cap > SIMGPU_MAX_CAPACITY) {
 			pr_err("simgpu: engine_capacity of %s must be 1..%d, not %u\n",
 			       simgpu_engine_names[e], SIMGPU_MAX_CAPACITY,
-			       simgpu_engine_capacity[e]);
+			       cap);
 			return -EINVAL;
 		}
 	}

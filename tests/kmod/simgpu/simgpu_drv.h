@@ -85,7 +85,8 @@ struct simgpu_file {
 struct simgpu_lane {
 	struct simgpu_hw_engine *engine;
 	unsigned int index;
-	struct list_head jobs;		/* handed to the hardware, not completed; under engine->lock */
+	/* Handed to the hardware, not completed; under engine->lock. */
+	struct list_head jobs;
 	ktime_t busy_until;		/* end of the last job queued on this lane */
 	u64 fence_context;
 	u64 fence_seqno;
@@ -169,7 +170,8 @@ static inline struct simgpu_job *to_simgpu_job(struct drm_sched_job *job)
 int simgpu_engines_init(struct simgpu_device *sdev);
 void simgpu_engines_fini(struct simgpu_device *sdev);
 struct dma_fence *simgpu_ring_run(struct simgpu_job *job);
-u64 simgpu_engine_busy_locked(struct simgpu_hw_engine *eng, struct simgpu_client *client, ktime_t now);
+u64 simgpu_engine_busy_locked(struct simgpu_hw_engine *eng, struct simgpu_client *client,
+			      ktime_t now);
 
 /* simgpu_job.c: drm_sched backend, job creation, SUBMIT/WAIT. */
 extern const struct drm_sched_backend_ops simgpu_sched_ops;

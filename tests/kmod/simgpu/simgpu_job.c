@@ -136,7 +136,8 @@ int simgpu_job_push(struct simgpu_job *job, struct drm_sched_entity *entity,
 
 			ret = dma_resv_reserve_fences(obj->resv, 1);
 			if (!ret)
-				ret = drm_sched_job_add_implicit_dependencies(&job->base, obj, false);
+				ret = drm_sched_job_add_implicit_dependencies(&job->base, obj,
+									      false);
 			if (ret) {
 				drm_gem_unlock_reservations(job->bos, job->nr_bos, &ctx);
 				goto err_cleanup;

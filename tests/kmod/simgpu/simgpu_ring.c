@@ -46,7 +46,8 @@ static u64 simgpu_job_elapsed(const struct simgpu_job *job, ktime_t now)
  * jobs on the lanes that has executed so far. Monotonic, and equal to the completed figure once
  * the engine is idle.
  */
-u64 simgpu_engine_busy_locked(struct simgpu_hw_engine *eng, struct simgpu_client *client, ktime_t now)
+u64 simgpu_engine_busy_locked(struct simgpu_hw_engine *eng, struct simgpu_client *client,
+			      ktime_t now)
 {
 	u64 busy = client ? client->eng[eng->id].busy_ns : eng->total.busy_ns;
 	unsigned int i;
