@@ -4,11 +4,25 @@
 # background (named processes with their own engine mixes and memory, some coming and going)
 # and drmtop live in front of it. Quitting drmtop (q) ends the demo and powers the VM off.
 # DEMO_DRMTOP_ARGS adds options to drmtop; DEMO_BATCH=1 prints DEMO_ITERATIONS batch frames
-# instead of the live view (for a terminal that cannot show it).
+# instead of the live view (for a terminal that cannot show it); DEMO_RECORD=SECONDS runs
+# `drmtop record -t SECONDS` instead, started before the workload so it sees every client open.
 set -u
 WL=build/tests/simgpu-workload
 DRMTOP=build/drmtop
 log=$(mktemp)
+if [ -n "${DEMO_RECORD:-}" ]; then
+	# shellcheck disable=SC2086
+	"$DRMTOP" record -t "$DEMO_RECORD" ${DEMO_DRMTOP_ARGS:-} 2>"$log.rec" &
+	rec=$!
+	until grep -q recording "$log.rec" 2>/dev/null; do sleep 0.1; done
+	"$WL" --duration "$((DEMO_RECORD - 1))s" mixed >/dev/null 2>"$log" &
+	wl=$!
+	wait "$rec"
+	status=$?
+	wait "$wl"
+	rm -f "$log" "$log.rec"
+	exit "$status"
+fi
 "$WL" --duration 1h mixed >/dev/null 2>"$log" &
 wl=$!
 trap 'kill -TERM $wl 2>/dev/null; wait $wl 2>/dev/null; rm -f "$log"' EXIT
