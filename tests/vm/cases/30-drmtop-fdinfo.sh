@@ -41,6 +41,8 @@ if echo 150 >"$scale"; then
 	lie_rc=$?
 fi
 echo "$old_scale" >"$scale"
+# Let the truth sampler (every 10 ms) cover the end of drmtop's last window.
+sleep 0.3
 if wl_stop; then
 	pass drmtop-fdinfo-workload
 else
@@ -60,16 +62,21 @@ fi
 compare_drmtop() {
 	jq -r -n --slurpfile rec "$tmp/record.json" --slurpfile ready "$tmp/ready.json" \
 		--slurpfile frames "$1" --argjson tol "$TOLERANCE_PCT" '
-	def series($samples; $id; $k): [$samples[] | select(.[1] == $id) | [.[0], .[2 + $k]]];
-	# simgpu busy ns at monotonic time $x, linear between the samples around it; null outside.
-	def at($x):
-		(map(select(.[0] <= $x)) | last) as $a | (map(select(.[0] >= $x)) | first) as $b
-		| if $a == null or $b == null then null
-		  elif $b[0] == $a[0] then $a[1]
-		  else $a[1] + ($b[1] - $a[1]) * ($x - $a[0]) / ($b[0] - $a[0]) end;
+	# simgpu busy ns of engine column $k at monotonic time $x, linear between the samples
+	# around it (rows [t, id, gfx, compute, copy] of one client, sorted); null outside.
+	def at($rows; $times; $k; $x):
+		($times | bsearch($x)) as $i
+		| if $i >= 0 then $rows[$i][$k]
+		  else (-1 - $i) as $j
+		  | if $j == 0 or $j >= ($rows | length) then null
+		    else $rows[$j - 1] as $a | $rows[$j] as $b
+		    | $a[$k] + ($b[$k] - $a[$k]) * ($x - $a[0]) / ($b[0] - $a[0]) end
+		  end;
 	def pct: . * 100 | round / 100;
 	def fds: map("\(.pid)/\(.fd)") | join(" ");
 	$rec[0] as $r
+	| ($r.truth_samples.samples | group_by(.[1])
+	   | map({key: (.[0][1] | tostring), value: sort_by(.[0])}) | from_entries) as $truth
 	| [$r.clients[] | select(.probe | not)] as $cl
 	| ($cl | map(.client_id)) as $ids
 	| $frames | to_entries[] | .key as $k | .value as $f
@@ -99,9 +106,10 @@ compare_drmtop() {
 		  else empty end),
 		 (if ($d.interval_ns // 0) <= 0
 		  then "window: \($fr): \($who) has no interval_ns" else empty end),
-		 (range(3) as $ei | ["gfx", "compute", "copy"][$ei] as $e
-		  | series($r.truth_samples.samples; $c.client_id; $ei) as $ser
-		  | ($ser | at($t)) as $bt | ($ser | at($s)) as $bs
+		 (($truth[$c.client_id | tostring] // []) as $rows
+		  | ($rows | map(.[0])) as $times
+		  | range(3) as $ei | ["gfx", "compute", "copy"][$ei] as $e
+		  | at($rows; $times; $ei + 2; $t) as $bt | at($rows; $times; $ei + 2; $s) as $bs
 		  | ([$d.engines[]? | select(.name == $e)] | first) as $de
 		  | if $bt == null or $bs == null
 		    then "window: \($fr): \($who) \($e): no simgpu samples around [\($s), \($t)]"
