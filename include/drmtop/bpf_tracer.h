@@ -9,6 +9,12 @@
  * after drmtop started); drmtop_bpf_close() detaches everything. The two parts share their
  * maps, so a part loaded later adds to the same figures.
  *
+ * When the drm part attaches it walks the handle table of every DRM file already open (a
+ * task_file iterator), so clients that existed before drmtop started report their memory
+ * exactly too; their engine figures start at attach (jobs queued before attach count in
+ * neither DRMTOP_CNT_JOBS_QUEUED nor the busy time, and show as done_unknown). Such clients
+ * carry DRMTOP_CLIENT_LATE.
+ *
  * Each hook is probed on its own against the BTF of the module that holds it (the function,
  * or the btf_trace_<tracepoint> typedef): a hook the kernel lacks is not loaded and is listed
  * with the reason; the scheduler's tracepoints are taken from whichever name set the kernel has
