@@ -82,7 +82,7 @@ static struct record_client *add_bpf_client(struct record_session *rs,
 					    const struct drmtop_client *bc, uint64_t offset_ns)
 {
 	struct record_client *rc;
-	char key[32];
+	char key[32], dev[64];
 
 	if (rs->nr_clients == rs->cap) {
 		size_t cap = rs->cap ? rs->cap * 2 : 16;
@@ -97,7 +97,13 @@ static struct record_client *add_bpf_client(struct record_session *rs,
 	memset(rc, 0, sizeof(*rc));
 	snprintf(key, sizeof(key), "bpf:%llu", (unsigned long long)bc->uid);
 	rc->key = strdup(key);
-	rc->dev_key = strdup("");
+	/* fdinfo never showed it: name the device by driver and node as the tracer saw them. */
+	if (bc->dev_major || bc->dev_minor)
+		snprintf(dev, sizeof(dev), "%.*s@%u:%u", (int)sizeof(bc->driver), bc->driver,
+			 bc->dev_major, bc->dev_minor);
+	else
+		snprintf(dev, sizeof(dev), "%.*s", (int)sizeof(bc->driver), bc->driver);
+	rc->dev_key = strdup(dev);
 	rc->driver = strndup(bc->driver, sizeof(bc->driver));
 	if (!rc->key || !rc->dev_key || !rc->driver) {
 		free_client(rc);
@@ -545,8 +551,9 @@ int record_session_print_text(const struct record_session *rs, const struct drmt
 		for (j = 0; j < c->nr_engines; j++) {
 			uint64_t busy = record_engine_busy(c, &c->engines[j]);
 
-			fprintf(out, " %s %.3f s (%.1f%%)", c->engines[j].name, (double)busy / 1e9,
-				busy_pct(busy, span));
+			if (busy)	/* an idle engine says nothing here; JSON keeps it */
+				fprintf(out, " %s %.3f s (%.1f%%)", c->engines[j].name,
+					(double)busy / 1e9, busy_pct(busy, span));
 		}
 		if (c->has_bpf) {
 			fprintf(out, "%s bpf%s:", c->nr_engines ? " |" : "",
