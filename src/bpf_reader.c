@@ -215,6 +215,69 @@ static int read_engines(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s, siz
 	return err;
 }
 
+/*
+ * The running part: per ring, the oldest job handed to the hardware and not done has run
+ * from max(its run time, the ring's previous job end) until now (union rule, as in the BPF
+ * accounting); the younger ones on a deep ring start when it ends, so they add nothing yet.
+ */
+static int add_running(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
+{
+	struct oldest {
+		__u64 ring, uid, run_ns;
+	} *old = NULL, *p;
+	size_t n = 0, i, j;
+	__u64 key, next, *prev = NULL;
+	int fd = b->map_fd[MAP_JOBS], err = 0;
+	struct drmtop_job job;
+	struct timespec ts;
+	__u64 now;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = (__u64)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, &job) || !job.run_ns)
+			continue;
+		for (i = 0; i < n && old[i].ring != job.ring; i++)
+			;
+		if (i == n) {
+			p = realloc(old, (n + 1) * sizeof(*p));
+			if (!p) {
+				free(old);
+				return -ENOMEM;
+			}
+			old = p;
+			old[n++] = (struct oldest){ job.ring, job.uid, job.run_ns };
+		} else if (job.run_ns < old[i].run_ns) {
+			old[i] = (struct oldest){ job.ring, job.uid, job.run_ns };
+		}
+	}
+	for (i = 0; i < n; i++) {
+		struct drmtop_bpf_client *cl = find_uid(s->clients, s->n_clients, old[i].uid);
+		struct drmtop_engine zero = {};
+		struct drmtop_ring r = {};
+		__u64 start;
+
+		if (!cl)
+			continue;
+		bpf_map_lookup_elem(b->map_fd[MAP_RINGS], &old[i].ring, &r);
+		start = old[i].run_ns > r.last_done_ns ? old[i].run_ns : r.last_done_ns;
+		if (now <= start)
+			continue;
+		for (j = 0; j < cl->n_engines && cl->engines[j].ring != old[i].ring; j++)
+			;
+		if (j == cl->n_engines) {
+			err = add_engine(cl, old[i].ring, &zero, b->map_fd[MAP_RINGS]);
+			if (err)
+				break;
+		}
+		cl->engines[j].running_ns = now - start;
+	}
+	free(old);
+	return err;
+}
+
 static int read_devices(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
 {
 	__u64 key, next, *prev = NULL;
@@ -267,6 +330,9 @@ int drmtop_bpf_snapshot(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
 		goto fail;
 	compute_shared(b, s);
 	err = read_engines(b, s, &closed_cap);
+	if (err)
+		goto fail;
+	err = add_running(b, s);
 	if (err)
 		goto fail;
 	err = read_devices(b, s);

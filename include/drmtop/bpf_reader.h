@@ -27,6 +27,13 @@ struct drmtop_bpf_engine {
 	__u64 busy_ns;			/* overlap-free busy time of the client on this ring */
 	__u64 jobs;			/* jobs done */
 	__u64 lat_hist[DRMTOP_LAT_BUCKETS];	/* queue-to-run latency, b: [2^b, 2^(b+1)) ns */
+	/*
+	 * Time the ring's oldest running job of this client has run so far (live clients
+	 * only): busy_ns grows only when a job ends, so rates over short intervals add this
+	 * (busy_ns + running_ns may then step back a little when the job's hardware end turns
+	 * out earlier than the snapshot: keep the larger value, as for fdinfo).
+	 */
+	__u64 running_ns;
 };
 
 struct drmtop_bpf_client {

@@ -145,6 +145,7 @@ static void print_client(struct json_writer *w, const struct drmtop_bpf_client *
 		hex(w, "ring", e->ring);
 		u64(w, "busy_ns", e->busy_ns);
 		u64(w, "jobs", e->jobs);
+		u64(w, "running_ns", e->running_ns);
 		jw_key(w, "lat_hist");
 		jw_array_begin(w);
 		for (b = 0; b < DRMTOP_LAT_BUCKETS; b++)

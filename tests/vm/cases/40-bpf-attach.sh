@@ -3,18 +3,24 @@
 #
 # The BPF tracer attaches every hook on this kernel (tracepoints as tp_btf, with the name set
 # the gpu_sched BTF has), its task_file iterator maps a DRM descriptor held before it started
-# to a drm_file, and without root it refuses with a reason that names what is missing.
+# to a drm_file, a job still running shows its time so far (running_ns) but no busy time yet,
+# and without root it refuses with a reason that names what is missing.
 . tests/bpf/guest-lib.sh
 bl_init 40-bpf-attach
 
 render=$(sed -n 's/.*render_minor=\([0-9]*\).*/\1/p' "$SIMGPU_DBG/device")
 exec 9<>"/dev/dri/renderD$render"
 bl_start_bpf || bl_end
-sleep 0.3
+# a job that is still running when bpfdump stops: its time so far shows as running_ns
+"$WORKLOAD" -s "proc longjob; open a; submit a engine=gfx dur=4s count=1" >"$BL/wl.out" 2>&1 &
+bl_wl_pid=$!
+sleep 2
 bl_truth
 touch "$BL/bpf.stop"
 wait "$bl_bpf_pid"
 bl_bpf_pid=
+wait "$bl_wl_pid"
+bl_wl_pid=
 bl_jq_checks '
 	check("all-hooks-attached"; (b.hooks | length) > 0 and all(b.hooks[]; .attached);
 		"\([b.hooks[] | select(.attached | not) | "\(.target): \(.why)"])"),
@@ -32,6 +38,9 @@ bl_jq_checks '
 	([b.fds[] | select(.tgid == '"$$"' and .fd == 9)][0]) as $f |
 	check("iter-fd"; $f != null and $f.major == 226 and $f.minor == t.device.render_minor;
 		"no record for pid '"$$"' fd 9 (renderD\(t.device.render_minor)): \(b.fds)"),
+	([b.clients[] | select(.comm == "longjob") | .engines[] | select(.name == "gfx")][0]) as $g |
+	check("running-job"; $g != null and $g.jobs == 0 and $g.busy_ns == 0 and
+		$g.running_ns > 500000000 and $g.running_ns < 4000000000; "\($g)"),
 	check("iter-client-id"; if is61 then $f.client_id == 0 else $f.client_id > 0 end;
 		"client_id \($f.client_id) on \($release)")'
 exec 9<&-
