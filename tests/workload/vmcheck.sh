@@ -92,7 +92,8 @@ wl_fdinfo_all() {
 
 # wl_start OUTDIR ARGS...: runs the workload in the background with --record OUTDIR/record.json
 # and --ready OUTDIR/ready.json, and waits for the ready file. Returns non-zero (the reason in
-# WL_WHY) if it exited or never got ready. Not in $(...): the workload would hold its pipe.
+# WL_WHY and on stdout) if it exited or never got ready. Never in $(...): the background workload
+# would hold the pipe open, and WL_PID, which wl_stop needs, would be lost with the subshell.
 wl_start() {
 	_d=$1
 	shift
@@ -106,11 +107,13 @@ wl_start() {
 			wait "$WL_PID"
 			WL_WHY="workload exited ($?) before it was ready: $(tail -n 3 "$_d/stderr")"
 			WL_PID=
+			echo "$WL_WHY"
 			return 1
 		fi
 		if [ $_t -ge $((WL_READY_TIMEOUT * 10)) ]; then
 			WL_WHY="workload not ready after ${WL_READY_TIMEOUT}s"
 			wl_stop >/dev/null
+			echo "$WL_WHY"
 			return 1
 		fi
 		sleep 0.1
