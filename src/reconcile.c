@@ -9,7 +9,11 @@
 
 #include "drmtop/reconcile.h"
 
-/* A ring's cumulative figures at the previous reconcile, to turn totals into rates. */
+/*
+ * A ring's cumulative figures at the previous reconcile, to turn totals into rates. busy_ns is
+ * the effective counter: completed busy time plus the running job's time so far (completed
+ * time alone moves only when a job ends), never lower than before.
+ */
 struct ring_prev {
 	__u64 uid;
 	__u64 ring;
@@ -252,15 +256,18 @@ static int compute_rates(struct drmtop_reconciler *r, const struct drmtop_bpf_sn
 		for (j = 0; j < bc->n_engines; j++) {
 			const struct drmtop_bpf_engine *e = &bc->engines[j];
 			struct ring_prev key = { .uid = bc->c.uid, .ring = e->ring }, *p;
+			__u64 busy = e->busy_ns + e->running_ns, before;
 
 			vr->v[j].e = e;
 			p = r->nr_prev ? bsearch(&key, r->prev, r->nr_prev, sizeof(key), cmp_prev)
 				       : NULL;
 			/* uids are never reused: a ring absent before started in the interval. */
+			before = p ? p->busy_ns : 0;
 			vr->v[j].has_rate = r->prev_taken_ns != 0;
-			vr->v[j].busy_delta_ns =
-				e->busy_ns - (p && p->busy_ns <= e->busy_ns ? p->busy_ns : 0);
+			vr->v[j].busy_delta_ns = busy > before ? busy - before : 0;
 			vr->v[j].jobs_delta = e->jobs - (p && p->jobs <= e->jobs ? p->jobs : 0);
+			if (busy < before)
+				busy = before;	/* the running job ended earlier than it seemed */
 			if (nr_next == cap) {
 				struct ring_prev *grown;
 
@@ -270,7 +277,7 @@ static int compute_rates(struct drmtop_reconciler *r, const struct drmtop_bpf_sn
 					goto oom;
 				next = grown;
 			}
-			key.busy_ns = e->busy_ns;
+			key.busy_ns = busy;
 			key.jobs = e->jobs;
 			next[nr_next++] = key;
 		}

@@ -160,7 +160,8 @@ static int bpf_live(struct record_client *rc, const struct drmtop_bpf_client *bc
 
 		if (!r)
 			return -ENOMEM;
-		r->busy_last_ns += bc->engines[i].busy_ns;
+		/* The running job's time so far too: the first and last readings both include it. */
+		r->busy_last_ns += bc->engines[i].busy_ns + bc->engines[i].running_ns;
 		r->jobs_last += bc->engines[i].jobs;
 	}
 	for (i = 0; first && i < rc->nr_rings; i++) {

@@ -23,7 +23,7 @@ if [ -n "${DEMO_RECORD:-}" ]; then
 	rm -f "$log" "$log.rec"
 	exit "$status"
 fi
-"$WL" --duration 1h mixed >/dev/null 2>"$log" &
+"$WL" --duration 60m mixed >/dev/null 2>"$log" &
 wl=$!
 trap 'kill -TERM $wl 2>/dev/null; wait $wl 2>/dev/null; rm -f "$log"' EXIT
 sleep 1

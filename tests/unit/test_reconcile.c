@@ -179,6 +179,53 @@ static void test_unmatched_stay_visible(void **state)
 	drmtop_reconciler_free(r);
 }
 
+/*
+ * Completed busy time moves only when a job ends: the running job's time counts toward the
+ * rate, and when it turns out to have ended earlier the counter never goes back.
+ */
+static void test_running_job_counts_and_never_goes_back(void **state)
+{
+	struct drmtop_reconciler *r = drmtop_reconciler_new(5.0);
+	struct drmtop_bpf_snapshot s;
+	struct fake_fdinfo fi;
+	struct fake_bpf b;
+	const struct drmtop_client_view *v;
+
+	(void)state;
+	fake_fdinfo_init(&fi, 42, "gfx", 50.0, 0, 100, 3);
+	fake_bpf_init(&b, 1, 0x1000, 42, 0);
+	fake_ring(&b, 0xa, "gfx", 0, 0);
+	fake_snap(&s, &b.bc, 1, 1000);
+	assert_int_equal(drmtop_reconcile(r, &s, &fi.c, 1), 0);
+
+	/* 1 s later: one 300 ms job done, another running for 200 ms so far: 50 %. */
+	b.eng[0].busy_ns = 300000000ull;
+	b.eng[0].running_ns = 200000000ull;
+	b.eng[0].jobs = 1;
+	s.taken_ns += 1000000000ull;
+	assert_int_equal(drmtop_reconcile(r, &s, &fi.c, 1), 0);
+	v = drmtop_reconciled_for(r, 0);
+	assert_int_equal(v->engines[0].busy_delta_ns, 500000000ull);
+	assert_false(v->engines[0].diverged);
+
+	/* The running job ended 50 ms earlier than the last snapshot thought: 0, not negative. */
+	b.eng[0].busy_ns = 450000000ull;
+	b.eng[0].running_ns = 0;
+	b.eng[0].jobs = 2;
+	s.taken_ns += 1000000000ull;
+	assert_int_equal(drmtop_reconcile(r, &s, &fi.c, 1), 0);
+	v = drmtop_reconciled_for(r, 0);
+	assert_int_equal(v->engines[0].busy_delta_ns, 0);
+
+	/* Then it moves on from the larger value (500 ms), not from 450 ms. */
+	b.eng[0].busy_ns = 600000000ull;
+	s.taken_ns += 1000000000ull;
+	assert_int_equal(drmtop_reconcile(r, &s, &fi.c, 1), 0);
+	v = drmtop_reconciled_for(r, 0);
+	assert_int_equal(v->engines[0].busy_delta_ns, 100000000ull);
+	drmtop_reconciler_free(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -187,6 +234,7 @@ int main(void)
 		cmocka_unit_test(test_misreport_is_flagged),
 		cmocka_unit_test(test_match_by_fd_and_memory),
 		cmocka_unit_test(test_unmatched_stay_visible),
+		cmocka_unit_test(test_running_job_counts_and_never_goes_back),
 	};
 
 	return cmocka_run_group_tests_name("reconcile", tests, NULL, NULL);
