@@ -5,6 +5,7 @@
  * to do. A failing step ends the script and stops the whole run.
  */
 #include "runner.h"
+#include "job_threads.h"
 #include "mailbox.h"
 #include "shared.h"
 #include "simgpu_dev.h"
@@ -23,44 +24,12 @@
 #define MAX_FDS		256
 #define MAX_CHILDREN	256
 #define MAX_DUTY	64
-#define MAX_HANDLES	64
-#define WAIT_TIMEOUT_NS	(120LL * 1000000000)	/* a job of ms under QEMU TCG never takes this */
 
 struct fd_ent {
 	char name[WL_NAME_MAX];
 	int fd;
 	int client;
 	int holder;
-};
-
-struct job_arg {
-	int fd, client, engine;
-	uint64_t dur_ns;
-	/* submit */
-	unsigned int count;
-	enum wl_wait wait;
-	unsigned int nr_handles;
-	uint32_t handles[MAX_HANDLES];
-	/* duty */
-	int phase;
-	uint64_t period_ns, for_ns;
-	bool until_stop;
-	/* result */
-	int err;
-	const char *what;
-	pthread_t thread;
-};
-
-struct stream_arg {
-	unsigned int n;
-	int fd[WL_STREAM_MAX], client[WL_STREAM_MAX], phase[WL_STREAM_MAX];
-	uint64_t ns[WL_STREAM_MAX];
-	int engine;
-	uint64_t backlog_ns, for_ns;
-	bool until_stop;
-	int err;
-	const char *what;
-	pthread_t thread;
 };
 
 static struct {
@@ -320,179 +289,6 @@ static int step_free(const struct wl_step *st)
 	return freed ? 0 : fail("no BO '%s' on fd '%s'", st->name, st->fd);
 }
 
-static void *submit_thread(void *p)
-{
-	struct job_arg *a = p;
-	uint64_t seqno = 0;
-	int ret = 0;
-
-	for (unsigned int k = 0; k < a->count && !ret; k++) {
-		ret = simgpu_submit(a->fd, a->engine, a->dur_ns, a->handles, a->nr_handles, &seqno);
-		if (ret) {
-			a->what = "SUBMIT";
-			break;
-		}
-		wl_note_submit(a->client, a->engine, a->dur_ns);
-		if (a->wait == WAIT_EACH) {
-			ret = simgpu_wait(a->fd, a->engine, seqno, WAIT_TIMEOUT_NS);
-			a->what = "WAIT";
-		}
-	}
-	/* Jobs of one client on one engine finish in order: the last one covers them all. */
-	if (!ret && a->wait == WAIT_END && a->count) {
-		ret = simgpu_wait(a->fd, a->engine, seqno, WAIT_TIMEOUT_NS);
-		a->what = "WAIT";
-	}
-	a->err = ret;
-	return NULL;
-}
-
-/*
- * One job every period on a fixed cadence, submitted without waiting for the previous one, so
- * a late wake-up of this thread (QEMU TCG under load) delays one job but not the ones after
- * it. The phase ends when its last job finished. The achieved rate is busy_ns over the phase;
- * within a short window it wobbles with this thread's stalls (a stream does not).
- */
-static void *duty_thread(void *p)
-{
-	struct job_arg *a = p;
-	struct wl_phase *ph = &wl->phases[a->phase];
-	int64_t start = wl_now_ns(), next = start;
-	uint64_t seqno = 0;
-	int ret = 0;
-
-	ph->start_ns = start;
-	while (!wl_stopping() && !atomic_load(&R.quit)) {
-		if (!a->until_stop && next >= start + (int64_t)a->for_ns)
-			break;
-		ret = simgpu_submit(a->fd, a->engine, a->dur_ns, NULL, 0, &seqno);
-		if (ret) {
-			a->what = "SUBMIT";
-			break;
-		}
-		wl_note_submit(a->client, a->engine, a->dur_ns);
-		ph->jobs++;
-		ph->busy_ns += a->dur_ns;
-		next += (int64_t)a->period_ns;
-		if (wl_sleep_until(next))
-			break;
-	}
-	if (!ret && seqno) {
-		ret = simgpu_wait(a->fd, a->engine, seqno, WAIT_TIMEOUT_NS);
-		a->what = "WAIT";
-	}
-	ph->end_ns = wl_now_ns();
-	a->err = ret;
-	return NULL;
-}
-
-#define STREAM_RING 65536
-#define STREAM_POLL_NS (50LL * 1000000)
-
-/* Waits for a job in short slices so that a stop request is noticed. 1: stopped. */
-static int wait_or_stop(int fd, int engine, uint64_t seqno, int *err)
-{
-	int64_t deadline = wl_now_ns() + WAIT_TIMEOUT_NS;
-
-	for (;;) {
-		int ret = simgpu_wait(fd, engine, seqno, STREAM_POLL_NS);
-
-		if (ret != -ETIME) {
-			*err = ret;
-			return 0;
-		}
-		if (wl_stopping() || atomic_load(&R.quit))
-			return 1;
-		if (wl_now_ns() > deadline) {
-			*err = ret;
-			return 0;
-		}
-	}
-}
-
-/*
- * Keeps an engine backlogged with jobs of several clients in a fixed rotation (a1 b1 a2 b2 ..),
- * between half and all of backlog_ns of queued work. drm_sched runs them in submission order
- * (FIFO on 6.12, round robin over the entities on 6.1), so while the engine never runs dry each
- * client's busy share is its job duration over the rotation's, in any window longer than a few
- * jobs: a figure that stalls of this process (QEMU TCG under load) cannot move. A drained
- * backlog is counted as an underrun, which a test must treat as "truth unknown".
- */
-static void *stream_thread(void *p)
-{
-	struct stream_arg *a = p;
-	uint64_t cycle_ns = 0, high, low, cyc = 0, done = 0, last_seq = 0, seqno = 0;
-	uint64_t *ring = malloc(STREAM_RING * sizeof(*ring));
-	int64_t start = wl_now_ns();
-	int ret = 0;
-
-	if (!ring) {
-		a->err = -ENOMEM;
-		a->what = "stream setup";
-		return NULL;
-	}
-	for (unsigned int i = 0; i < a->n; i++) {
-		cycle_ns += a->ns[i];
-		wl->phases[a->phase[i]].start_ns = start;
-	}
-	high = (a->backlog_ns + cycle_ns - 1) / cycle_ns;
-	if (high < 2)
-		high = 2;
-	if (high > STREAM_RING / 2)
-		high = STREAM_RING / 2;
-	low = high / 2;
-	while (!ret && !wl_stopping() && !atomic_load(&R.quit)) {
-		if (!a->until_stop && wl_now_ns() >= start + (int64_t)a->for_ns)
-			break;
-		for (; cyc - done < high && !ret; cyc++) {
-			for (unsigned int i = 0; i < a->n && !ret; i++) {
-				struct wl_phase *ph = &wl->phases[a->phase[i]];
-
-				ret = simgpu_submit(a->fd[i], a->engine, a->ns[i], NULL, 0, &seqno);
-				if (ret) {
-					a->what = "SUBMIT";
-					break;
-				}
-				wl_note_submit(a->client[i], a->engine, a->ns[i]);
-				ph->jobs++;
-				ph->busy_ns += a->ns[i];
-				if (i == 0)
-					ring[cyc % STREAM_RING] = seqno;
-			}
-			last_seq = seqno;
-		}
-		if (ret)
-			break;
-		/* Sleep until only `low` rotations are left queued. */
-		if (wait_or_stop(a->fd[0], a->engine, ring[(cyc - low - 1) % STREAM_RING], &ret))
-			break;
-		if (ret) {
-			a->what = "WAIT";
-			break;
-		}
-		done = cyc - low;
-		if (!simgpu_wait(a->fd[a->n - 1], a->engine, last_seq, 0)) {
-			struct wl_phase *ph0 = &wl->phases[a->phase[0]];
-
-			for (unsigned int i = 0; i < a->n; i++)
-				wl->phases[a->phase[i]].underruns++;
-			if (!ph0->first_underrun_ns)
-				for (unsigned int i = 0; i < a->n; i++)
-					wl->phases[a->phase[i]].first_underrun_ns = wl_now_ns();
-		}
-	}
-	/* The phase ends when the engine ran the last queued job. */
-	if (!ret && last_seq) {
-		ret = simgpu_wait(a->fd[a->n - 1], a->engine, last_seq, WAIT_TIMEOUT_NS);
-		a->what = "WAIT";
-	}
-	for (unsigned int i = 0; i < a->n; i++)
-		wl->phases[a->phase[i]].end_ns = wl_now_ns();
-	free(ring);
-	a->err = ret;
-	return NULL;
-}
-
 static int step_stream(const struct wl_step *st)
 {
 	struct stream_arg fg, *a = st->until_stop ? &R.streams[R.nr_streams] : &fg;
@@ -525,12 +321,13 @@ static int step_stream(const struct wl_step *st)
 	a->backlog_ns = st->backlog_ns;
 	a->for_ns = st->for_ns;
 	a->until_stop = st->until_stop;
+	a->quit = &R.quit;
 	if (!st->until_stop) {
-		stream_thread(a);
+		wl_stream_thread(a);
 		return a->err ? fail("%s on %s: %s", a->what, wl_engine_name(a->engine),
 				     strerror(-a->err)) : 0;
 	}
-	if (pthread_create(&a->thread, NULL, stream_thread, a))
+	if (pthread_create(&a->thread, NULL, wl_stream_thread, a))
 		return fail("pthread_create failed");
 	R.nr_streams++;
 	return 0;
@@ -568,7 +365,7 @@ static int collect_handles(const struct wl_step *st, int client, struct job_arg 
 		unsigned int before = a->nr_handles;
 
 		wl_lock();
-		for (unsigned int i = 0; i < wl->nr_bos && a->nr_handles < MAX_HANDLES; i++)
+		for (unsigned int i = 0; i < wl->nr_bos && a->nr_handles < WL_MAX_HANDLES; i++)
 			if (wl->bos[i].live && wl->bos[i].client == client &&
 			    name_matches(wl->bos[i].name, st->bos[j])) {
 				a->handles[a->nr_handles++] = wl->bos[i].handle;
@@ -597,14 +394,15 @@ static int step_submit(const struct wl_step *st)
 	for (unsigned int m = 0; m < n && !ret; m++) {
 		struct fd_ent *e = &R.fds[idx[m]];
 		struct job_arg a = { .fd = e->fd, .client = e->client, .engine = st->engine,
-				     .dur_ns = st->dur_ns, .count = st->count, .wait = st->wait };
+				     .dur_ns = st->dur_ns, .count = st->count, .wait = st->wait,
+				     .quit = &R.quit };
 
 		ret = collect_handles(st, e->client, &a);
 		for (unsigned int t = 0; t < st->threads; t++)
 			args[nr++] = a;
 	}
 	if (!ret)
-		ret = run_threads(args, nr, submit_thread);
+		ret = run_threads(args, nr, wl_submit_thread);
 	free(args);
 	return ret;
 }
@@ -632,13 +430,14 @@ static int step_duty(const struct wl_step *st)
 		args[m] = (struct job_arg){ .fd = e->fd, .client = e->client,
 					    .engine = st->engine, .dur_ns = st->dur_ns,
 					    .phase = ph, .period_ns = st->period_ns,
-					    .for_ns = st->for_ns, .until_stop = st->until_stop };
+					    .for_ns = st->for_ns, .until_stop = st->until_stop,
+					    .quit = &R.quit };
 	}
 	if (!st->until_stop)
-		return run_threads(fg, n, duty_thread);
+		return run_threads(fg, n, wl_duty_thread);
 	/* Background: runs while the script goes on, until the run is stopped. */
 	for (unsigned int m = 0; m < n; m++) {
-		if (pthread_create(&args[m].thread, NULL, duty_thread, &args[m]))
+		if (pthread_create(&args[m].thread, NULL, wl_duty_thread, &args[m]))
 			return fail("pthread_create failed");
 		R.nr_duty++;
 	}

@@ -116,9 +116,8 @@ if echo 150 >"$scale" && [ "$(cat "$scale")" = 150 ]; then
 			[ "$(wc -l <"$d/mm-fdinfo")" -eq "$caught" ]; then
 			pass selfcheck-catches-fdinfo-misreport
 		else
-			fail selfcheck-catches-fdinfo-misreport "fdinfo_scale_pct=150:" \
-				"$caught engine mismatches flagged, expected $want:" \
-				"$(head -n 2 "$d/mm-fdinfo" | tr '\n' ';')"
+			fail selfcheck-catches-fdinfo-misreport "fdinfo_scale_pct=150: $caught engine\
+ mismatches flagged, expected $want: $(head -n 2 "$d/mm-fdinfo" | tr '\n' ';')"
 		fi
 		compare_debugfs "$d/record.json" "$d/debugfs-hold.json" hold >"$d/mm-hold" 2>&1
 		report selfcheck-debugfs-exact-while-fdinfo-lies "$d/mm-hold"

@@ -138,8 +138,9 @@ sed -n 's/^info: /# /p' "$tmp/mismatch"
 
 for check in clients once holders window busy memory; do
 	if grep -q "^$check: " "$tmp/mismatch"; then
-		fail "drmtop-fdinfo-$check" "$(grep -c "^$check: " "$tmp/mismatch") mismatch(es):" \
-			"$(grep "^$check: " "$tmp/mismatch" | head -n 3 | tr '\n' ';')"
+		n=$(grep -c "^$check: " "$tmp/mismatch")
+		fail "drmtop-fdinfo-$check" \
+			"$n mismatch(es): $(grep "^$check: " "$tmp/mismatch" | head -n 3 | tr '\n' ';')"
 	else
 		pass "drmtop-fdinfo-$check"
 	fi
