@@ -78,6 +78,7 @@ static int run_batch(struct drmtop_sampler *s, const struct drmtop_options *opts
 	if (err)
 		return 1;
 	if (!f.nr_clients) {
+		f.iteration = shown + 1;
 		if (emit(opts, &f))
 			return errno == EPIPE ? 0 : 1;
 		shown++;
@@ -94,6 +95,8 @@ static int run_batch(struct drmtop_sampler *s, const struct drmtop_options *opts
 		err = drmtop_sampler_next(s, &f);
 		if (err)
 			return 1;
+		/* Frames shown, counted from 1: the baseline sample above is not one of them. */
+		f.iteration = shown + 1;
 		if (emit(opts, &f))
 			return errno == EPIPE ? 0 : 1;
 		shown++;

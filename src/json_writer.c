@@ -211,6 +211,55 @@ void jw_null(struct json_writer *w)
 	fputs("null", w->out);
 }
 
+void jw_kv_string(struct json_writer *w, const char *key, const char *s)
+{
+	jw_key(w, key);
+	jw_string(w, s);
+}
+
+void jw_kv_u64(struct json_writer *w, const char *key, uint64_t v)
+{
+	jw_key(w, key);
+	jw_u64(w, v);
+}
+
+void jw_kv_i64(struct json_writer *w, const char *key, int64_t v)
+{
+	jw_key(w, key);
+	jw_i64(w, v);
+}
+
+void jw_kv_bool(struct json_writer *w, const char *key, bool v)
+{
+	jw_key(w, key);
+	jw_bool(w, v);
+}
+
+void jw_kv_double(struct json_writer *w, const char *key, double v, int decimals)
+{
+	jw_key(w, key);
+	jw_double(w, v, decimals);
+}
+
+void jw_kv_u64_or_null(struct json_writer *w, const char *key, bool valid, uint64_t v)
+{
+	jw_key(w, key);
+	if (valid)
+		jw_u64(w, v);
+	else
+		jw_null(w);
+}
+
+void jw_kv_double_or_null(struct json_writer *w, const char *key, bool valid, double v,
+			  int decimals)
+{
+	jw_key(w, key);
+	if (valid)
+		jw_double(w, v, decimals);
+	else
+		jw_null(w);
+}
+
 int jw_finish_line(struct json_writer *w)
 {
 	bool bad = w->error || w->depth != 0 || w->after_key;

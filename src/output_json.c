@@ -14,47 +14,29 @@
 static void json_engine(struct json_writer *w, const struct drm_fdinfo_engine *e,
 			const struct drm_engine_usage *u)
 {
-	double pct;
-	bool over = false;
+	double pct = 0;
+	bool over = false, has_pct;
 
 	jw_object_begin(w);
-	jw_key(w, "name");
-	jw_string(w, e->name);
-	if (e->present & DRM_ENGINE_HAS_BUSY) {
-		jw_key(w, "busy_ns");
-		jw_u64(w, e->busy_ns);
-	}
-	jw_key(w, "capacity");
-	jw_u64(w, e->capacity);
-	if (e->present & DRM_ENGINE_HAS_CYCLES) {
-		jw_key(w, "cycles");
-		jw_u64(w, e->cycles);
-	}
-	if (e->present & DRM_ENGINE_HAS_TOTAL_CYCLES) {
-		jw_key(w, "total_cycles");
-		jw_u64(w, e->total_cycles);
-	}
-	if (e->present & DRM_ENGINE_HAS_MAXFREQ) {
-		jw_key(w, "maxfreq_hz");
-		jw_u64(w, e->maxfreq_hz);
-	}
-	jw_key(w, "busy_pct");
-	if (u && drm_engine_usage_pct(u, &pct, &over))
-		jw_double(w, pct, 2);
-	else
-		jw_null(w);
-	if (u && (u->flags & DRM_USAGE_BUSY_VALID)) {
-		jw_key(w, "busy_delta_ns");
-		jw_u64(w, u->busy_delta_ns);
-	}
-	if (u && (u->flags & DRM_USAGE_CYCLES_VALID)) {
-		jw_key(w, "cycles_pct");
-		jw_double(w, u->cycles_pct, 2);
-	}
-	jw_key(w, "over_100");
-	jw_bool(w, over);
-	jw_key(w, "went_backwards");
-	jw_bool(w, u && (u->flags & DRM_USAGE_BACKWARDS));
+	jw_kv_string(w, "name", e->name);
+	if (e->present & DRM_ENGINE_HAS_BUSY)
+		jw_kv_u64(w, "busy_ns", e->busy_ns);
+	jw_kv_u64(w, "capacity", e->capacity);
+	if (e->present & DRM_ENGINE_HAS_CYCLES)
+		jw_kv_u64(w, "cycles", e->cycles);
+	if (e->present & DRM_ENGINE_HAS_TOTAL_CYCLES)
+		jw_kv_u64(w, "total_cycles", e->total_cycles);
+	if (e->present & DRM_ENGINE_HAS_MAXFREQ)
+		jw_kv_u64(w, "maxfreq_hz", e->maxfreq_hz);
+	/* Not in the call's arguments: their order of evaluation is unspecified. */
+	has_pct = u && drm_engine_usage_pct(u, &pct, &over);
+	jw_kv_double_or_null(w, "busy_pct", has_pct, pct, 2);
+	if (u && (u->flags & DRM_USAGE_BUSY_VALID))
+		jw_kv_u64(w, "busy_delta_ns", u->busy_delta_ns);
+	if (u && (u->flags & DRM_USAGE_CYCLES_VALID))
+		jw_kv_double(w, "cycles_pct", u->cycles_pct, 2);
+	jw_kv_bool(w, "over_100", over);
+	jw_kv_bool(w, "went_backwards", u && (u->flags & DRM_USAGE_BACKWARDS));
 	jw_object_end(w);
 }
 
@@ -72,8 +54,7 @@ static void json_region(struct json_writer *w, const char *name, unsigned int pr
 			uint64_t active)
 {
 	jw_object_begin(w);
-	jw_key(w, "region");
-	jw_string(w, name);
+	jw_kv_string(w, "region", name);
 	json_u64_if(w, present, DRM_REGION_HAS_TOTAL, "total_bytes", total);
 	json_u64_if(w, present, DRM_REGION_HAS_SHARED, "shared_bytes", shared);
 	json_u64_if(w, present, DRM_REGION_HAS_RESIDENT, "resident_bytes", resident);
@@ -86,14 +67,11 @@ static void json_node(struct json_writer *w, dev_t rdev)
 {
 	char node[64];
 
-	jw_key(w, "node");
-	jw_string(w, drm_node_name(rdev, node, sizeof(node)));
+	jw_kv_string(w, "node", drm_node_name(rdev, node, sizeof(node)));
 	jw_key(w, "rdev");
 	jw_object_begin(w);
-	jw_key(w, "major");
-	jw_u64(w, major(rdev));
-	jw_key(w, "minor");
-	jw_u64(w, minor(rdev));
+	jw_kv_u64(w, "major", major(rdev));
+	jw_kv_u64(w, "minor", minor(rdev));
 	jw_object_end(w);
 }
 
@@ -101,32 +79,18 @@ static void json_client_identity(struct json_writer *w, const struct drm_client 
 {
 	const struct drm_fdinfo *fi = &c->info;
 
-	jw_key(w, "key");
-	jw_string(w, c->key);
-	jw_key(w, "pid");
-	jw_i64(w, c->pid);
-	jw_key(w, "fd");
-	jw_i64(w, c->fd);
-	jw_key(w, "comm");
-	jw_string(w, c->comm);
-	jw_key(w, "device");
-	jw_string(w, c->dev_key);
+	jw_kv_string(w, "key", c->key);
+	jw_kv_i64(w, "pid", c->pid);
+	jw_kv_i64(w, "fd", c->fd);
+	jw_kv_string(w, "comm", c->comm);
+	jw_kv_string(w, "device", c->dev_key);
 	json_node(w, c->rdev);
-	jw_key(w, "driver");
-	jw_string(w, fi->driver);
-	if (fi->pdev) {
-		jw_key(w, "pdev");
-		jw_string(w, fi->pdev);
-	}
-	jw_key(w, "client_id");
-	if (fi->present & DRM_FDINFO_HAS_CLIENT_ID)
-		jw_u64(w, fi->client_id);
-	else
-		jw_null(w);
-	if (fi->client_name) {
-		jw_key(w, "client_name");
-		jw_string(w, fi->client_name);
-	}
+	jw_kv_string(w, "driver", fi->driver);
+	if (fi->pdev)
+		jw_kv_string(w, "pdev", fi->pdev);
+	jw_kv_u64_or_null(w, "client_id", fi->present & DRM_FDINFO_HAS_CLIENT_ID, fi->client_id);
+	if (fi->client_name)
+		jw_kv_string(w, "client_name", fi->client_name);
 }
 
 static void json_lat_hist(struct json_writer *w, const __u64 *hist)
@@ -139,10 +103,8 @@ static void json_lat_hist(struct json_writer *w, const __u64 *hist)
 		if (!hist[b])
 			continue;
 		jw_object_begin(w);
-		jw_key(w, "ge_ns");
-		jw_u64(w, 1ull << b);
-		jw_key(w, "jobs");
-		jw_u64(w, hist[b]);
+		jw_kv_u64(w, "ge_ns", 1ull << b);
+		jw_kv_u64(w, "jobs", hist[b]);
 		jw_object_end(w);
 	}
 	jw_array_end(w);
@@ -150,23 +112,15 @@ static void json_lat_hist(struct json_writer *w, const __u64 *hist)
 
 static void json_bpf_identity(struct json_writer *w, const struct drmtop_client *c)
 {
-	jw_key(w, "uid");
-	jw_u64(w, c->uid);
-	jw_key(w, "kernel");
-	jw_bool(w, c->flags & DRMTOP_CLIENT_KERNEL);
-	jw_key(w, "opened_before_trace");
-	jw_bool(w, c->flags & DRMTOP_CLIENT_LATE);
-	jw_key(w, "tgid");
-	jw_u64(w, c->tgid);
+	jw_kv_u64(w, "uid", c->uid);
+	jw_kv_bool(w, "kernel", c->flags & DRMTOP_CLIENT_KERNEL);
+	jw_kv_bool(w, "opened_before_trace", c->flags & DRMTOP_CLIENT_LATE);
+	jw_kv_u64(w, "tgid", c->tgid);
 	jw_key(w, "comm");
 	jw_string_len(w, c->comm, strnlen(c->comm, sizeof(c->comm)));
 	jw_key(w, "driver");
 	jw_string_len(w, c->driver, strnlen(c->driver, sizeof(c->driver)));
-	jw_key(w, "client_id");
-	if (c->client_id)
-		jw_u64(w, c->client_id);
-	else
-		jw_null(w);
+	jw_kv_u64_or_null(w, "client_id", c->client_id, c->client_id);
 	jw_key(w, "minor");
 	if (c->minor_index >= 0)
 		jw_i64(w, c->minor_index);
@@ -176,14 +130,10 @@ static void json_bpf_identity(struct json_writer *w, const struct drmtop_client 
 
 static void json_bpf_memory(struct json_writer *w, const struct drmtop_client *c, __u64 shared)
 {
-	jw_key(w, "total_bytes");
-	jw_u64(w, c->mem_total);
-	jw_key(w, "shared_bytes");
-	jw_u64(w, shared);
-	jw_key(w, "imported_bytes");
-	jw_u64(w, c->mem_imported);
-	jw_key(w, "handles");
-	jw_u64(w, c->handles);
+	jw_kv_u64(w, "total_bytes", c->mem_total);
+	jw_kv_u64(w, "shared_bytes", shared);
+	jw_kv_u64(w, "imported_bytes", c->mem_imported);
+	jw_kv_u64(w, "handles", c->handles);
 }
 
 static const char *match_name(enum drmtop_match m)
@@ -207,18 +157,14 @@ static void json_bpf_view(struct json_writer *w, const struct drmtop_client_view
 
 	jw_object_begin(w);
 	json_bpf_identity(w, &v->c);
-	jw_key(w, "match");
-	jw_string(w, match_name(v->match));
+	jw_kv_string(w, "match", match_name(v->match));
 	jw_key(w, "memory");
 	jw_object_begin(w);
 	json_bpf_memory(w, &v->c, v->mem_shared);
 	if (with_fdinfo) {
-		jw_key(w, "fdinfo_total_bytes");
-		jw_u64(w, v->fdinfo_total_bytes);
-		jw_key(w, "compared");
-		jw_bool(w, v->mem_compared);
-		jw_key(w, "diverged");
-		jw_bool(w, v->mem_diverged);
+		jw_kv_u64(w, "fdinfo_total_bytes", v->fdinfo_total_bytes);
+		jw_kv_bool(w, "compared", v->mem_compared);
+		jw_kv_bool(w, "diverged", v->mem_diverged);
 	}
 	jw_object_end(w);
 	jw_key(w, "engines");
@@ -227,43 +173,26 @@ static void json_bpf_view(struct json_writer *w, const struct drmtop_client_view
 		const struct drmtop_engine_view *e = &v->engines[i];
 
 		jw_object_begin(w);
-		jw_key(w, "name");
-		jw_string(w, e->name);
-		jw_key(w, "busy_ns");
-		jw_u64(w, e->busy_ns);
-		jw_key(w, "jobs");
-		jw_u64(w, e->jobs);
-		jw_key(w, "busy_pct");
-		if (e->has_rate)
-			jw_double(w, e->bpf_pct, 2);
-		else
-			jw_null(w);
+		jw_kv_string(w, "name", e->name);
+		jw_kv_u64(w, "busy_ns", e->busy_ns);
+		jw_kv_u64(w, "jobs", e->jobs);
+		jw_kv_double_or_null(w, "busy_pct", e->has_rate, e->bpf_pct, 2);
 		if (e->has_rate) {
-			jw_key(w, "busy_delta_ns");
-			jw_u64(w, e->busy_delta_ns);
-			jw_key(w, "jobs_delta");
-			jw_u64(w, e->jobs_delta);
+			jw_kv_u64(w, "busy_delta_ns", e->busy_delta_ns);
+			jw_kv_u64(w, "jobs_delta", e->jobs_delta);
 		}
 		if (with_fdinfo) {
-			jw_key(w, "in_fdinfo");
-			jw_bool(w, e->in_fdinfo);
-			jw_key(w, "fdinfo_busy_pct");
-			if (e->fdinfo_has_rate)
-				jw_double(w, e->fdinfo_pct, 2);
-			else
-				jw_null(w);
-			jw_key(w, "diverged");
-			jw_bool(w, e->diverged);
+			jw_kv_bool(w, "in_fdinfo", e->in_fdinfo);
+			jw_kv_double_or_null(w, "fdinfo_busy_pct", e->fdinfo_has_rate, e->fdinfo_pct, 2);
+			jw_kv_bool(w, "diverged", e->diverged);
 		}
 		jw_key(w, "queue_to_run_latency");
 		json_lat_hist(w, e->lat_hist);
 		jw_object_end(w);
 	}
 	jw_array_end(w);
-	if (with_fdinfo) {
-		jw_key(w, "diverged");
-		jw_bool(w, v->diverged);
-	}
+	if (with_fdinfo)
+		jw_kv_bool(w, "diverged", v->diverged);
 	jw_object_end(w);
 }
 
@@ -274,10 +203,8 @@ static void json_bpf_closed(struct json_writer *w, const struct drmtop_bpf_clien
 
 	jw_object_begin(w);
 	json_bpf_identity(w, &bc->c);
-	jw_key(w, "open_ns");
-	jw_u64(w, bc->c.open_ns);
-	jw_key(w, "close_ns");
-	jw_u64(w, bc->c.close_ns);
+	jw_kv_u64(w, "open_ns", bc->c.open_ns);
+	jw_kv_u64(w, "close_ns", bc->c.close_ns);
 	jw_key(w, "memory_at_close");
 	jw_object_begin(w);
 	json_bpf_memory(w, &bc->c, bc->c.mem_shared);
@@ -289,10 +216,8 @@ static void json_bpf_closed(struct json_writer *w, const struct drmtop_bpf_clien
 		jw_key(w, "name");
 		jw_string_len(w, bc->engines[i].name,
 			      strnlen(bc->engines[i].name, sizeof(bc->engines[i].name)));
-		jw_key(w, "busy_ns");
-		jw_u64(w, bc->engines[i].busy_ns);
-		jw_key(w, "jobs");
-		jw_u64(w, bc->engines[i].jobs);
+		jw_kv_u64(w, "busy_ns", bc->engines[i].busy_ns);
+		jw_kv_u64(w, "jobs", bc->engines[i].jobs);
 		jw_object_end(w);
 	}
 	jw_array_end(w);
@@ -307,8 +232,7 @@ static void json_bpf_summary(struct json_writer *w, const struct drmtop_frame *f
 
 	jw_key(w, "bpf");
 	jw_object_begin(w);
-	jw_key(w, "active");
-	jw_bool(w, f->bpf_active);
+	jw_kv_bool(w, "active", f->bpf_active);
 	jw_key(w, f->bpf_active ? "detail" : "reason");
 	jw_string(w, f->bpf_reason);
 	if (s) {
@@ -327,12 +251,9 @@ static void json_bpf_summary(struct json_writer *w, const struct drmtop_frame *f
 			jw_object_begin(w);
 			jw_key(w, "driver");
 			jw_string_len(w, d->driver, strnlen(d->driver, sizeof(d->driver)));
-			jw_key(w, "minor");
-			jw_i64(w, d->primary_index);
-			jw_key(w, "gem_objects");
-			jw_u64(w, d->gem_objects);
-			jw_key(w, "gem_bytes");
-			jw_u64(w, d->gem_bytes);
+			jw_kv_i64(w, "minor", d->primary_index);
+			jw_kv_u64(w, "gem_objects", d->gem_objects);
+			jw_kv_u64(w, "gem_bytes", d->gem_bytes);
 			jw_object_end(w);
 		}
 		jw_array_end(w);
@@ -365,29 +286,21 @@ static void json_client(struct json_writer *w, const struct drmtop_frame *f, siz
 
 	jw_object_begin(w);
 	json_client_identity(w, c);
-	if (c->cmdline) {
-		jw_key(w, "cmdline");
-		jw_string(w, c->cmdline);
-	}
-	jw_key(w, "accel");
-	jw_bool(w, c->accel);
+	if (c->cmdline)
+		jw_kv_string(w, "cmdline", c->cmdline);
+	jw_kv_bool(w, "accel", c->accel);
 	jw_key(w, "holders");
 	jw_array_begin(w);
 	for (i = 0; i < c->nr_holders; i++) {
 		jw_object_begin(w);
-		jw_key(w, "pid");
-		jw_i64(w, c->holders[i].pid);
-		jw_key(w, "fd");
-		jw_i64(w, c->holders[i].fd);
+		jw_kv_i64(w, "pid", c->holders[i].pid);
+		jw_kv_i64(w, "fd", c->holders[i].fd);
 		jw_object_end(w);
 	}
 	jw_array_end(w);
-	jw_key(w, "new");
-	jw_bool(w, c->is_new);
-	jw_key(w, "interval_ns");
-	jw_u64(w, c->dt_ns);
-	jw_key(w, "fdinfo_format");
-	jw_string(w, drm_fdinfo_format_name(fi->format));
+	jw_kv_bool(w, "new", c->is_new);
+	jw_kv_u64(w, "interval_ns", c->dt_ns);
+	jw_kv_string(w, "fdinfo_format", drm_fdinfo_format_name(fi->format));
 	jw_key(w, "engines");
 	jw_array_begin(w);
 	for (i = 0; i < fi->nr_engines; i++)
@@ -409,8 +322,7 @@ static void json_client(struct json_writer *w, const struct drmtop_frame *f, siz
 		jw_string(w, fi->extras[i].value);
 	}
 	jw_object_end(w);
-	jw_key(w, "malformed_lines");
-	jw_u64(w, fi->nr_malformed);
+	jw_kv_u64(w, "malformed_lines", fi->nr_malformed);
 	if (f->rec) {
 		const struct drmtop_client_view *v = drmtop_reconciled_for(f->rec, index);
 
@@ -428,34 +340,22 @@ static void json_device(struct json_writer *w, const struct drm_device *d)
 	size_t i;
 
 	jw_object_begin(w);
-	jw_key(w, "device");
-	jw_string(w, d->key);
-	jw_key(w, "driver");
-	jw_string(w, d->driver);
-	if (d->pdev) {
-		jw_key(w, "pdev");
-		jw_string(w, d->pdev);
-	}
+	jw_kv_string(w, "device", d->key);
+	jw_kv_string(w, "driver", d->driver);
+	if (d->pdev)
+		jw_kv_string(w, "pdev", d->pdev);
 	json_node(w, d->rdev);
-	jw_key(w, "clients");
-	jw_u64(w, d->nr_clients);
+	jw_kv_u64(w, "clients", d->nr_clients);
 	jw_key(w, "engines");
 	jw_array_begin(w);
 	for (i = 0; i < d->nr_engines; i++) {
 		const struct drm_device_engine *e = &d->engines[i];
 
 		jw_object_begin(w);
-		jw_key(w, "name");
-		jw_string(w, e->name);
-		jw_key(w, "busy_pct");
-		if (e->valid)
-			jw_double(w, e->pct, 2);
-		else
-			jw_null(w);
-		jw_key(w, "over_100");
-		jw_bool(w, e->over);
-		jw_key(w, "clients_with_figure");
-		jw_u64(w, e->nr_clients);
+		jw_kv_string(w, "name", e->name);
+		jw_kv_double_or_null(w, "busy_pct", e->valid, e->pct, 2);
+		jw_kv_bool(w, "over_100", e->over);
+		jw_kv_u64(w, "clients_with_figure", e->nr_clients);
 		jw_object_end(w);
 	}
 	jw_array_end(w);
@@ -507,20 +407,13 @@ int drmtop_json_frame(FILE *out, const struct drmtop_frame *f)
 
 	jw_init(&w, out);
 	jw_object_begin(&w);
-	jw_key(&w, "iteration");
-	jw_u64(&w, f->iteration);
-	jw_key(&w, "time_ns");
-	jw_u64(&w, f->realtime_ns);
-	jw_key(&w, "interval_ns");
-	jw_u64(&w, f->interval_ns);
-	jw_key(&w, "status");
-	jw_string(&w, drmtop_status_name(f->status));
-	jw_key(&w, "message");
-	jw_string(&w, drmtop_status_message(f->status));
-	jw_key(&w, "device_nodes");
-	jw_u64(&w, f->device_nodes);
-	jw_key(&w, "source");
-	jw_string(&w, f->bpf_active ? "fdinfo+bpf" : "fdinfo");
+	jw_kv_u64(&w, "iteration", f->iteration);
+	jw_kv_u64(&w, "time_ns", f->realtime_ns);
+	jw_kv_u64(&w, "interval_ns", f->interval_ns);
+	jw_kv_string(&w, "status", drmtop_status_name(f->status));
+	jw_kv_string(&w, "message", drmtop_status_message(f->status));
+	jw_kv_u64(&w, "device_nodes", f->device_nodes);
+	jw_kv_string(&w, "source", f->bpf_active ? "fdinfo+bpf" : "fdinfo");
 	json_bpf_summary(&w, f);
 
 	jw_key(&w, "devices");

@@ -160,7 +160,7 @@ static int bpf_live(struct record_client *rc, const struct drmtop_bpf_client *bc
 
 		if (!r)
 			return -ENOMEM;
-		/* The running job's time so far too: the first and last readings both include it. */
+		/* Also the running job's time so far: first and last readings both include it. */
 		r->busy_last_ns += bc->engines[i].busy_ns + bc->engines[i].running_ns;
 		r->jobs_last += bc->engines[i].jobs;
 	}
@@ -381,48 +381,32 @@ static void json_record_bpf(struct json_writer *w, const struct record_client *c
 	size_t i;
 
 	jw_object_begin(w);
-	jw_key(w, "uid");
-	jw_u64(w, c->bpf.uid);
-	jw_key(w, "kernel");
-	jw_bool(w, c->bpf.flags & DRMTOP_CLIENT_KERNEL);
-	jw_key(w, "tgid");
-	jw_u64(w, c->bpf.tgid);
+	jw_kv_u64(w, "uid", c->bpf.uid);
+	jw_kv_bool(w, "kernel", c->bpf.flags & DRMTOP_CLIENT_KERNEL);
+	jw_kv_u64(w, "tgid", c->bpf.tgid);
 	jw_key(w, "comm");
 	jw_string_len(w, c->bpf.comm, strnlen(c->bpf.comm, sizeof(c->bpf.comm)));
-	jw_key(w, "client_id");
-	if (c->bpf.client_id)
-		jw_u64(w, c->bpf.client_id);
-	else
-		jw_null(w);
-	jw_key(w, "open_at_start");
-	jw_bool(w, c->bpf_at_start);
-	jw_key(w, "opened_before_trace");
-	jw_bool(w, c->bpf.flags & DRMTOP_CLIENT_LATE);
-	jw_key(w, "closed");
-	jw_bool(w, c->bpf_closed);
+	jw_kv_u64_or_null(w, "client_id", c->bpf.client_id, c->bpf.client_id);
+	jw_kv_bool(w, "open_at_start", c->bpf_at_start);
+	jw_kv_bool(w, "opened_before_trace", c->bpf.flags & DRMTOP_CLIENT_LATE);
+	jw_kv_bool(w, "closed", c->bpf_closed);
 	jw_key(w, "engines");
 	jw_array_begin(w);
 	for (i = 0; i < c->nr_rings; i++) {
 		uint64_t busy = record_ring_busy(c, &c->rings[i]);
 
 		jw_object_begin(w);
-		jw_key(w, "name");
-		jw_string(w, c->rings[i].name);
-		jw_key(w, "busy_ns");
-		jw_u64(w, busy);
-		jw_key(w, "busy_pct");
-		jw_double(w, busy_pct(busy, span), 2);
-		jw_key(w, "jobs");
-		jw_u64(w, record_ring_jobs(c, &c->rings[i]));
+		jw_kv_string(w, "name", c->rings[i].name);
+		jw_kv_u64(w, "busy_ns", busy);
+		jw_kv_double(w, "busy_pct", busy_pct(busy, span), 2);
+		jw_kv_u64(w, "jobs", record_ring_jobs(c, &c->rings[i]));
 		jw_object_end(w);
 	}
 	jw_array_end(w);
-	jw_key(w, "peak_total_bytes");
-	jw_u64(w, c->bpf_peak_bytes);
+	jw_kv_u64(w, "peak_total_bytes", c->bpf_peak_bytes);
 	jw_key(w, c->bpf_closed ? "total_bytes_at_close" : "last_total_bytes");
 	jw_u64(w, c->bpf.mem_total);
-	jw_key(w, "imported_bytes");
-	jw_u64(w, c->bpf.mem_imported);
+	jw_kv_u64(w, "imported_bytes", c->bpf.mem_imported);
 	jw_object_end(w);
 }
 
@@ -437,23 +421,16 @@ int record_session_print_json(const struct record_session *rs, const struct drmt
 	jw_object_begin(&w);
 	jw_key(&w, "record");
 	jw_object_begin(&w);
-	jw_key(&w, "duration_ns");
-	jw_u64(&w, span);
-	jw_key(&w, "samples");
-	jw_u64(&w, rs->samples);
-	jw_key(&w, "source");
-	jw_string(&w, last->bpf_active ? "fdinfo+bpf" : "fdinfo");
+	jw_kv_u64(&w, "duration_ns", span);
+	jw_kv_u64(&w, "samples", rs->samples);
+	jw_kv_string(&w, "source", last->bpf_active ? "fdinfo+bpf" : "fdinfo");
 	jw_key(&w, "bpf");
 	jw_object_begin(&w);
-	jw_key(&w, "active");
-	jw_bool(&w, last->bpf_active);
-	if (!last->bpf_active) {
-		jw_key(&w, "reason");
-		jw_string(&w, last->bpf_reason);
-	}
+	jw_kv_bool(&w, "active", last->bpf_active);
+	if (!last->bpf_active)
+		jw_kv_string(&w, "reason", last->bpf_reason);
 	jw_object_end(&w);
-	jw_key(&w, "status");
-	jw_string(&w, drmtop_status_name(rs->nr_clients ? DRMTOP_STATUS_OK : last->status));
+	jw_kv_string(&w, "status", drmtop_status_name(rs->nr_clients ? DRMTOP_STATUS_OK : last->status));
 	jw_object_end(&w);
 	jw_key(&w, "clients");
 	jw_array_begin(&w);
@@ -461,50 +438,31 @@ int record_session_print_json(const struct record_session *rs, const struct drmt
 		const struct record_client *c = &rs->clients[i];
 
 		jw_object_begin(&w);
-		jw_key(&w, "key");
-		jw_string(&w, c->key);
-		jw_key(&w, "pid");
-		jw_i64(&w, c->pid);
-		jw_key(&w, "comm");
-		jw_string(&w, c->comm);
-		jw_key(&w, "device");
-		jw_string(&w, c->dev_key);
-		jw_key(&w, "driver");
-		jw_string(&w, c->driver);
-		jw_key(&w, "client_id");
-		if (c->has_client_id)
-			jw_u64(&w, c->client_id);
-		else
-			jw_null(&w);
-		jw_key(&w, "open_at_start");
-		jw_bool(&w, c->at_start);
-		jw_key(&w, "closed");
-		jw_bool(&w, c->closed);
-		jw_key(&w, "first_seen_ns");
-		jw_u64(&w, c->first_seen_ns);
-		jw_key(&w, "last_seen_ns");
-		jw_u64(&w, c->last_seen_ns);
+		jw_kv_string(&w, "key", c->key);
+		jw_kv_i64(&w, "pid", c->pid);
+		jw_kv_string(&w, "comm", c->comm);
+		jw_kv_string(&w, "device", c->dev_key);
+		jw_kv_string(&w, "driver", c->driver);
+		jw_kv_u64_or_null(&w, "client_id", c->has_client_id, c->client_id);
+		jw_kv_bool(&w, "open_at_start", c->at_start);
+		jw_kv_bool(&w, "closed", c->closed);
+		jw_kv_u64(&w, "first_seen_ns", c->first_seen_ns);
+		jw_kv_u64(&w, "last_seen_ns", c->last_seen_ns);
 		jw_key(&w, "engines");
 		jw_array_begin(&w);
 		for (j = 0; j < c->nr_engines; j++) {
 			uint64_t busy = record_engine_busy(c, &c->engines[j]);
 
 			jw_object_begin(&w);
-			jw_key(&w, "name");
-			jw_string(&w, c->engines[j].name);
-			jw_key(&w, "busy_ns");
-			jw_u64(&w, busy);
-			jw_key(&w, "busy_pct");
-			jw_double(&w, busy_pct(busy, span), 2);
+			jw_kv_string(&w, "name", c->engines[j].name);
+			jw_kv_u64(&w, "busy_ns", busy);
+			jw_kv_double(&w, "busy_pct", busy_pct(busy, span), 2);
 			jw_object_end(&w);
 		}
 		jw_array_end(&w);
-		jw_key(&w, "peak_total_bytes");
-		jw_u64(&w, c->peak_total_bytes);
-		jw_key(&w, "last_total_bytes");
-		jw_u64(&w, c->last_total_bytes);
-		jw_key(&w, "seen_by_fdinfo");
-		jw_bool(&w, c->has_fdinfo);
+		jw_kv_u64(&w, "peak_total_bytes", c->peak_total_bytes);
+		jw_kv_u64(&w, "last_total_bytes", c->last_total_bytes);
+		jw_kv_bool(&w, "seen_by_fdinfo", c->has_fdinfo);
 		if (last->bpf_active || c->has_bpf) {
 			jw_key(&w, "bpf");
 			if (c->has_bpf)

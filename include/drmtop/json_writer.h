@@ -36,6 +36,16 @@ void jw_i64(struct json_writer *w, int64_t v);
 void jw_double(struct json_writer *w, double v, int decimals);
 void jw_bool(struct json_writer *w, bool v);
 void jw_null(struct json_writer *w);
+/* A member: key and value in one call. The _or_null forms write null unless @valid. */
+void jw_kv_string(struct json_writer *w, const char *key, const char *s);
+void jw_kv_u64(struct json_writer *w, const char *key, uint64_t v);
+void jw_kv_i64(struct json_writer *w, const char *key, int64_t v);
+void jw_kv_bool(struct json_writer *w, const char *key, bool v);
+void jw_kv_double(struct json_writer *w, const char *key, double v, int decimals);
+void jw_kv_u64_or_null(struct json_writer *w, const char *key, bool valid, uint64_t v);
+void jw_kv_double_or_null(struct json_writer *w, const char *key, bool valid, double v,
+			  int decimals);
+
 /* Ends the top-level value with a newline and flushes; returns -1 if anything went wrong. */
 int jw_finish_line(struct json_writer *w);
 

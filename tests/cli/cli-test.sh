@@ -96,6 +96,8 @@ updater=$writers
 out=$(timeout 60 "$DRMTOP" --proc-root "$T/proc" --sys-root "" --source fdinfo -J -n 2 -d 2 2>"$T/err")
 rc=$?
 [ "$rc" -eq 0 ] && ok "json run exits 0" || bad "json run exits 0" "rc=$rc $(cat "$T/err")"
+its=$(printf '%s\n' "$out" | jq -c '.iteration' | tr '\n' ' ')
+[ "$its" = "1 2 " ] && ok "frames numbered from 1" || bad "frames numbered from 1" "$its"
 lines=$(printf '%s\n' "$out" | grep -c .)
 [ "$lines" -eq 2 ] && ok "one object per interval" || bad "one object per interval" "$lines lines"
 last=$(printf '%s\n' "$out" | tail -n 1)
