@@ -156,6 +156,15 @@ if [ ! -e /dev/dri ] && [ ! -e /dev/accel ]; then
 		ok "host without DRM: says no device, and why BPF is off" || bad "host no device" "$st"
 fi
 
+# make install honours PREFIX and DESTDIR, and what it installs runs.
+if ${MAKE:-make} -s --no-print-directory install PREFIX=/opt/drmtop-test DESTDIR="$T/inst" \
+	OUTPUT="$(dirname "$DRMTOP")" >"$T/err" 2>&1 &&
+	"$T/inst/opt/drmtop-test/sbin/drmtop" --version | grep -q '^drmtop '; then
+	ok "make install PREFIX DESTDIR"
+else
+	bad "make install PREFIX DESTDIR" "$(cat "$T/err"; ls -R "$T/inst" 2>&1 | head -5)"
+fi
+
 # Record: the client that closes during the session is still in the summary.
 ( sleep 0.6; rm -rf "$T/proc/200" ) &
 rec=$(timeout 60 "$DRMTOP" record --proc-root "$T/proc" --sys-root "" --source fdinfo -t 1.5 -J 2>/dev/null)
