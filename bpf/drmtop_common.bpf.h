@@ -114,7 +114,7 @@ struct {
  * whose jobs go through it, also for driver jobs queued while a client's ioctl runs.
  */
 #define DRMTOP_ENTITY_USER	1	/* owner is the drm_file in .file */
-#define DRMTOP_ENTITY_PENDING	2	/* made in drm_file_alloc by thread .tid: file not known yet */
+#define DRMTOP_ENTITY_PENDING	2	/* made in drm_file_alloc by thread .tid, file unknown */
 #define DRMTOP_ENTITY_KERNEL	3	/* created outside any client's open or ioctl */
 
 struct drmtop_entity {
