@@ -125,6 +125,31 @@ static void test_non_finite_is_null_and_misuse_detected(void **state)
 	free(c.buf);
 }
 
+static void test_key_value_helpers(void **state)
+{
+	struct capture c;
+
+	(void)state;
+	cap_open(&c);
+	jw_object_begin(&c.w);
+	jw_kv_string(&c.w, "s", "x\"y");
+	jw_kv_u64(&c.w, "u", 7);
+	jw_kv_i64(&c.w, "i", -7);
+	jw_kv_bool(&c.w, "b", false);
+	jw_kv_double(&c.w, "d", 0.125, 3);
+	jw_kv_u64_or_null(&c.w, "un", false, 9);
+	jw_kv_u64_or_null(&c.w, "uv", true, 9);
+	jw_kv_double_or_null(&c.w, "dn", false, 1.5, 1);
+	jw_kv_double_or_null(&c.w, "dv", true, 1.5, 1);
+	jw_kv_string(&c.w, "sn", NULL);
+	jw_object_end(&c.w);
+	assert_int_equal(jw_finish_line(&c.w), 0);
+	assert_string_equal(cap_close(&c),
+			    "{\"s\":\"x\\\"y\",\"u\":7,\"i\":-7,\"b\":false,\"d\":0.125,"
+			    "\"un\":null,\"uv\":9,\"dn\":null,\"dv\":1.5,\"sn\":null}\n");
+	free(c.buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -133,6 +158,7 @@ int main(void)
 		cmocka_unit_test(test_utf8_kept_invalid_replaced),
 		cmocka_unit_test(test_embedded_nul_is_escaped),
 		cmocka_unit_test(test_non_finite_is_null_and_misuse_detected),
+		cmocka_unit_test(test_key_value_helpers),
 	};
 
 	return cmocka_run_group_tests_name("json_writer", tests, NULL, NULL);
