@@ -12,7 +12,7 @@ as_root() {
 # the simulated GPU driver against the kernels the VM suite boots.
 PKGS="make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config libncurses-dev
 libdrm-dev libcmocka-dev qemu-system-x86 busybox-static cpio kmod xz-utils zstd jq dwarves
-linux-headers-amd64 valgrind"
+linux-headers-amd64 valgrind tmux"
 
 export DEBIAN_FRONTEND=noninteractive
 as_root apt-get update -qq

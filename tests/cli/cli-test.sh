@@ -134,6 +134,30 @@ grep -Eq '^ +100 .* 5 +[0-9.]+% .*100/3,100/7,101/3' <<<"$text" && ok "text: cli
 grep -q 'source: fdinfo only (BPF off: --source fdinfo)' <<<"$text" && ok "text: says fdinfo only and why" ||
 	bad "text: source note" "$text"
 
+# The live view, as a person sees it: tmux runs it on a terminal, keys go in, the screen is read.
+if command -v tmux >/dev/null; then
+	sock="$T/tmux"
+	tmux -S "$sock" new-session -d -x 160 -y 30 \
+		"$DRMTOP --proc-root $T/proc --sys-root '' --source fdinfo -d 0.5; echo EXITED \$?; sleep 30"
+	screen() { tmux -S "$sock" capture-pane -p; }
+	wait_screen() {	# PATTERN: up to 10 s
+		for _ in $(seq 100); do screen | grep -q -- "$1" && return 0; sleep 0.1; done
+		return 1
+	}
+	wait_screen '100/3,100/7,101/3' && screen | grep -q 'sort: busy' &&
+		screen | grep -q ' q quit' && ok "tui: shows clients, sort and key help" ||
+		bad "tui: first screen" "$(screen)"
+	wait_screen '5 \+[0-9.]\+%' && ok "tui: rates appear after an interval" ||
+		bad "tui: rates" "$(screen)"
+	tmux -S "$sock" send-keys s
+	wait_screen 'sort: memory' && ok "tui: s cycles the sort" || bad "tui: s" "$(screen)"
+	tmux -S "$sock" send-keys q
+	wait_screen 'EXITED 0' && ok "tui: q quits with status 0" || bad "tui: q" "$(screen)"
+	tmux -S "$sock" kill-server 2>/dev/null
+else
+	bad "tui" "tmux missing (scripts/install-deps.sh installs it)"
+fi
+
 "$DRMTOP" -d 0 >/dev/null 2>"$T/err"
 rc=$?
 [ "$rc" -eq 2 ] && grep -q "invalid interval '0'" "$T/err" && ok "bad option: exit 2 with reason" ||
