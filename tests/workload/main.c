@@ -419,6 +419,7 @@ int main(int argc, char **argv)
 		return 2;
 	if (o.check_only) {
 		printf("%s: %u process declarations, OK\n", sc.name, sc.nr_procs);
+		wl_scenario_free(&sc);
 		return 0;
 	}
 	if (wl_shared_init())
