@@ -300,6 +300,8 @@ static void json_client(struct json_writer *w, const struct drmtop_frame *f, siz
 	jw_array_end(w);
 	jw_kv_bool(w, "new", c->is_new);
 	jw_kv_u64(w, "interval_ns", c->dt_ns);
+	/* CLOCK_MONOTONIC right after this client's fdinfo was read: the end of its interval. */
+	jw_kv_u64(w, "sample_ns", c->sample_ns);
 	jw_kv_string(w, "fdinfo_format", drm_fdinfo_format_name(fi->format));
 	jw_key(w, "engines");
 	jw_array_begin(w);

@@ -121,6 +121,10 @@ mem=$(jq -c '.clients[] | select(.client_id == 5) | .memory[0] | [.total_bytes, 
 [ "$mem" = '[4194304,1048576,4194304]' ] && ok "memory units converted exactly" || bad "memory" "$mem"
 first_new=$(printf '%s\n' "$out" | head -n 1 | jq '[.clients[].new] | all | not')
 [ "$first_new" = true ] && ok "first printed frame already has rates" || bad "first frame rates" "$first_new"
+# Each client's interval ends at its own read: the two sample_ns of one client are interval_ns apart.
+dts=$(printf '%s\n' "$out" | jq -s '[.[].clients[] | select(.client_id == 5)] |
+	(.[1].sample_ns - .[0].sample_ns) - .[1].interval_ns')
+[ "$dts" = 0 ] && ok "sample_ns per client" || bad "sample_ns per client" "$dts"
 iv=$(jq '.interval_ns' <<<"$last")
 in_range "$iv" 1900000000 2300000000 && ok "interval measured ($iv ns)" || bad "interval measured" "$iv"
 
