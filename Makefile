@@ -94,6 +94,12 @@ export RESULTS
 unit-test: $(UNIT_BINS)
 	@scripts/run-unit-tests.sh $(UNIT_BINS)
 
+# Kernel style, the parts a machine can check (scripts/check-style.sh says which).
+TEST_TARGETS += style
+.PHONY: style
+style:
+	@scripts/check-style.sh
+
 -include $(wildcard tests/*/*.mk tests/kmod/*/*.mk)
 
 # The whole suite: host unit tests, then every stage the fragments add (the VM suites). Each

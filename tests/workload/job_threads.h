@@ -14,7 +14,8 @@
 #include "scenario.h"
 
 #define WL_MAX_HANDLES		64
-#define WL_WAIT_TIMEOUT_NS	(120LL * 1000000000)	/* a job of ms under QEMU TCG never takes this */
+/* No job of a few ms takes this long, even under QEMU TCG. */
+#define WL_WAIT_TIMEOUT_NS	(120LL * 1000000000)
 
 struct job_arg {
 	int fd, client, engine;

@@ -172,7 +172,8 @@ static int parse_options(int argc, char **argv, struct options *o)
 			o->device = optarg;
 			break;
 		case 'S':
-			if (!wl_parse_duration(optarg, &o->truth_period_ns) || !o->truth_period_ns) {
+			if (!wl_parse_duration(optarg, &o->truth_period_ns) ||
+			    !o->truth_period_ns) {
 				fprintf(stderr, "simgpu-workload: bad --sample-truth period '%s'\n",
 					optarg);
 				return 2;
@@ -317,7 +318,9 @@ static void reap(const struct wl_run_opts *ro, pid_t pid, int status, unsigned i
 			atomic_store(&wl->failed, 1);
 			wl_request_stop();
 		} else if (d->respawn && !wl_stopping()) {
-			schedule(p->decl, instances[p->decl]++, wl_now_ns() + (int64_t)d->respawn_ns);
+			int64_t at = wl_now_ns() + (int64_t)d->respawn_ns;
+
+			schedule(p->decl, instances[p->decl]++, at);
 		}
 		return;
 	}
@@ -456,10 +459,12 @@ int main(int argc, char **argv)
 
 		if (d->child)
 			continue;
-		for (; instances[i] < d->count; instances[i]++)
-			if (schedule((int)i, instances[i],
-				     wl->start_ns + (int64_t)(d->start_ns + instances[i] * d->every_ns)))
+		for (; instances[i] < d->count; instances[i]++) {
+			uint64_t offset = d->start_ns + instances[i] * d->every_ns;
+
+			if (schedule((int)i, instances[i], wl->start_ns + (int64_t)offset))
 				return 1;
+		}
 	}
 	supervise(&o, &ro, instances);
 	wl->end_ns = wl_now_ns();

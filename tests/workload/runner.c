@@ -132,7 +132,8 @@ static int member_name(char *dst, const char *base, unsigned int count, unsigned
 static int bo_find(int client, const char *name)
 {
 	for (unsigned int i = 0; i < wl->nr_bos; i++)
-		if (wl->bos[i].live && wl->bos[i].client == client && !strcmp(wl->bos[i].name, name))
+		if (wl->bos[i].live && wl->bos[i].client == client &&
+		    !strcmp(wl->bos[i].name, name))
 			return (int)i;
 	return -1;
 }

@@ -83,8 +83,8 @@ static bool valid_name(const char *s, size_t max, bool allow_dot)
 	if (!n || n >= max)
 		return false;
 	for (const char *c = s; *c; c++) {
-		if ((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
-		    *c == '_' || *c == '-')
+		if ((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+		    (*c >= '0' && *c <= '9') || *c == '_' || *c == '-')
 			continue;
 		if (allow_dot && *c == '.')
 			continue;

@@ -86,10 +86,12 @@ struct wl_phase {
 
 struct wl_shared {
 	pthread_mutex_t lock;
-	_Atomic uint32_t stop;		/* futex word: set once, by a signal, a deadline or an error */
+	/* Futex word: set once, by a signal, a deadline or an error. */
+	_Atomic uint32_t stop;
 	_Atomic int failed;
 	_Atomic int live;		/* non-transient processes running */
-	_Atomic int parked;		/* of those, the ones holding or waiting for their children */
+	/* Of those, the ones holding or waiting for their children. */
+	_Atomic int parked;
 	int64_t start_ns, ready_ns, stop_ns, end_ns, realtime_start_ns;
 	int64_t realtime_offset_ns;	/* CLOCK_REALTIME - CLOCK_MONOTONIC at the start */
 	unsigned int nr_procs, nr_clients, nr_holders, nr_bos, nr_phases;

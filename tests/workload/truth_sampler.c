@@ -120,8 +120,9 @@ void truth_sampler_write(struct truth_sampler *ts, struct json_out *j)
 
 		char row[128];
 
-		snprintf(row, sizeof(row), "[%" PRId64 ", %" PRIu64 ", %" PRIu64 ", %" PRIu64 ", %" PRIu64 "]",
-			 s->t_ns, s->client_id, s->busy_ns[0], s->busy_ns[1], s->busy_ns[2]);
+		snprintf(row, sizeof(row),
+			 "[%" PRId64 ", %" PRIu64 ", %" PRIu64 ", %" PRIu64 ", %" PRIu64 "]", s->t_ns,
+			 s->client_id, s->busy_ns[0], s->busy_ns[1], s->busy_ns[2]);
 		json_raw(j, NULL, row);
 	}
 	json_end(j, ']');
