@@ -158,11 +158,15 @@ static size_t fmt_bpf_figures(char *line, size_t len, size_t off,
 			      const struct drmtop_client_view *v)
 {
 	char tot[32], shr[32];
-	size_t i;
+	size_t i, shown = 0;
 
 	for (i = 0; i < v->nr_engines && off < len; i++) {
 		const struct drmtop_engine_view *e = &v->engines[i];
 
+		/* An engine the client never ran a job on says nothing (JSON keeps it). */
+		if (!e->jobs && !e->busy_ns && !e->busy_delta_ns && !e->diverged)
+			continue;
+		shown++;
 		if (e->has_rate)
 			off += (size_t)snprintf(line + off, len - off, " %s %.1f%% %llu jobs%s",
 						e->name, e->bpf_pct,
@@ -175,6 +179,8 @@ static size_t fmt_bpf_figures(char *line, size_t len, size_t off,
 			off += (size_t)snprintf(line + off, len - off, " (fdinfo %.1f%%)",
 						e->fdinfo_pct);
 	}
+	if (!shown && off < len)
+		off += (size_t)snprintf(line + off, len - off, " no jobs");
 	if (off < len)
 		off += (size_t)snprintf(line + off, len - off, " | mem %s shared %s%s",
 					drmtop_fmt_bytes(tot, sizeof(tot), v->c.mem_total),
@@ -304,6 +310,30 @@ static void render_closed(struct line_sink *s, const struct drmtop_bpf_client *b
 	sink_printf(s, DRMTOP_LINE_NOTE, "%s", line);
 }
 
+/*
+ * Counters the tracer keeps: what it lost or could not match (@losses), or what it only
+ * reports (clients opened before it attached, adopted handles). Totals are left to JSON.
+ */
+static void render_counters(struct line_sink *s, const struct drmtop_bpf_snapshot *snap,
+			    bool losses)
+{
+	char line[LINE_MAX_LEN];
+	size_t i, off = 0;
+
+	line[0] = '\0';
+	for (i = 0; i < DRMTOP_CNT_JOBS_QUEUED && off < sizeof(line); i++) {
+		bool info = i == DRMTOP_CNT_CLIENT_LATE || i == DRMTOP_CNT_ADOPTED;
+
+		if (snap->counters[i] && info != losses)
+			off += (size_t)snprintf(line + off, sizeof(line) - off, " %s %llu",
+						drmtop_bpf_counter_name(i),
+						(unsigned long long)snap->counters[i]);
+	}
+	if (off)
+		sink_printf(s, DRMTOP_LINE_NOTE, "bpf %s:%s",
+			    losses ? "dropped or unmatched" : "noted", line);
+}
+
 /* What only the tracer sees: kernel clients, closed clients, and what it dropped. */
 static void render_bpf_sections(struct line_sink *s, const struct drmtop_frame *f)
 {
@@ -334,15 +364,8 @@ static void render_bpf_sections(struct line_sink *s, const struct drmtop_frame *
 		render_closed(s, &f->bpf->closed[i]);
 	if (!f->bpf)
 		return;
-	off = 0;
-	line[0] = '\0';
-	for (i = 0; i < DRMTOP_CNT_JOBS_QUEUED && off < sizeof(line); i++)
-		if (f->bpf->counters[i])
-			off += (size_t)snprintf(line + off, sizeof(line) - off, " %s %llu",
-						drmtop_bpf_counter_name(i),
-						(unsigned long long)f->bpf->counters[i]);
-	if (off)
-		sink_printf(s, DRMTOP_LINE_NOTE, "bpf dropped or unmatched:%s", line);
+	render_counters(s, f->bpf, true);
+	render_counters(s, f->bpf, false);
 }
 
 static void render_scan_notes(struct line_sink *s, const struct drmtop_frame *f)

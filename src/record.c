@@ -515,8 +515,9 @@ int record_session_print_text(const struct record_session *rs, const struct drmt
 					(double)busy / 1e9, busy_pct(busy, span));
 		}
 		if (c->has_bpf) {
-			fprintf(out, "%s bpf%s:", c->nr_engines ? " |" : "",
-				c->bpf.flags & DRMTOP_CLIENT_KERNEL ? " [kernel]" : "");
+			fprintf(out, "%s bpf%s:%s", c->nr_engines ? " |" : "",
+				c->bpf.flags & DRMTOP_CLIENT_KERNEL ? " [kernel]" : "",
+				c->nr_rings ? "" : " no jobs");
 			for (j = 0; j < c->nr_rings; j++) {
 				uint64_t busy = record_ring_busy(c, &c->rings[j]);
 

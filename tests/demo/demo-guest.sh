@@ -15,10 +15,12 @@ if [ -n "${DEMO_RECORD:-}" ]; then
 	"$DRMTOP" record -t "$DEMO_RECORD" ${DEMO_DRMTOP_ARGS:-} 2>"$log.rec" &
 	rec=$!
 	until grep -q recording "$log.rec" 2>/dev/null; do sleep 0.1; done
-	"$WL" --duration "$((DEMO_RECORD - 1))s" mixed >/dev/null 2>"$log" &
+	# The workload outlives the session: the summary has clients still open at its end.
+	"$WL" --duration "$((DEMO_RECORD + 30))s" mixed >/dev/null 2>"$log" &
 	wl=$!
 	wait "$rec"
 	status=$?
+	kill -TERM "$wl" 2>/dev/null
 	wait "$wl"
 	rm -f "$log" "$log.rec"
 	exit "$status"
