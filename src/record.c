@@ -18,8 +18,8 @@ static struct record_client *find_client(struct record_session *rs, const char *
 	return NULL;
 }
 
-static struct record_client *add_client(struct record_session *rs, const struct drm_client *c,
-					bool at_start, uint64_t offset_ns)
+/* A zeroed record at the end of the session's array, not counted until filled in. */
+static struct record_client *new_slot(struct record_session *rs)
 {
 	struct record_client *rc;
 
@@ -34,6 +34,17 @@ static struct record_client *add_client(struct record_session *rs, const struct 
 	}
 	rc = &rs->clients[rs->nr_clients];
 	memset(rc, 0, sizeof(*rc));
+	return rc;
+}
+
+static struct record_client *add_client(struct record_session *rs, const struct drm_client *c,
+					bool at_start, uint64_t offset_ns)
+{
+	struct record_client *rc;
+
+	rc = new_slot(rs);
+	if (!rc)
+		return NULL;
 	rc->key = strdup(c->key);
 	rc->dev_key = strdup(c->dev_key);
 	rc->driver = c->info.driver ? strdup(c->info.driver) : NULL;
@@ -84,17 +95,9 @@ static struct record_client *add_bpf_client(struct record_session *rs,
 	struct record_client *rc;
 	char key[32], dev[64];
 
-	if (rs->nr_clients == rs->cap) {
-		size_t cap = rs->cap ? rs->cap * 2 : 16;
-		struct record_client *grown = realloc(rs->clients, cap * sizeof(*grown));
-
-		if (!grown)
-			return NULL;
-		rs->clients = grown;
-		rs->cap = cap;
-	}
-	rc = &rs->clients[rs->nr_clients];
-	memset(rc, 0, sizeof(*rc));
+	rc = new_slot(rs);
+	if (!rc)
+		return NULL;
 	snprintf(key, sizeof(key), "bpf:%llu", (unsigned long long)bc->uid);
 	rc->key = strdup(key);
 	/* fdinfo never showed it: name the device by driver and node as the tracer saw them. */

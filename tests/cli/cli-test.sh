@@ -194,7 +194,9 @@ else
 fi
 
 # Record: the client that closes during the session is still in the summary.
-( sleep 0.6; rm -rf "$T/proc/200" ) &
+# The fd goes first, as when a process closes it: drmtop stops opening its fdinfo FIFO before the
+# FIFO's writer goes with the directory (a reader left waiting on it would never return).
+( sleep 0.6; rm -f "$T/proc/200/fd/4"; sleep 1; rm -rf "$T/proc/200" ) &
 rec=$(timeout 60 "$DRMTOP" record --proc-root "$T/proc" --sys-root "" --source fdinfo -t 1.5 -J 2>/dev/null)
 closed=$(jq -c '[.clients[] | select(.client_id == 9) | .closed]' <<<"$rec")
 [ "$closed" = '[true]' ] && ok "record keeps a client that closed" || bad "record closed client" "$rec"
