@@ -13,7 +13,12 @@
 # are in DIR (--run-dir; default build/vm/run/<release>/, or build/vm/run/<release>.pid<N>/ when
 # another VM of that release is running): console.log, dmesg.txt, status, timing, and whatever
 # the command wrote there. --timeout 0 means no time limit (default 600 s). --env adds a
-# variable to the command's otherwise clean environment. VM_SMP (default 2) and VM_MEM
+# variable to the command's otherwise clean environment.
+# The guest's vCPUs share one host thread (VM_TCG_THREAD=single): with multi-threaded TCG, a vCPU
+# could loop forever on the int3 the kernel plants while it patches a live function (BPF
+# trampoline attach, text_poke_bp), seen on 6.1 as a soft lockup at drm_sched_job_cleanup+0 in
+# two scheduler kthreads while drmtop attached; VM_TCG_THREAD=multi brings it back.
+# VM_SMP (default 2) and VM_MEM
 # (default 2G) size the guest; on a loaded 2-core host VM_SMP=1 runs exec-heavy scripts 2-3x
 # faster, at the price of no real parallelism in the guest.
 #
@@ -166,7 +171,7 @@ fi
 append="console=ttyS0,115200 panic=-1 oops=panic quiet loglevel=4 mitigations=off"
 append+=" nokaslr tsc=reliable no_timer_check rdinit=/init"
 qemu_args=(
-	-machine q35 -accel tcg -cpu max -m "${VM_MEM:-2G}" -smp "${VM_SMP:-2}"
+	-machine q35 -accel "tcg,thread=${VM_TCG_THREAD:-single}" -cpu max -m "${VM_MEM:-2G}" -smp "${VM_SMP:-2}"
 	-nodefaults -no-user-config -nographic -no-reboot
 	-kernel "$kdir/boot/vmlinuz-$rel" -initrd "$initrd" -append "$append"
 	-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap"
