@@ -43,6 +43,19 @@ struct drmtop_bpf {
 	size_t n_pending, cap_pending;
 	struct drmtop_client retired[DRMTOP_BPF_RETIRED];	/* ring of recent closed clients */
 	size_t n_retired;
+	/*
+	 * Engine entries of closed clients already reported, kept in the map until a snapshot
+	 * finds them unchanged: a job of the client may still end meanwhile, and only what it
+	 * adds is reported then (see read_engines).
+	 */
+	struct drmtop_reported *reported;
+	size_t n_reported, cap_reported;
+};
+
+struct drmtop_reported {
+	struct drmtop_engine_key key;
+	struct drmtop_engine e;		/* the figures reported so far */
+	bool quiet;			/* unchanged in the latest snapshot: delete in the next */
 };
 
 extern const char *const drmtop_bpf_map_names[MAP_COUNT];

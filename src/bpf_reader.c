@@ -153,10 +153,83 @@ static void compute_shared(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
 	}
 }
 
+static struct drmtop_reported *find_reported(struct drmtop_bpf *b,
+					     const struct drmtop_engine_key *key)
+{
+	size_t i;
+
+	for (i = 0; i < b->n_reported; i++)
+		if (b->reported[i].key.uid == key->uid && b->reported[i].key.ring == key->ring)
+			return &b->reported[i];
+	return NULL;
+}
+
+/* @now - @before into @d; false when nothing grew. */
+static bool engine_growth(const struct drmtop_engine *now, const struct drmtop_engine *before,
+			  struct drmtop_engine *d)
+{
+	bool grew = false;
+	size_t i;
+
+	d->busy_ns = now->busy_ns > before->busy_ns ? now->busy_ns - before->busy_ns : 0;
+	d->jobs = now->jobs > before->jobs ? now->jobs - before->jobs : 0;
+	grew = d->busy_ns || d->jobs;
+	for (i = 0; i < DRMTOP_LAT_BUCKETS; i++) {
+		d->lat_hist[i] = now->lat_hist[i] > before->lat_hist[i] ?
+				 now->lat_hist[i] - before->lat_hist[i] : 0;
+		grew |= d->lat_hist[i] != 0;
+	}
+	return grew;
+}
+
+/* The closed entry of @uid in @s, a residue entry made from the retired record if needed. */
+static struct drmtop_bpf_client *closed_entry(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s,
+					      size_t *closed_cap, __u64 uid, int *err)
+{
+	struct drmtop_bpf_client *cl = find_uid(s->closed, s->n_closed, uid);
+	const struct drmtop_client *old;
+	struct drmtop_client residue;
+
+	*err = 0;
+	if (cl || !(old = find_retired(b, uid)))
+		return cl;
+	residue = *old;
+	residue.mem_total = residue.mem_shared = residue.mem_imported = 0;
+	residue.handles = 0;
+	*err = push_client(&s->closed, &s->n_closed, closed_cap, &residue);
+	return *err ? NULL : &s->closed[s->n_closed - 1];
+}
+
+/* Remembers what was reported of a closed client's engine entry. */
+static int remember_reported(struct drmtop_bpf *b, const struct drmtop_engine_key *key,
+			     const struct drmtop_engine *e)
+{
+	struct drmtop_reported *r = find_reported(b, key);
+
+	if (!r) {
+		if (b->n_reported == b->cap_reported) {
+			size_t nc = b->cap_reported ? 2 * b->cap_reported : 64;
+			struct drmtop_reported *p = realloc(b->reported, nc * sizeof(*p));
+
+			if (!p)
+				return -ENOMEM;
+			b->reported = p;
+			b->cap_reported = nc;
+		}
+		r = &b->reported[b->n_reported++];
+		r->key = *key;
+	}
+	r->e = *e;
+	r->quiet = false;
+	return 0;
+}
+
 /*
- * Engine figures: onto live clients; onto clients closed since the previous snapshot (and
- * deleted from the map: nothing adds to them any more except jobs still running at close);
- * residue of clients closed earlier becomes a further closed entry.
+ * Engine figures: onto live clients; onto clients closed since the previous snapshot; and what a
+ * closed client's jobs still add after its close (jobs running at close end later) becomes a
+ * further closed entry of the same uid. A closed client's entry leaves the map only after a
+ * snapshot found it unchanged, and then atomically with what it held at that moment: a job that
+ * ended between the read and the delete is still reported, never lost.
  */
 static int read_engines(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s, size_t *closed_cap)
 {
@@ -164,10 +237,12 @@ static int read_engines(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s, siz
 	size_t n_del = 0, cap_del = 0, i;
 	int fd = b->map_fd[MAP_ENGINES], err = 0;
 	struct drmtop_bpf_client *cl;
-	const struct drmtop_client *old;
-	struct drmtop_engine e;
+	struct drmtop_engine e, d;
+	struct drmtop_reported *rep;
 
 	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		static const struct drmtop_engine zero;
+
 		key = next;
 		prev = &key;
 		if (bpf_map_lookup_elem(fd, &key, &e))
@@ -179,38 +254,51 @@ static int read_engines(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s, siz
 				break;
 			continue;
 		}
-		cl = find_uid(s->closed, s->n_closed, key.uid);
-		if (!cl && (old = find_retired(b, key.uid))) {
-			struct drmtop_client residue = *old;
+		rep = find_reported(b, &key);
+		if (!engine_growth(&e, rep ? &rep->e : &zero, &d)) {
+			if (!rep)
+				continue;	/* nothing ever counted: leave it to its client */
+			if (!rep->quiet) {
+				rep->quiet = true;
+				continue;
+			}
+			if (n_del == cap_del) {
+				size_t nc = cap_del ? 2 * cap_del : 64;
+				struct drmtop_engine_key *p = realloc(del, nc * sizeof(*p));
 
-			residue.mem_total = residue.mem_shared = residue.mem_imported = 0;
-			residue.handles = 0;
-			err = push_client(&s->closed, &s->n_closed, closed_cap, &residue);
-			if (err)
-				break;
-			cl = &s->closed[s->n_closed - 1];
+				if (!p) {
+					err = -ENOMEM;
+					break;
+				}
+				del = p;
+				cap_del = nc;
+			}
+			del[n_del++] = key;
+			continue;
 		}
-		if (!cl)
-			continue;	/* closed after the ring buffer was drained */
-		err = add_engine(cl, key.ring, &e, b->map_fd[MAP_RINGS]);
+		cl = closed_entry(b, s, closed_cap, key.uid, &err);
 		if (err)
 			break;
-		if (n_del == cap_del) {
-			size_t nc = cap_del ? 2 * cap_del : 64;
-			struct drmtop_engine_key *p = realloc(del, nc * sizeof(*p));
-
-			if (!p) {
-				err = -ENOMEM;
-				break;
-			}
-			del = p;
-			cap_del = nc;
-		}
-		del[n_del++] = key;
+		if (!cl)
+			continue;	/* closed after the ring buffer was drained */
+		err = add_engine(cl, key.ring, &d, b->map_fd[MAP_RINGS]);
+		if (!err)
+			err = remember_reported(b, &key, &e);
+		if (err)
+			break;
 	}
 	/* Deleting while walking would restart get_next_key: delete afterwards. */
-	for (i = 0; i < n_del; i++)
-		bpf_map_delete_elem(fd, &del[i]);
+	for (i = 0; !err && i < n_del; i++) {
+		rep = find_reported(b, &del[i]);
+		if (bpf_map_lookup_and_delete_elem(fd, &del[i], &e) || !rep)
+			continue;
+		if (engine_growth(&e, &rep->e, &d)) {
+			cl = closed_entry(b, s, closed_cap, del[i].uid, &err);
+			if (!err && cl)
+				err = add_engine(cl, del[i].ring, &d, b->map_fd[MAP_RINGS]);
+		}
+		*rep = b->reported[--b->n_reported];
+	}
 	free(del);
 	return err;
 }

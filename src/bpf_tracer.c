@@ -526,5 +526,6 @@ void drmtop_bpf_close(struct drmtop_bpf *b)
 			close(b->map_fd[i]);
 	btf__free(b->vmlinux_btf);
 	free(b->pending);
+	free(b->reported);
 	free(b);
 }
