@@ -16,16 +16,7 @@ SIMGPU_DBG=/sys/kernel/debug/simgpu
 BL_TOL_PCT=${BL_TOL_PCT:-1}
 BL_TOL_NS=${BL_TOL_NS:-1000000}
 
-bl_fails=0
-
-pass() {
-	echo "PASS $1"
-}
-
-fail() {
-	echo "FAIL $1: $2"
-	bl_fails=$((bl_fails + 1))
-}
+. tests/vm/case-lib.sh
 
 # bl_init NAME: scratch directory $BL (under $VM_RESULTS so the host keeps it for debugging).
 bl_init() {
@@ -180,7 +171,7 @@ bl_jq_checks() {
 		fail "$bl_name-checks" "jq failed (rc $rc): $(head -c 300 "$BL/checks.err")"
 		return
 	fi
-	bl_fails=$((bl_fails + $(grep -c '^FAIL ' "$BL/checks.txt")))
+	case_fails=$((case_fails + $(grep -c '^FAIL ' "$BL/checks.txt")))
 }
 
 # jq definitions the checks share.
@@ -259,6 +250,6 @@ def counter_checks:
 '
 
 bl_end() {
-	[ "$bl_fails" -eq 0 ]
+	[ "$case_fails" -eq 0 ]
 	exit $?
 }

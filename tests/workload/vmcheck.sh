@@ -10,19 +10,12 @@ SIMGPU_DEBUGFS=${SIMGPU_DEBUGFS:-/sys/kernel/debug/simgpu}
 WL_READY_TIMEOUT=${WL_READY_TIMEOUT:-120}
 WL_PID=
 
-wl_fails=0
-pass() {
-	echo "PASS $1"
-}
-fail() {
-	echo "FAIL $1: $2"
-	wl_fails=$((wl_fails + 1))
-}
+. tests/vm/case-lib.sh
 
 # wl_keep_on_failure DIR NAME: after a failed check, copies DIR (records, samples, mismatch
 # lists) to the run's results ($VM_RESULTS/NAME, build/vm/run/<release>/NAME on the host).
 wl_keep_on_failure() {
-	[ $wl_fails -gt 0 ] && [ -n "${VM_RESULTS:-}" ] && rm -rf "${VM_RESULTS:?}/$2" &&
+	[ $case_fails -gt 0 ] && [ -n "${VM_RESULTS:-}" ] && rm -rf "${VM_RESULTS:?}/$2" &&
 		cp -r "$1" "$VM_RESULTS/$2" && echo "# kept $1 in \$VM_RESULTS/$2"
 	return 0
 }

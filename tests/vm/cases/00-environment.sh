@@ -7,14 +7,7 @@
 # VM_RELEASE, VM_SIMGPU, VM_SIMGPU_PARAMS and VM_RESULTS come from run-in-vm.sh.
 set -u
 
-fails=0
-pass() {
-	echo "PASS $1"
-}
-fail() {
-	echo "FAIL $1: $2"
-	fails=$((fails + 1))
-}
+. tests/vm/case-lib.sh
 
 loaded() {
 	grep -q "^$1 " /proc/modules
@@ -107,4 +100,4 @@ else
 	fail env-results-writable "cannot write VM_RESULTS '${VM_RESULTS:-}'"
 fi
 
-[ $fails -eq 0 ]
+[ "$case_fails" -eq 0 ]

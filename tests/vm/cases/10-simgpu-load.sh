@@ -7,14 +7,7 @@
 # Runs in the test VM from the repository root; prints PASS/FAIL lines, exits 0 only if all pass.
 set -u
 
-fails=0
-pass() {
-	echo "PASS $1"
-}
-fail() {
-	echo "FAIL $1: $2"
-	fails=$((fails + 1))
-}
+. tests/vm/case-lib.sh
 
 if grep -q '^simgpu ' /proc/modules; then
 	pass simgpu-module-loaded
@@ -48,4 +41,4 @@ fi
 rc=$?
 [ $rc -eq 0 ] || fail simgpu-smoke "$smoke exited $rc"
 
-[ $fails -eq 0 ]
+[ "$case_fails" -eq 0 ]

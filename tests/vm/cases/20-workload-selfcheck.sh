@@ -148,4 +148,4 @@ if [ -f "$d/record.json" ]; then
 fi
 
 wl_keep_on_failure "$tmp" 20-workload-selfcheck
-[ $wl_fails -eq 0 ]
+[ "$case_fails" -eq 0 ]

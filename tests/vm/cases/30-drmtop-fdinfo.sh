@@ -184,4 +184,4 @@ else
 fi
 
 wl_keep_on_failure "$tmp" 30-drmtop-fdinfo
-[ $wl_fails -eq 0 ]
+[ "$case_fails" -eq 0 ]

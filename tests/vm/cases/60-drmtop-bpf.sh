@@ -199,4 +199,4 @@ else
 		/proc/modules | tr '\n' ';') held by: $(holders)"
 	grep -q '^simgpu ' /proc/modules || insmod "$KO"
 fi
-[ "$wl_fails" -eq 0 ]
+[ "$case_fails" -eq 0 ]
