@@ -479,3 +479,25 @@ int drm_fdinfo_parse(struct drm_fdinfo *fi, const char *buf, size_t len)
 	finish(fi, &st);
 	return 0;
 }
+
+uint64_t drm_fdinfo_total_bytes(const struct drm_fdinfo *fi, bool *any)
+{
+	uint64_t total = 0;
+	bool seen = false;
+	size_t i;
+
+	for (i = 0; i < fi->nr_regions; i++) {
+		const struct drm_fdinfo_region *r = &fi->regions[i];
+
+		if (r->present & DRM_REGION_HAS_TOTAL)
+			total += r->total;
+		else if (r->present & DRM_REGION_HAS_RESIDENT)
+			total += r->resident;
+		else
+			continue;
+		seen = true;
+	}
+	if (any)
+		*any = seen;
+	return total;
+}

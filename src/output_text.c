@@ -67,20 +67,17 @@ const char *drmtop_sort_name(enum drmtop_sort sort)
 	return "?";
 }
 
-/* Summed memory of a client over its regions: total where printed, else resident. */
+/* Summed memory of a client over its regions (total: see drm_fdinfo_total_bytes). */
 static void client_memory(const struct drm_client *c, uint64_t *total, uint64_t *resident,
 			  uint64_t *shared)
 {
 	size_t i;
 
-	*total = *resident = *shared = 0;
+	*total = drm_fdinfo_total_bytes(&c->info, NULL);
+	*resident = *shared = 0;
 	for (i = 0; i < c->info.nr_regions; i++) {
 		const struct drm_fdinfo_region *r = &c->info.regions[i];
 
-		if (r->present & DRM_REGION_HAS_TOTAL)
-			*total += r->total;
-		else if (r->present & DRM_REGION_HAS_RESIDENT)
-			*total += r->resident;
 		if (r->present & DRM_REGION_HAS_RESIDENT)
 			*resident += r->resident;
 		if (r->present & DRM_REGION_HAS_SHARED)

@@ -105,26 +105,6 @@ bool drmtop_ring_matches_engine(const char *ring, const char *engine)
 	       isdigit((unsigned char)ring[n]);
 }
 
-static uint64_t fdinfo_total_bytes(const struct drm_client *c, bool *any)
-{
-	uint64_t total = 0;
-	size_t i;
-
-	*any = false;
-	for (i = 0; i < c->info.nr_regions; i++) {
-		const struct drm_fdinfo_region *reg = &c->info.regions[i];
-
-		if (reg->present & DRM_REGION_HAS_TOTAL) {
-			total += reg->total;
-			*any = true;
-		} else if (reg->present & DRM_REGION_HAS_RESIDENT) {
-			total += reg->resident;
-			*any = true;
-		}
-	}
-	return total;
-}
-
 static void add_ring(struct drmtop_engine_view *ev, const struct ring_rate *rr, __u64 dt_ns)
 {
 	size_t b;
@@ -220,7 +200,7 @@ static int match(struct drmtop_reconciler *r, size_t vi, const struct drm_client
 			       fabs(ev->bpf_pct - ev->fdinfo_pct) > r->threshold;
 		v->diverged |= ev->diverged;
 	}
-	fd_total = fdinfo_total_bytes(c, &any);
+	fd_total = drm_fdinfo_total_bytes(&c->info, &any);
 	v->fdinfo_total_bytes = fd_total;
 	v->mem_compared = any && !(v->c.flags & DRMTOP_CLIENT_LATE);
 	if (v->mem_compared) {

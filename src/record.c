@@ -314,7 +314,7 @@ int record_session_add(struct record_session *rs, const struct drmtop_frame *f, 
 	for (i = 0; i < f->nr_clients; i++) {
 		const struct drm_client *c = &f->clients[i];
 		struct record_client *rc;
-		uint64_t total = 0;
+		uint64_t total = drm_fdinfo_total_bytes(&c->info, NULL);
 
 		if (!drmtop_frame_shows(f, c))
 			continue;
@@ -329,11 +329,6 @@ int record_session_add(struct record_session *rs, const struct drmtop_frame *f, 
 		for (j = 0; j < c->info.nr_engines; j++)
 			if (update_engine(rc, &c->info.engines[j]))
 				return -ENOMEM;
-		for (j = 0; j < c->info.nr_regions; j++) {
-			const struct drm_fdinfo_region *r = &c->info.regions[j];
-
-			total += (r->present & DRM_REGION_HAS_TOTAL) ? r->total : r->resident;
-		}
 		rc->last_total_bytes = total;
 		if (total > rc->peak_total_bytes)
 			rc->peak_total_bytes = total;

@@ -136,6 +136,12 @@ void drm_fdinfo_free(struct drm_fdinfo *fi);
 /* Lookups by exact name; NULL when absent. */
 const struct drm_fdinfo_engine *drm_fdinfo_engine(const struct drm_fdinfo *fi, const char *name);
 const struct drm_fdinfo_region *drm_fdinfo_region(const struct drm_fdinfo *fi, const char *name);
+/*
+ * A client's memory over all its regions: drm-total where printed, else resident (drivers that
+ * print only drm-memory-<r>). *@any (if non-NULL) tells whether any region had either.
+ */
+uint64_t drm_fdinfo_total_bytes(const struct drm_fdinfo *fi, bool *any);
+
 /* Value of the first extra key @key, NULL when absent. */
 const char *drm_fdinfo_extra(const struct drm_fdinfo *fi, const char *key);
 

@@ -363,6 +363,30 @@ static void reparse_replaces(void **state)
 	drm_fdinfo_free(&fi);	/* idempotent */
 }
 
+/* total where printed, else resident (legacy drm-memory-), regions with neither not counted */
+static void test_total_bytes_over_regions(void **state)
+{
+	static const char buf[] = "drm-driver:\tx\n"
+				  "drm-total-system:\t4 KiB\n"
+				  "drm-resident-system:\t1 KiB\n"
+				  "drm-memory-vram:\t2 KiB\n"
+				  "drm-purgeable-gtt:\t8 KiB\n";
+	static const char none[] = "drm-purgeable-gtt:\t8\n";
+	struct drm_fdinfo fi;
+	bool any = false;
+
+	(void)state;
+	drm_fdinfo_init(&fi);
+	assert_int_equal(drm_fdinfo_parse(&fi, buf, sizeof(buf) - 1), 0);
+	assert_int_equal(drm_fdinfo_total_bytes(&fi, &any), 6 * 1024);
+	assert_true(any);
+	drm_fdinfo_free(&fi);
+	assert_int_equal(drm_fdinfo_parse(&fi, none, sizeof(none) - 1), 0);
+	assert_int_equal(drm_fdinfo_total_bytes(&fi, &any), 0);
+	assert_false(any);
+	drm_fdinfo_free(&fi);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -378,6 +402,7 @@ int main(void)
 		cmocka_unit_test(formats),
 		cmocka_unit_test(no_fixed_limits),
 		cmocka_unit_test(reparse_replaces),
+		cmocka_unit_test(test_total_bytes_over_regions),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
