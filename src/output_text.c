@@ -16,7 +16,6 @@
 struct line_sink {
 	drmtop_line_fn emit;
 	void *ctx;
-	unsigned int width;
 };
 
 static void sink_printf(struct line_sink *s, enum drmtop_line_kind kind, const char *fmt, ...)
@@ -30,8 +29,6 @@ static void sink_printf(struct line_sink *s, enum drmtop_line_kind kind, const c
 	va_start(ap, fmt);
 	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
-	if (s->width && s->width < sizeof(line) && strlen(line) > s->width)
-		line[s->width] = '\0';
 	s->emit(s->ctx, kind, line);
 }
 
@@ -388,10 +385,10 @@ static void render_scan_notes(struct line_sink *s, const struct drmtop_frame *f)
 	}
 }
 
-int drmtop_render_lines(const struct drmtop_frame *f, enum drmtop_sort sort, unsigned int width,
-			drmtop_line_fn emit, void *ctx)
+int drmtop_render_lines(const struct drmtop_frame *f, enum drmtop_sort sort, drmtop_line_fn emit,
+			void *ctx)
 {
-	struct line_sink s = { .emit = emit, .ctx = ctx, .width = width };
+	struct line_sink s = { .emit = emit, .ctx = ctx };
 	char when[32] = "?";
 	time_t t = (time_t)(f->realtime_ns / 1000000000ull);
 	struct tm tm;
@@ -428,7 +425,7 @@ static void print_line(void *ctx, enum drmtop_line_kind kind, const char *text)
 
 int drmtop_text_frame(FILE *out, const struct drmtop_frame *f)
 {
-	drmtop_render_lines(f, DRMTOP_SORT_BUSY, 0, print_line, out);
+	drmtop_render_lines(f, DRMTOP_SORT_BUSY, print_line, out);
 	fputc('\n', out);
 	return fflush(out) || ferror(out) ? -1 : 0;
 }

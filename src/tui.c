@@ -112,7 +112,7 @@ static void draw(const struct tui_lines *l, size_t *scroll, double interval_s)
 static int render(const struct drmtop_frame *f, enum drmtop_sort sort, struct tui_lines *l)
 {
 	lines_clear(l);
-	drmtop_render_lines(f, sort, 0, collect_line, l);
+	drmtop_render_lines(f, sort, collect_line, l);
 	return l->oom ? -ENOMEM : 0;
 }
 

@@ -33,11 +33,11 @@ enum drmtop_line_kind {
 typedef void (*drmtop_line_fn)(void *ctx, enum drmtop_line_kind kind, const char *text);
 
 /*
- * Renders a frame as text lines (no trailing newline), up to @width columns where it matters
- * (0 = no limit). Returns 0, or -1 on allocation failure.
+ * Renders a frame as text lines (no trailing newline; the TUI clips them to its width).
+ * Returns 0.
  */
-int drmtop_render_lines(const struct drmtop_frame *f, enum drmtop_sort sort, unsigned int width,
-			drmtop_line_fn emit, void *ctx);
+int drmtop_render_lines(const struct drmtop_frame *f, enum drmtop_sort sort, drmtop_line_fn emit,
+			void *ctx);
 
 /* Batch mode: the lines of one frame to @out, then a blank line. */
 int drmtop_text_frame(FILE *out, const struct drmtop_frame *f);
