@@ -8,7 +8,6 @@ OUTPUT ?= build
 PREFIX ?= /usr/local
 DESTDIR ?=
 BINDIR ?= $(PREFIX)/sbin
-MANDIR ?= $(PREFIX)/share/man
 
 CC ?= cc
 CLANG ?= clang
@@ -38,9 +37,11 @@ BPF_SRCS := $(wildcard bpf/*.bpf.c)
 BPF_OBJS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/bpf/%.bpf.o,$(BPF_SRCS))
 BPF_SKELS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/%.skel.h,$(BPF_SRCS))
 
-# src/drmtop.c holds main(); everything else is the library the tests link too.
-APP_SRCS := src/drmtop.c
-LIB_SRCS := $(filter-out $(APP_SRCS),$(wildcard src/*.c))
+# src/ is layered: sources/ (fdinfo scan, BPF tracer) fill model/, views/ read only the model,
+# util/ holds small shared helpers, cli/ the command line. src/cli/drmtop.c holds main();
+# everything else is the library the tests link too.
+APP_SRCS := src/cli/drmtop.c
+LIB_SRCS := $(filter-out $(APP_SRCS),$(wildcard src/*/*.c))
 LIB_OBJS := $(patsubst src/%.c,$(OUTPUT)/src/%.o,$(LIB_SRCS))
 APP_OBJS := $(patsubst src/%.c,$(OUTPUT)/src/%.o,$(APP_SRCS))
 LIBDRMTOP := $(OUTPUT)/libdrmtop.a
@@ -53,12 +54,16 @@ UNIT_HELPERS := $(filter-out $(UNIT_SRCS),$(wildcard tests/unit/*.c))
 TEST_TARGETS :=
 CLEAN_PATHS :=
 
-.PHONY: all clean install uninstall test unit-test check-format
+.PHONY: all clean install uninstall test unit-test
 .DEFAULT_GOAL := all
+# A recipe that fails leaves no half-written target behind; generated BPF objects and skeletons
+# are kept (make would otherwise delete them as intermediates and rebuild every user).
+.DELETE_ON_ERROR:
+.SECONDARY: $(BPF_OBJS) $(BPF_SKELS)
 
 all: $(OUTPUT)/drmtop
 
-$(OUTPUT) $(OUTPUT)/bpf $(OUTPUT)/src $(OUTPUT)/tests:
+$(OUTPUT) $(OUTPUT)/bpf $(OUTPUT)/tests:
 	@mkdir -p $@
 
 $(OUTPUT)/bpf/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h include/*.h vmlinux/*.h) | $(OUTPUT)/bpf
@@ -70,9 +75,18 @@ $(OUTPUT)/%.skel.h: $(OUTPUT)/bpf/%.bpf.o
 	$(BPFTOOL) gen skeleton $< > $@.tmp
 	@mv $@.tmp $@
 
-# Every userspace object may include any skeleton; generate them first.
-$(OUTPUT)/src/%.o: src/%.c $(wildcard include/*.h include/drmtop/*.h) $(BPF_SKELS) | $(OUTPUT)/src
-	$(CC) $(ALL_CFLAGS) -c $< -o $@
+# Header dependencies come from the compiler (-MMD); a file that includes a skeleton depends
+# on that skeleton alone, found by name in its source (it must exist before the first compile).
+DEPFLAGS = -MMD -MP -MF $(@:.o=.d)
+skels_of = $(addprefix $(OUTPUT)/,$(sort $(shell grep -ho 'drmtop_[a-z_]*\.skel\.h' $(1))))
+$(foreach src,$(LIB_SRCS) $(APP_SRCS),$(eval \
+	$(patsubst src/%.c,$(OUTPUT)/src/%.o,$(src)): $(call skels_of,$(src))))
+
+$(OUTPUT)/src/%.o: src/%.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -c $< -o $@
+
+-include $(patsubst %.o,%.d,$(LIB_OBJS) $(APP_OBJS))
 
 $(LIBDRMTOP): $(LIB_OBJS)
 	@rm -f $@
@@ -80,6 +94,9 @@ $(LIBDRMTOP): $(LIB_OBJS)
 
 $(OUTPUT)/drmtop: $(APP_OBJS) $(LIBDRMTOP)
 	$(CC) $(ALL_LDFLAGS) $^ $(LIBBPF_LIBS) $(NCURSES_LIBS) -lm -o $@
+
+$(foreach t,$(UNIT_SRCS),$(eval \
+	$(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(t)): $(call skels_of,$(t))))
 
 $(OUTPUT)/tests/%: tests/unit/%.c $(UNIT_HELPERS) $(LIBDRMTOP) $(wildcard tests/unit/*.h) | $(OUTPUT)/tests
 	$(CC) $(ALL_CFLAGS) -Itests/unit -DFIXTURE_DIR='"$(abspath $(FIXTURE_DIR))"' \
@@ -116,9 +133,6 @@ install: $(OUTPUT)/drmtop
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/drmtop
-
-check-format:
-	clang-format --dry-run --Werror $(wildcard src/*.c include/*.h include/drmtop/*.h bpf/*.c bpf/*.h)
 
 clean:
 	rm -rf $(OUTPUT) $(CLEAN_PATHS)
