@@ -115,7 +115,7 @@ unit-test: $(UNIT_BINS)
 TEST_TARGETS += style
 .PHONY: style
 style:
-	@scripts/check-style.sh
+	@scripts/check-layers.sh && scripts/check-style.sh
 
 -include $(wildcard tests/*/*.mk tests/kmod/*/*.mk)
 

@@ -16,9 +16,14 @@ enum drmtop_command {
 enum drmtop_output {
 	DRMTOP_OUT_AUTO,	/* TUI on a terminal, batch text otherwise */
 	DRMTOP_OUT_TUI,
-	DRMTOP_OUT_BATCH,
-	DRMTOP_OUT_JSON,
+	DRMTOP_OUT_STREAM,	/* frames in opts->format, one per refresh */
 };
+
+/* Refresh interval limits, the same for -d and the live view's +/- keys. */
+#define DRMTOP_MIN_INTERVAL_S	0.01
+#define DRMTOP_MAX_INTERVAL_S	86400.0
+
+struct drmtop_format;
 
 enum drmtop_source {
 	DRMTOP_SRC_AUTO,	/* BPF where it can load, fdinfo always */
@@ -29,6 +34,7 @@ enum drmtop_source {
 struct drmtop_options {
 	enum drmtop_command command;
 	enum drmtop_output output;
+	const struct drmtop_format *format;	/* with DRMTOP_OUT_STREAM (and for record) */
 	enum drmtop_source source;
 	double interval_s;	/* -d */
 	unsigned long iterations; /* -n; 0 = until interrupted */
@@ -43,10 +49,12 @@ struct drmtop_options {
 };
 
 /*
- * Parses argv into opts. Returns 0 on success, -1 on bad usage after writing a one-line
- * reason to err. opts owns opts->pids; release with drmtop_options_free().
+ * Parses the options of @cmd (argv[0] is the command's name) into opts. Returns 0 on success,
+ * -1 on bad usage after writing a one-line reason to err. opts owns opts->pids; release
+ * with drmtop_options_free().
  */
-int drmtop_options_parse(struct drmtop_options *opts, int argc, char **argv, FILE *err);
+int drmtop_options_parse(struct drmtop_options *opts, enum drmtop_command cmd, int argc,
+			 char **argv, FILE *err);
 void drmtop_options_free(struct drmtop_options *opts);
 void drmtop_usage(FILE *out, const char *prog);
 bool drmtop_options_want_pid(const struct drmtop_options *opts, pid_t pid);

@@ -14,10 +14,8 @@
  * followed by a separator ("gfx_0.0.0" -> "gfx"); several rings of one engine add up. A ring
  * matching no fdinfo engine stays a BPF-only engine under its own name.
  *
- * Divergence: an engine is flagged when both sources have a rate over the interval and they
- * differ by more than the threshold (percentage points). Memory is flagged when the totals
- * differ by more than the threshold (percent of the larger); never for a client the tracer
- * first saw after it opened (DRMTOP_CLIENT_LATE), whose BPF memory misses older buffers.
+ * Whether the two sources agree is decided in the model (drmtop_model_build), which has both
+ * intervals: this only matches clients and groups their rings into engines with rates.
  */
 #ifndef DRMTOP_RECONCILE_H
 #define DRMTOP_RECONCILE_H
@@ -38,9 +36,6 @@ struct drmtop_engine_view {
 	uint64_t jobs_delta;
 	bool has_rate;
 	double bpf_pct;			/* 100 * busy_delta_ns / interval */
-	bool fdinfo_has_rate;
-	double fdinfo_pct;
-	bool diverged;
 	__u64 lat_hist[DRMTOP_LAT_BUCKETS];	/* queue-to-run latency since attach */
 };
 
@@ -58,15 +53,11 @@ struct drmtop_client_view {
 	uint64_t mem_shared;		/* drm_show_memory_stats rule, at snapshot time */
 	struct drmtop_engine_view *engines;
 	size_t nr_engines;
-	uint64_t fdinfo_total_bytes;	/* sum of the fdinfo regions' total (else resident) */
-	bool mem_compared;
-	bool mem_diverged;
-	bool diverged;			/* any engine diverged, or memory did */
 };
 
 struct drmtop_reconciler;
 
-struct drmtop_reconciler *drmtop_reconciler_new(double threshold_pct);
+struct drmtop_reconciler *drmtop_reconciler_new(void);
 void drmtop_reconciler_free(struct drmtop_reconciler *r);
 
 /*
@@ -87,6 +78,9 @@ const struct drmtop_client_view *drmtop_reconciled(const struct drmtop_reconcile
 /* The view matched to fdinfo client @fdinfo_index, or NULL. */
 const struct drmtop_client_view *drmtop_reconciled_for(const struct drmtop_reconciler *r,
 						       size_t fdinfo_index);
+/* The tracer's interval behind the rates of the latest call: [*start, *end], CLOCK_MONOTONIC. */
+void drmtop_reconcile_window(const struct drmtop_reconciler *r, __u64 *start, __u64 *end);
+
 /* True when some fdinfo client is still unmatched while unmatched BPF clients exist. */
 bool drmtop_reconcile_wants_fds(const struct drmtop_reconciler *r);
 

@@ -6,24 +6,27 @@
 #ifndef DRMTOP_RECORD_H
 #define DRMTOP_RECORD_H
 
-#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
-#include "drmtop/sampler.h"
-#include "drmtop_bpf.h"
+#include "drmtop/model.h"
 
 struct record_engine {
 	char *name;
-	uint64_t first_ns;	/* effective busy counter when first seen */
+	/*
+	 * Effective busy counter at the session's start: the first reading of a client open when
+	 * the session began; 0 for an engine that first appears later (amdgpu prints an engine
+	 * only once the client used it) or a client that opened during the session.
+	 */
+	uint64_t first_ns;
 	uint64_t last_ns;	/* effective busy counter when last seen */
 };
 
 /* What the tracer accounted on the rings of one name (rings of one name add up). */
 struct record_ring {
-	char name[DRMTOP_NAME_LEN];
+	char *name;
 	uint64_t busy_first_ns;	/* at first sight (0 for a client that opened in the session) */
 	uint64_t busy_last_ns;	/* latest live value, or the sum of the close records */
 	uint64_t jobs_first;
@@ -45,18 +48,26 @@ struct record_client {
 	uint64_t first_seen_ns;	/* offsets from the session start */
 	uint64_t last_seen_ns;
 	struct record_engine *engines;
-	size_t nr_engines;
+	size_t nr_engines, engines_cap;
 	uint64_t peak_total_bytes;
 	uint64_t last_total_bytes;
 	bool has_fdinfo;	/* fdinfo showed this client at least once */
 
-	/* The tracer's side, with has_bpf. */
+	/* The tracer's side, with has_bpf: identity and memory as last seen (at close if closed) */
 	bool has_bpf;
-	struct drmtop_client bpf;	/* identity and memory as last seen (at close if closed) */
+	uint64_t bpf_uid;
+	bool bpf_kernel;
+	bool bpf_late;			/* opened before the tracer attached */
+	uint32_t bpf_tgid;
+	char bpf_comm[17];
+	bool bpf_has_client_id;
+	uint64_t bpf_client_id;
+	uint64_t bpf_mem_total;
+	uint64_t bpf_mem_imported;
 	bool bpf_at_start;
 	bool bpf_closed;
-	struct record_ring *rings;
-	size_t nr_rings;
+	struct record_ring *rings;	/* by engine name, as the model groups rings */
+	size_t nr_rings, rings_cap;
 	uint64_t bpf_peak_bytes;
 };
 
@@ -68,8 +79,8 @@ struct record_session {
 	size_t nr_clients, cap;
 };
 
-/* Folds one sampled frame into the session. 0 or -ENOMEM. */
-int record_session_add(struct record_session *rs, const struct drmtop_frame *f, uint64_t now_ns);
+/* Folds one refresh into the session. 0 or -ENOMEM. */
+int record_session_add(struct record_session *rs, const struct drmtop_model *m, uint64_t now_ns);
 /*
  * Busy time of an engine inside the session: a client open at the start counts from its first
  * reading; one that opened during the session counts all it did (its counters began at 0).
@@ -78,13 +89,12 @@ uint64_t record_engine_busy(const struct record_client *c, const struct record_e
 /* The tracer's busy time and jobs of a ring inside the session, by the same rule. */
 uint64_t record_ring_busy(const struct record_client *c, const struct record_ring *r);
 uint64_t record_ring_jobs(const struct record_client *c, const struct record_ring *r);
-int record_session_print_json(const struct record_session *rs, const struct drmtop_frame *last,
-			      FILE *out);
-int record_session_print_text(const struct record_session *rs, const struct drmtop_frame *last,
-			      FILE *out);
 void record_session_free(struct record_session *rs);
 
-/* Runs the whole session from the sampler's options. Returns the process exit status. */
-int drmtop_record_run(struct drmtop_sampler *s, const volatile sig_atomic_t *stop);
+/* The session's views (src/views/record_*.c); @last is the final refresh. 0 or -1. */
+int record_session_print_json(const struct record_session *rs, const struct drmtop_model *last,
+			      FILE *out);
+int record_session_print_text(const struct record_session *rs, const struct drmtop_model *last,
+			      FILE *out);
 
 #endif /* DRMTOP_RECORD_H */

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * drmtop: per-client GPU and accelerator usage.
+ * drmtop: per-client GPU and accelerator usage. Subcommands dispatch from one table, as in
+ * bpftool; without one (or with options first) drmtop runs "top".
  *
- * The first figure of a rate needs two samples, so batch and JSON output show their first frame
- * one interval after start, except when there is no client at all: then there is nothing to
+ * The first figure of a rate needs two samples, so batch output shows its first frame one
+ * interval after start, except when there is no client at all: then there is nothing to
  * measure and the frame says so at once.
  */
 #include <errno.h>
@@ -14,14 +15,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "drmtop/commands.h"
+#include "drmtop/formats.h"
 #include "drmtop/options.h"
-#include "drmtop/output.h"
-#include "drmtop/record.h"
 #include "drmtop/sampler.h"
-#include "drmtop/tui.h"
+#include "drmtop/util/clock.h"
 
 #ifndef DRMTOP_VERSION
-#define DRMTOP_VERSION "0.1.0"
+#define DRMTOP_VERSION "0.2.0"
 #endif
 
 static volatile sig_atomic_t stop_requested;
@@ -57,34 +58,32 @@ static void sleep_until(uint64_t deadline_ns)
 		;
 }
 
-static int emit(const struct drmtop_options *opts, const struct drmtop_frame *f)
+/* 0, 1 on a write error (reported), -1 when the reader went away (a clean end). */
+static int emit(const struct drmtop_options *opts, struct drmtop_model *m, unsigned long shown)
 {
-	int rc = opts->output == DRMTOP_OUT_JSON ? drmtop_json_frame(stdout, f)
-						 : drmtop_text_frame(stdout, f);
-
-	if (rc && errno != EPIPE)
-		fprintf(stderr, "drmtop: cannot write output: %s\n", strerror(errno));
-	return rc;
+	m->iteration = shown + 1;	/* the baseline sample is not a frame */
+	if (!opts->format->frame(stdout, m))
+		return 0;
+	if (errno == EPIPE)
+		return -1;
+	fprintf(stderr, "drmtop: cannot write output: %s\n", strerror(errno));
+	return 1;
 }
 
-static int run_batch(struct drmtop_sampler *s, const struct drmtop_options *opts)
+static int run_stream(struct drmtop_sampler *s, const struct drmtop_options *opts)
 {
 	uint64_t step = (uint64_t)(opts->interval_s * 1e9), deadline;
+	struct drmtop_model m = { 0 };
 	unsigned long shown = 0;
-	struct drmtop_frame f;
-	int err;
+	int rc = 0;
 
-	err = drmtop_sampler_next(s, &f);
-	if (err)
-		return 1;
-	if (!f.nr_clients) {
-		f.iteration = shown + 1;
-		if (emit(opts, &f))
-			return errno == EPIPE ? 0 : 1;
-		shown++;
+	if (drmtop_sampler_next(s, &m))
+		goto fail;
+	if (!m.nr_clients) {
+		rc = emit(opts, &m, shown++);
 		/* Without -n, a machine with no device would print the same frame forever. */
-		if (f.status == DRMTOP_STATUS_NO_DEVICE && !opts->iterations)
-			return 0;
+		if (rc || (m.status == DRMTOP_STATUS_NO_DEVICE && !opts->iterations))
+			goto out;
 	}
 	deadline = drmtop_mono_ns() + step;
 	while (!stop_requested && (!opts->iterations || shown < opts->iterations)) {
@@ -92,51 +91,88 @@ static int run_batch(struct drmtop_sampler *s, const struct drmtop_options *opts
 		if (stop_requested)
 			break;
 		deadline += step;
-		err = drmtop_sampler_next(s, &f);
-		if (err)
-			return 1;
-		/* Frames shown, counted from 1: the baseline sample above is not one of them. */
-		f.iteration = shown + 1;
-		if (emit(opts, &f))
-			return errno == EPIPE ? 0 : 1;
-		shown++;
+		if (drmtop_sampler_next(s, &m))
+			goto fail;
+		rc = emit(opts, &m, shown++);
+		if (rc)
+			break;
 	}
-	return 0;
+out:
+	drmtop_model_fini(&m);
+	return rc > 0 ? 1 : 0;
+fail:
+	fprintf(stderr, "drmtop: %s\n", drmtop_sampler_error(s));
+	drmtop_model_fini(&m);
+	return 1;
 }
 
-int main(int argc, char **argv)
+/* top and record share their options and the sampler. */
+static int run_sampling(int argc, char **argv, enum drmtop_command cmd)
 {
 	struct drmtop_options opts;
-	struct drmtop_sampler sampler;
+	struct drmtop_sampler *sampler;
 	int rc;
 
-	if (drmtop_options_parse(&opts, argc, argv, stderr))
+	if (drmtop_options_parse(&opts, cmd, argc, argv, stderr))
 		return 2;
-	if (opts.show_help) {
-		drmtop_usage(stdout, "drmtop");
-		drmtop_options_free(&opts);
-		return 0;
-	}
-	if (opts.show_version) {
-		printf("drmtop %s\n", DRMTOP_VERSION);
+	if (opts.show_help || opts.show_version) {
+		if (opts.show_help)
+			drmtop_usage(stdout, "drmtop");
+		else
+			printf("drmtop %s\n", DRMTOP_VERSION);
 		drmtop_options_free(&opts);
 		return 0;
 	}
 	if (opts.output == DRMTOP_OUT_AUTO)
-		opts.output = isatty(STDOUT_FILENO) ? DRMTOP_OUT_TUI : DRMTOP_OUT_BATCH;
+		opts.output = isatty(STDOUT_FILENO) && cmd == DRMTOP_CMD_TOP ? DRMTOP_OUT_TUI
+									       : DRMTOP_OUT_STREAM;
+	if (!opts.format)
+		opts.format = drmtop_format_find("text");
 
 	install_signals();
-	if (drmtop_sampler_init(&sampler, &opts, "/dev")) {
+	if (drmtop_sampler_new(&sampler, &opts, "/dev")) {
 		drmtop_options_free(&opts);
 		return 1;
 	}
-	if (opts.command == DRMTOP_CMD_RECORD)
-		rc = drmtop_record_run(&sampler, &stop_requested);
+	if (cmd == DRMTOP_CMD_RECORD)
+		rc = drmtop_record_run(sampler, &stop_requested);
 	else if (opts.output == DRMTOP_OUT_TUI)
-		rc = drmtop_tui_run(&sampler, &stop_requested) ? 1 : 0;
+		rc = drmtop_tui_run(sampler, &stop_requested) ? 1 : 0;
 	else
-		rc = run_batch(&sampler, &opts);
-	drmtop_sampler_fini(&sampler);
+		rc = run_stream(sampler, &opts);
+	drmtop_sampler_free(sampler);
 	drmtop_options_free(&opts);
 	return rc;
+}
+
+static int cmd_top(int argc, char **argv)
+{
+	return run_sampling(argc, argv, DRMTOP_CMD_TOP);
+}
+
+static int cmd_record(int argc, char **argv)
+{
+	return run_sampling(argc, argv, DRMTOP_CMD_RECORD);
+}
+
+static const struct {
+	const char *name;
+	int (*run)(int argc, char **argv);
+} commands[] = {
+	{ "top", cmd_top },
+	{ "record", cmd_record },
+};
+
+int main(int argc, char **argv)
+{
+	size_t i;
+
+	for (i = 0; argc > 1 && i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(argv[1], commands[i].name))
+			return commands[i].run(argc - 1, argv + 1);
+	if (argc > 1 && argv[1][0] != '-') {
+		fprintf(stderr, "drmtop: unknown command '%s' (see --help)\n", argv[1]);
+		return 2;
+	}
+	return cmd_top(argc, argv);
 }

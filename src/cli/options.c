@@ -6,10 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "drmtop/formats.h"
 #include "drmtop/options.h"
 
 #define DEFAULT_INTERVAL_S	2.0
-#define MAX_INTERVAL_S		86400.0
 #define DEFAULT_DIVERGE_PCT	5.0
 
 enum {
@@ -25,6 +25,7 @@ static const struct option long_opts[] = {
 	{ "pid", required_argument, NULL, 'p' },
 	{ "json", no_argument, NULL, 'J' },
 	{ "batch", no_argument, NULL, 'b' },
+	{ "output", required_argument, NULL, 'o' },
 	{ "duration", required_argument, NULL, 't' },
 	{ "source", required_argument, NULL, OPT_SOURCE },
 	{ "proc-root", required_argument, NULL, OPT_PROC_ROOT },
@@ -38,7 +39,7 @@ static const struct option long_opts[] = {
 void drmtop_usage(FILE *out, const char *prog)
 {
 	fprintf(out,
-		"Usage: %1$s [OPTIONS]\n"
+		"Usage: %1$s [top] [OPTIONS]\n"
 		"       %1$s record -t DURATION [OPTIONS]\n"
 		"\n"
 		"Per-client GPU and accelerator usage: engine busy time, jobs and memory of every DRM\n"
@@ -50,7 +51,8 @@ void drmtop_usage(FILE *out, const char *prog)
 		"  -n, --iterations COUNT    stop after COUNT refreshes (default: run until q or Ctrl-C)\n"
 		"  -p, --pid PID[,PID...]    only clients held by these processes (repeatable)\n"
 		"  -b, --batch               plain text, one table per refresh (default when not a tty)\n"
-		"  -J, --json                JSON lines: one object per refresh\n"
+		"  -J, --json                JSON lines: one object per refresh (= -o json)\n"
+		"  -o, --output FORMAT       frames in FORMAT, one per refresh: %4$s\n"
 		"  -t, --duration SECONDS    with record: how long to trace\n"
 		"      --source SRC          auto (default), fdinfo (never BPF) or bpf (fail without it)\n"
 		"      --diverge-threshold P flag BPF and fdinfo figures more than P%% apart (default %3$.0f)\n"
@@ -67,7 +69,7 @@ void drmtop_usage(FILE *out, const char *prog)
 		"  %1$s record -t 30 -J      trace 30 s, then one JSON summary of every client\n"
 		"\n"
 		"Keys in the live view: q quit, space refresh now, s cycle sort, + / - change interval.\n",
-		prog, DEFAULT_INTERVAL_S, DEFAULT_DIVERGE_PCT);
+		prog, DEFAULT_INTERVAL_S, DEFAULT_DIVERGE_PCT, drmtop_format_names());
 }
 
 static int parse_seconds(const char *arg, double *out, const char *what, FILE *err)
@@ -77,9 +79,10 @@ static int parse_seconds(const char *arg, double *out, const char *what, FILE *e
 
 	errno = 0;
 	v = strtod(arg, &end);
-	if (errno || end == arg || *end || !isfinite(v) || v <= 0 || v > MAX_INTERVAL_S) {
-		fprintf(err, "drmtop: invalid %s '%s': want seconds > 0 and <= %.0f\n", what, arg,
-			MAX_INTERVAL_S);
+	if (errno || end == arg || *end || !isfinite(v) || v < DRMTOP_MIN_INTERVAL_S ||
+	    v > DRMTOP_MAX_INTERVAL_S) {
+		fprintf(err, "drmtop: invalid %s '%s': want seconds >= %g and <= %.0f\n", what, arg,
+			DRMTOP_MIN_INTERVAL_S, DRMTOP_MAX_INTERVAL_S);
 		return -1;
 	}
 	*out = v;
@@ -159,7 +162,8 @@ static int parse_percent(const char *arg, double *out, FILE *err)
 	return 0;
 }
 
-int drmtop_options_parse(struct drmtop_options *opts, int argc, char **argv, FILE *err)
+int drmtop_options_parse(struct drmtop_options *opts, enum drmtop_command cmd, int argc,
+			 char **argv, FILE *err)
 {
 	bool have_duration = false;
 	int c;
@@ -170,16 +174,11 @@ int drmtop_options_parse(struct drmtop_options *opts, int argc, char **argv, FIL
 	opts->sys_root = "/sys";
 	opts->diverge_pct = DEFAULT_DIVERGE_PCT;
 
-	if (argc > 1 && !strcmp(argv[1], "record")) {
-		opts->command = DRMTOP_CMD_RECORD;
-		argv[1] = argv[0];
-		argv++;
-		argc--;
-	}
+	opts->command = cmd;
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":d:n:p:Jbt:hV", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":d:n:p:Jbo:t:hV", long_opts, NULL)) != -1) {
 		int rc = 0;
 
 		switch (c) {
@@ -193,11 +192,23 @@ int drmtop_options_parse(struct drmtop_options *opts, int argc, char **argv, FIL
 			rc = add_pids(opts, optarg, err);
 			break;
 		case 'J':
-			opts->output = DRMTOP_OUT_JSON;
+			opts->output = DRMTOP_OUT_STREAM;
+			opts->format = drmtop_format_find("json");
 			break;
 		case 'b':
-			if (opts->output != DRMTOP_OUT_JSON)
-				opts->output = DRMTOP_OUT_BATCH;
+			/* -b keeps a format chosen with -J or -o: it only rules out the TUI. */
+			if (opts->output != DRMTOP_OUT_STREAM)
+				opts->format = drmtop_format_find("text");
+			opts->output = DRMTOP_OUT_STREAM;
+			break;
+		case 'o':
+			opts->output = DRMTOP_OUT_STREAM;
+			opts->format = drmtop_format_find(optarg);
+			if (!opts->format) {
+				fprintf(err, "drmtop: unknown output format '%s': want %s\n", optarg,
+					drmtop_format_names());
+				rc = -1;
+			}
 			break;
 		case 't':
 			rc = parse_seconds(optarg, &opts->duration_s, "duration", err);
@@ -241,6 +252,10 @@ int drmtop_options_parse(struct drmtop_options *opts, int argc, char **argv, FIL
 		return 0;
 	if (opts->command == DRMTOP_CMD_RECORD && !have_duration) {
 		fprintf(err, "drmtop: record needs -t DURATION\n");
+		goto fail;
+	}
+	if (opts->command == DRMTOP_CMD_RECORD && opts->format && !opts->format->record) {
+		fprintf(err, "drmtop: record has no %s output\n", opts->format->name);
 		goto fail;
 	}
 	if (opts->command == DRMTOP_CMD_TOP && have_duration) {

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <ctype.h>
 #include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,7 +34,6 @@ struct view_rings {
 };
 
 struct drmtop_reconciler {
-	double threshold;
 	struct ring_prev *prev;		/* sorted by (uid, ring) */
 	size_t nr_prev;
 	__u64 prev_taken_ns;
@@ -47,13 +45,9 @@ struct drmtop_reconciler {
 	size_t nr_fdinfo;
 };
 
-struct drmtop_reconciler *drmtop_reconciler_new(double threshold_pct)
+struct drmtop_reconciler *drmtop_reconciler_new()
 {
-	struct drmtop_reconciler *r = calloc(1, sizeof(*r));
-
-	if (r)
-		r->threshold = threshold_pct;
-	return r;
+	return calloc(1, sizeof(struct drmtop_reconciler));
 }
 
 static void clear_views(struct drmtop_reconciler *r)
@@ -148,15 +142,9 @@ static int group_engines(struct drmtop_reconciler *r, size_t vi, const struct dr
 		return -ENOMEM;
 	for (i = 0; c && i < c->info.nr_engines; i++) {
 		struct drmtop_engine_view *ev = &v->engines[v->nr_engines++];
-		const struct drm_fdinfo_engine *fe = &c->info.engines[i];
-		bool over;
 
-		snprintf(ev->name, sizeof(ev->name), "%s", fe->name);
+		snprintf(ev->name, sizeof(ev->name), "%s", c->info.engines[i].name);
 		ev->in_fdinfo = true;
-		if (c->usage && (c->usage[i].flags & DRM_USAGE_BUSY_VALID)) {
-			ev->fdinfo_has_rate = drm_engine_usage_pct(&c->usage[i], &ev->fdinfo_pct,
-								   &over);
-		}
 	}
 	for (j = 0; j < vr->n; j++) {
 		const struct ring_rate *rr = &vr->v[j];
@@ -181,36 +169,11 @@ static int match(struct drmtop_reconciler *r, size_t vi, const struct drm_client
 		 size_t ci, enum drmtop_match how)
 {
 	struct drmtop_client_view *v = &r->views[vi];
-	const struct drm_client *c = &clients[ci];
-	uint64_t fd_total, big, diff;
-	bool any;
-	size_t i;
-	int err;
 
 	v->match = how;
 	v->fdinfo_index = ci;
 	r->by_fdinfo[ci] = vi;
-	err = group_engines(r, vi, c);
-	if (err)
-		return err;
-	for (i = 0; i < v->nr_engines; i++) {
-		struct drmtop_engine_view *ev = &v->engines[i];
-
-		ev->diverged = ev->in_fdinfo && ev->has_rate && ev->fdinfo_has_rate &&
-			       fabs(ev->bpf_pct - ev->fdinfo_pct) > r->threshold;
-		v->diverged |= ev->diverged;
-	}
-	fd_total = drm_fdinfo_total_bytes(&c->info, &any);
-	v->fdinfo_total_bytes = fd_total;
-	v->mem_compared = any && !(v->c.flags & DRMTOP_CLIENT_LATE);
-	if (v->mem_compared) {
-		big = fd_total > v->c.mem_total ? fd_total : v->c.mem_total;
-		diff = fd_total > v->c.mem_total ? fd_total - v->c.mem_total
-						 : v->c.mem_total - fd_total;
-		v->mem_diverged = (double)diff > r->threshold / 100.0 * (double)big;
-		v->diverged |= v->mem_diverged;
-	}
-	return 0;
+	return group_engines(r, vi, &clients[ci]);
 }
 
 static bool same_node(const struct drmtop_client *bc, const struct drm_client *c)
@@ -376,6 +339,12 @@ const struct drmtop_client_view *drmtop_reconciled_for(const struct drmtop_recon
 	if (fdinfo_index >= r->nr_fdinfo || r->by_fdinfo[fdinfo_index] == SIZE_MAX)
 		return NULL;
 	return &r->views[r->by_fdinfo[fdinfo_index]];
+}
+
+void drmtop_reconcile_window(const struct drmtop_reconciler *r, __u64 *start, __u64 *end)
+{
+	*end = r->prev_taken_ns;
+	*start = r->prev_taken_ns - r->dt_ns;
 }
 
 bool drmtop_reconcile_wants_fds(const struct drmtop_reconciler *r)

@@ -1,28 +1,46 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <errno.h>
-#include <stdlib.h>
+#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "drmtop/bpf_tracer.h"
+#include "drmtop/dev_nodes.h"
+#include "drmtop/model_build.h"
 #include "drmtop/sampler.h"
+#include "drmtop/util/clock.h"
 
-uint64_t drmtop_mono_ns(void)
+#define DRMTOP_SAMPLER_NOTES	8
+
+struct drmtop_sampler {
+	const struct drmtop_options *opts;
+	struct drm_scan *scan;
+	struct drmtop_bpf *bpf;		/* NULL when the tracer could not be opened */
+	struct drmtop_bpf_snapshot snap;
+	bool have_snap;
+	struct drmtop_reconciler *rec;
+	const char *dev_root;
+	uint64_t prev_ns;		/* monotonic time of the previous sample, 0 at first */
+	bool bpf_active;
+	char bpf_reason[256];
+	char notes[DRMTOP_SAMPLER_NOTES][256];
+	size_t nr_notes;
+	char error[512];
+};
+
+static void note(struct drmtop_sampler *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void note(struct drmtop_sampler *s, const char *fmt, ...)
 {
-	struct timespec ts;
+	va_list ap;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-uint64_t drmtop_real_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	if (s->nr_notes == DRMTOP_SAMPLER_NOTES)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(s->notes[s->nr_notes++], sizeof(s->notes[0]), fmt, ap);
+	va_end(ap);
 }
 
 /*
@@ -46,7 +64,7 @@ static int open_bpf(struct drmtop_sampler *s)
 		}
 		return 0;
 	}
-	s->rec = drmtop_reconciler_new(s->opts->diverge_pct);
+	s->rec = drmtop_reconciler_new();
 	if (!s->rec) {
 		fprintf(stderr, "drmtop: out of memory\n");
 		return -ENOMEM;
@@ -54,52 +72,59 @@ static int open_bpf(struct drmtop_sampler *s)
 	return 0;
 }
 
-/* Takes the tracer's snapshot and reconciles it with the fdinfo clients just scanned. */
-static int sample_bpf(struct drmtop_sampler *s, struct drmtop_frame *f)
+/*
+ * Takes the tracer's snapshot and reconciles it with the fdinfo clients just scanned. A
+ * failure here costs the tracer's figures of this refresh, not the refresh: it becomes a note.
+ */
+static void sample_bpf(struct drmtop_sampler *s, const struct drm_client *clients, size_t n)
 {
 	struct drmtop_fd_rec *fds = NULL;
 	size_t nr_fds = 0;
 	int err;
 
-	if (drmtop_bpf_poll(s->bpf) < 0 && s->opts->output != DRMTOP_OUT_TUI)
-		fprintf(stderr, "drmtop: BPF: %s\n", drmtop_bpf_reason(s->bpf));
+	if (drmtop_bpf_poll(s->bpf) < 0)
+		note(s, "BPF: %s", drmtop_bpf_reason(s->bpf));
 	snprintf(s->bpf_reason, sizeof(s->bpf_reason), "%s", drmtop_bpf_reason(s->bpf));
 	s->bpf_active = drmtop_bpf_ready(s->bpf);
-	if (!s->bpf_active)
-		return 0;
 	if (s->have_snap)
 		drmtop_bpf_snapshot_free(&s->snap);
 	s->have_snap = false;
+	if (!s->bpf_active)
+		return;
 	err = drmtop_bpf_snapshot(s->bpf, &s->snap);
 	if (err) {
-		fprintf(stderr, "drmtop: reading the BPF maps failed: %s\n", strerror(-err));
-		return err;
+		note(s, "reading the BPF maps failed: %s", strerror(-err));
+		return;
 	}
 	s->have_snap = true;
-	err = drmtop_reconcile(s->rec, &s->snap, f->clients, f->nr_clients);
-	if (!err && drmtop_reconcile_wants_fds(s->rec) &&
-	    !drmtop_bpf_fds(s->bpf, &fds, &nr_fds)) {
-		err = drmtop_reconcile_fds(s->rec, f->clients, f->nr_clients, fds, nr_fds);
+	err = drmtop_reconcile(s->rec, &s->snap, clients, n);
+	if (!err && drmtop_reconcile_wants_fds(s->rec) && !drmtop_bpf_fds(s->bpf, &fds, &nr_fds)) {
+		err = drmtop_reconcile_fds(s->rec, clients, n, fds, nr_fds);
 		free(fds);
 	}
-	if (err)
-		return err;
-	f->bpf = &s->snap;
-	f->rec = s->rec;
-	return 0;
+	if (err) {
+		note(s, "matching BPF and fdinfo clients failed: %s", strerror(-err));
+		drmtop_bpf_snapshot_free(&s->snap);
+		s->have_snap = false;
+	}
 }
 
-int drmtop_sampler_init(struct drmtop_sampler *s, const struct drmtop_options *opts,
-			const char *dev_root)
+int drmtop_sampler_new(struct drmtop_sampler **out, const struct drmtop_options *opts,
+		       const char *dev_root)
 {
 	struct drm_scan_opts so = {
 		.proc_root = opts->proc_root,
 		.sys_root = opts->sys_root,
 		.read_cmdline = true,
 	};
+	struct drmtop_sampler *s = calloc(1, sizeof(*s));
 	int err;
 
-	memset(s, 0, sizeof(*s));
+	*out = NULL;
+	if (!s) {
+		fprintf(stderr, "drmtop: out of memory\n");
+		return -ENOMEM;
+	}
 	s->opts = opts;
 	s->dev_root = dev_root;
 	s->scan = drm_scan_new(&so);
@@ -107,54 +132,75 @@ int drmtop_sampler_init(struct drmtop_sampler *s, const struct drmtop_options *o
 		err = -errno;
 		fprintf(stderr, "drmtop: cannot set up the fdinfo scan of %s: %s\n", opts->proc_root,
 			strerror(errno));
+		free(s);
 		return err;
 	}
 	err = open_bpf(s);
-	if (err)
-		drmtop_sampler_fini(s);
-	return err;
-}
-
-int drmtop_sampler_next(struct drmtop_sampler *s, struct drmtop_frame *f)
-{
-	uint64_t now;
-	int err;
-
-	err = drm_scan_sample(s->scan);
 	if (err) {
-		fprintf(stderr, "drmtop: cannot read %s: %s\n", s->opts->proc_root, strerror(-err));
+		drmtop_sampler_free(s);
 		return err;
 	}
-	now = drm_scan_stats(s->scan)->sample_ns;
-	memset(f, 0, sizeof(*f));
-	f->iteration = ++s->iteration;
-	f->realtime_ns = drmtop_real_ns();
-	f->interval_ns = s->prev_ns ? now - s->prev_ns : 0;
-	s->prev_ns = now;
-	f->clients = drm_scan_clients(s->scan, &f->nr_clients);
-	f->gone = drm_scan_gone(s->scan, &f->nr_gone);
-	f->devices = drm_scan_devices(s->scan, &f->nr_devices);
-	f->stats = drm_scan_stats(s->scan);
-	f->device_nodes = drmtop_count_device_nodes(s->dev_root);
-	if (f->nr_clients)
-		f->status = DRMTOP_STATUS_OK;
-	else if (f->device_nodes)
-		f->status = DRMTOP_STATUS_NO_CLIENT;
-	else
-		f->status = DRMTOP_STATUS_NO_DEVICE;
-	f->opts = s->opts;
-	if (s->bpf) {
-		err = sample_bpf(s, f);
-		if (err)
-			return err;
-	}
-	f->bpf_active = s->bpf_active;
-	f->bpf_reason = s->bpf_reason;
+	*out = s;
 	return 0;
 }
 
-void drmtop_sampler_fini(struct drmtop_sampler *s)
+int drmtop_sampler_next(struct drmtop_sampler *s, struct drmtop_model *m)
 {
+	struct drmtop_model_input in = { 0 };
+	const char *notes[DRMTOP_SAMPLER_NOTES];
+	size_t i;
+	int err;
+
+	s->nr_notes = 0;
+	err = drm_scan_sample(s->scan);
+	if (err) {
+		snprintf(s->error, sizeof(s->error), "cannot read %s: %s", s->opts->proc_root,
+			 strerror(-err));
+		return err;
+	}
+	in.stats = drm_scan_stats(s->scan);
+	in.mono_ns = in.stats->sample_ns;
+	in.realtime_ns = drmtop_real_ns();
+	in.interval_ns = s->prev_ns ? in.mono_ns - s->prev_ns : 0;
+	s->prev_ns = in.mono_ns;
+	in.clients = drm_scan_clients(s->scan, &in.nr_clients);
+	in.gone = drm_scan_gone(s->scan, &in.nr_gone);
+	in.device_nodes = drmtop_count_device_nodes(s->dev_root);
+	if (s->bpf)
+		sample_bpf(s, in.clients, in.nr_clients);
+	in.bpf_active = s->bpf_active && s->have_snap;
+	in.bpf_reason = s->bpf_reason;
+	if (in.bpf_active) {
+		in.snap = &s->snap;
+		in.rec = s->rec;
+	}
+	in.pids = s->opts->pids;
+	in.nr_pids = s->opts->nr_pids;
+	in.diverge_pct = s->opts->diverge_pct;
+	for (i = 0; i < s->nr_notes; i++)
+		notes[i] = s->notes[i];
+	in.notes = notes;
+	in.nr_notes = s->nr_notes;
+	err = drmtop_model_build(m, &in);
+	if (err)
+		snprintf(s->error, sizeof(s->error), "out of memory");
+	return err;
+}
+
+const char *drmtop_sampler_error(const struct drmtop_sampler *s)
+{
+	return s->error[0] ? s->error : "unknown error";
+}
+
+const struct drmtop_options *drmtop_sampler_opts(const struct drmtop_sampler *s)
+{
+	return s->opts;
+}
+
+void drmtop_sampler_free(struct drmtop_sampler *s)
+{
+	if (!s)
+		return;
 	if (s->have_snap)
 		drmtop_bpf_snapshot_free(&s->snap);
 	s->have_snap = false;
@@ -163,5 +209,5 @@ void drmtop_sampler_fini(struct drmtop_sampler *s)
 	drmtop_bpf_close(s->bpf);
 	s->bpf = NULL;
 	drm_scan_free(s->scan);
-	s->scan = NULL;
+	free(s);
 }

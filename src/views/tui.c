@@ -5,11 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "drmtop/output.h"
-#include "drmtop/tui.h"
-
-#define MIN_INTERVAL_S	0.1
-#define MAX_INTERVAL_S	3600.0
+#include "drmtop/commands.h"
+#include "drmtop/util/clock.h"
+#include "drmtop/views.h"
 
 struct tui_line {
 	enum drmtop_line_kind kind;
@@ -79,8 +77,11 @@ static attr_t line_attr(enum drmtop_line_kind kind)
 	}
 }
 
-/* The title and notes stay put; the device sections scroll below them. */
-static void draw(const struct tui_lines *l, size_t *scroll, double interval_s)
+/*
+ * The title and notes stay put; the device sections scroll below them. The last line is the
+ * status line: what the sampler had to say, else the keys.
+ */
+static void draw(const struct tui_lines *l, size_t *scroll, double interval_s, const char *status)
 {
 	int rows = LINES, cols = COLS, y = 0;
 	size_t fixed = 0, i, body;
@@ -103,36 +104,50 @@ static void draw(const struct tui_lines *l, size_t *scroll, double interval_s)
 			chgat(-1, line_attr(DRMTOP_LINE_HEADER), PAIR_HEADER, NULL);
 	}
 	attrset(A_REVERSE);
-	mvprintw(rows - 1, 0, " q quit  space refresh  s sort  +/- interval (%.1f s)  arrows scroll ",
-		 interval_s);
+	if (status)
+		mvprintw(rows - 1, 0, " %.*s ", cols > 2 ? cols - 2 : 0, status);
+	else
+		mvprintw(rows - 1, 0,
+			 " q quit  space refresh  s sort  r reverse  +/- interval (%.2f s)  arrows scroll ",
+			 interval_s);
 	attrset(A_NORMAL);
 	refresh();
 }
 
-static int render(const struct drmtop_frame *f, enum drmtop_sort sort, struct tui_lines *l)
+static int render(const struct drmtop_model *m, enum drmtop_sort sort, bool reverse,
+		  struct tui_lines *l)
 {
 	lines_clear(l);
-	drmtop_render_lines(f, sort, collect_line, l);
+	drmtop_render_lines(m, sort, reverse, collect_line, l);
 	return l->oom ? -ENOMEM : 0;
+}
+
+static const char *status_of(const struct drmtop_model *m)
+{
+	return m->nr_notes ? m->notes[m->nr_notes - 1] : NULL;
 }
 
 int drmtop_tui_run(struct drmtop_sampler *s, const volatile sig_atomic_t *stop)
 {
-	const struct drmtop_options *opts = s->opts;
+	const struct drmtop_options *opts = drmtop_sampler_opts(s);
 	struct tui_lines lines = { 0 };
 	enum drmtop_sort sort = DRMTOP_SORT_BUSY;
 	double interval_s = opts->interval_s;
-	struct drmtop_frame frame;
+	struct drmtop_model frame = { 0 };
+	bool reverse = false;
 	uint64_t next;
 	size_t scroll = 0;
 	unsigned long shown = 0;
 	int err;
 
 	err = drmtop_sampler_next(s, &frame);
-	if (err)
+	if (err) {
+		fprintf(stderr, "drmtop: %s\n", drmtop_sampler_error(s));
 		return err;
-	if (!initscr()) {
+	}
+	if (!newterm(NULL, stdout, stdin)) {
 		fprintf(stderr, "drmtop: cannot start the terminal view (try -b)\n");
+		drmtop_model_fini(&frame);
 		return -EIO;
 	}
 	cbreak();
@@ -149,8 +164,8 @@ int drmtop_tui_run(struct drmtop_sampler *s, const volatile sig_atomic_t *stop)
 		init_pair(PAIR_NOTE, COLOR_YELLOW, -1);
 	}
 
-	err = render(&frame, sort, &lines);
-	draw(&lines, &scroll, interval_s);
+	err = render(&frame, sort, reverse, &lines);
+	draw(&lines, &scroll, interval_s, status_of(&frame));
 	next = drmtop_mono_ns() + (uint64_t)(interval_s * 1e9);
 	while (!err && !*stop) {
 		uint64_t now = drmtop_mono_ns();
@@ -168,15 +183,20 @@ int drmtop_tui_run(struct drmtop_sampler *s, const volatile sig_atomic_t *stop)
 			break;
 		case 's':
 			sort = (sort + 1) % DRMTOP_SORT_COUNT;
-			err = render(&frame, sort, &lines);
+			err = render(&frame, sort, reverse, &lines);
+			redraw = true;
+			break;
+		case 'r':
+			reverse = !reverse;
+			err = render(&frame, sort, reverse, &lines);
 			redraw = true;
 			break;
 		case '+':
-			interval_s = fmin(interval_s * 2, MAX_INTERVAL_S);
+			interval_s = fmin(interval_s * 2, DRMTOP_MAX_INTERVAL_S);
 			redraw = true;
 			break;
 		case '-':
-			interval_s = fmax(interval_s / 2, MIN_INTERVAL_S);
+			interval_s = fmax(interval_s / 2, DRMTOP_MIN_INTERVAL_S);
 			redraw = true;
 			break;
 		case KEY_UP:
@@ -200,20 +220,26 @@ int drmtop_tui_run(struct drmtop_sampler *s, const volatile sig_atomic_t *stop)
 			err = drmtop_sampler_next(s, &frame);
 			if (err)
 				break;
-			err = render(&frame, sort, &lines);
+			err = render(&frame, sort, reverse, &lines);
 			redraw = true;
 			next = drmtop_mono_ns() + (uint64_t)(interval_s * 1e9);
 			if (opts->iterations && ++shown >= opts->iterations) {
-				draw(&lines, &scroll, interval_s);
+				draw(&lines, &scroll, interval_s, status_of(&frame));
 				break;
 			}
 		}
 		if (redraw)
-			draw(&lines, &scroll, interval_s);
+			draw(&lines, &scroll, interval_s, status_of(&frame));
 	}
 out:
 	endwin();
+	/* Only now, on the restored terminal, can the reason be read. */
+	if (err == -ENOMEM)
+		fprintf(stderr, "drmtop: out of memory\n");
+	else if (err)
+		fprintf(stderr, "drmtop: %s\n", drmtop_sampler_error(s));
 	lines_clear(&lines);
 	free(lines.v);
+	drmtop_model_fini(&frame);
 	return err;
 }

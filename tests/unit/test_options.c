@@ -7,20 +7,29 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "drmtop/formats.h"
 #include "drmtop/options.h"
 
 #define ARGV(...) ((char *[]){ "drmtop", __VA_ARGS__, NULL })
 
-/* Parses a NULL-terminated argv; the error text (if any) goes to *errtext. */
+/*
+ * Parses a NULL-terminated argv as main() would dispatch it ("record" as argv[1] selects that
+ * command); the error text (if any) goes to *errtext.
+ */
 static int parse(struct drmtop_options *o, char **argv, char **errtext)
 {
+	enum drmtop_command cmd = DRMTOP_CMD_TOP;
 	size_t len = 0;
 	FILE *err = open_memstream(errtext, &len);
 	int argc = 0, rc;
 
+	if (argv[1] && !strcmp(argv[1], "record")) {
+		cmd = DRMTOP_CMD_RECORD;
+		argv++;
+	}
 	while (argv[argc])
 		argc++;
-	rc = drmtop_options_parse(o, argc, argv, err);
+	rc = drmtop_options_parse(o, cmd, argc, argv, err);
 	fclose(err);
 	return rc;
 }
@@ -63,7 +72,8 @@ static void test_full_set(void **state)
 	assert_int_equal(o.pids[2], 30);
 	assert_true(drmtop_options_want_pid(&o, 20));
 	assert_false(drmtop_options_want_pid(&o, 21));
-	assert_int_equal(o.output, DRMTOP_OUT_JSON);
+	assert_int_equal(o.output, DRMTOP_OUT_STREAM);
+	assert_ptr_equal(o.format, drmtop_format_find("json"));
 	assert_int_equal(o.source, DRMTOP_SRC_FDINFO);
 	assert_string_equal(o.proc_root, "/tmp/p");
 	assert_string_equal(o.sys_root, "");
@@ -92,6 +102,46 @@ static void test_record_needs_duration(void **state)
 	e = NULL;
 	assert_int_equal(parse(&o, ARGV("-t", "3"), &e), -1);
 	assert_non_null(strstr(e, "-t goes with record"));
+	free(e);
+}
+
+/* -o picks a format from the table; -b after -J keeps JSON; an unknown name is an error. */
+static void test_output_formats(void **state)
+{
+	struct drmtop_options o;
+	char *e = NULL;
+
+	(void)state;
+	assert_int_equal(parse(&o, ARGV("-o", "text"), &e), 0);
+	assert_int_equal(o.output, DRMTOP_OUT_STREAM);
+	assert_string_equal(o.format->name, "text");
+	drmtop_options_free(&o);
+	free(e);
+	e = NULL;
+	assert_int_equal(parse(&o, ARGV("-J", "-b"), &e), 0);
+	assert_string_equal(o.format->name, "json");
+	drmtop_options_free(&o);
+	free(e);
+	e = NULL;
+	assert_int_equal(parse(&o, ARGV("-o", "yaml"), &e), -1);
+	assert_non_null(strstr(e, "unknown output format 'yaml'"));
+	free(e);
+}
+
+/* The live view's +/- keys and -d share one range (the TUI used to stop at 3600 s). */
+static void test_interval_limits(void **state)
+{
+	struct drmtop_options o;
+	char *e = NULL;
+
+	(void)state;
+	assert_int_equal(parse(&o, ARGV("-d", "86400"), &e), 0);
+	assert_true(o.interval_s == DRMTOP_MAX_INTERVAL_S);
+	drmtop_options_free(&o);
+	free(e);
+	e = NULL;
+	assert_int_equal(parse(&o, ARGV("-d", "0.001"), &e), -1);
+	assert_non_null(strstr(e, "want seconds >= 0.01"));
 	free(e);
 }
 
@@ -156,6 +206,8 @@ int main(void)
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_full_set),
 		cmocka_unit_test(test_record_needs_duration),
+		cmocka_unit_test(test_output_formats),
+		cmocka_unit_test(test_interval_limits),
 		cmocka_unit_test(test_bad_input_is_rejected_clearly),
 		cmocka_unit_test(test_help_and_usage_text),
 	};

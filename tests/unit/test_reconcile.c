@@ -9,8 +9,29 @@
 #include <sys/sysmacros.h>
 #include <cmocka.h>
 
-#include "drmtop/reconcile.h"
+#include "drmtop/model_build.h"
 #include "fake_clients.h"
+
+/*
+ * The model of one fdinfo client and the tracer: whether the sources agree is decided there.
+ * The client's fdinfo window is made the tracer's, so only the figures differ.
+ */
+static struct drmtop_model_client *modeled(struct drmtop_model *m, struct drmtop_reconciler *r,
+					   struct drmtop_bpf_snapshot *s, struct drm_client *c)
+{
+	struct drmtop_model_input in = {
+		.clients = c, .nr_clients = 1, .bpf_active = true, .snap = s, .rec = r,
+		.diverge_pct = 5.0,
+	};
+	__u64 start, end;
+
+	drmtop_reconcile_window(r, &start, &end);
+	c->sample_ns = end;
+	c->dt_ns = end - start;
+	assert_int_equal(drmtop_model_build(m, &in), 0);
+	assert_int_equal(m->nr_fdinfo_clients, 1);
+	return &m->clients[0];
+}
 
 static void test_ring_names(void **state)
 {
@@ -27,11 +48,13 @@ static void test_ring_names(void **state)
 /* Two snapshots 1 s apart; the BPF rate must come from the difference, grouped by engine. */
 static void test_match_by_id_rates_and_agreement(void **state)
 {
-	struct drmtop_reconciler *r = drmtop_reconciler_new(5.0);
+	struct drmtop_reconciler *r = drmtop_reconciler_new();
 	struct drmtop_bpf_snapshot s;
 	struct fake_fdinfo fi;
 	struct fake_bpf b;
 	const struct drmtop_client_view *v;
+	struct drmtop_model m = { 0 };
+	struct drmtop_model_client *mc;
 
 	(void)state;
 	assert_non_null(r);
@@ -46,7 +69,7 @@ static void test_match_by_id_rates_and_agreement(void **state)
 	assert_int_equal(v->match, DRMTOP_MATCH_CLIENT_ID);
 	assert_int_equal(v->nr_engines, 1);	/* both rings belong to fdinfo's "gfx" */
 	assert_false(v->engines[0].has_rate);	/* first snapshot: totals only */
-	assert_false(v->diverged);
+	assert_false(modeled(&m, r, &s, &fi.c)->diverged);
 
 	/* +0.4 s on ring a and +0.2 s on ring b over 1 s: 60 %, as fdinfo says. */
 	b.eng[0].busy_ns += 400000000ull;
@@ -62,22 +85,26 @@ static void test_match_by_id_rates_and_agreement(void **state)
 	assert_int_equal(v->engines[0].jobs_delta, 6);
 	assert_int_equal(v->engines[0].jobs, 16);
 	assert_true(v->engines[0].bpf_pct > 59.99 && v->engines[0].bpf_pct < 60.01);
-	assert_true(v->engines[0].fdinfo_has_rate);
-	assert_false(v->engines[0].diverged);
-	assert_true(v->mem_compared);
-	assert_false(v->mem_diverged);
-	assert_false(v->diverged);
+	mc = modeled(&m, r, &s, &fi.c);
+	assert_true(mc->engines[0].fd.flags & DRMTOP_FD_RATE);
+	assert_true(mc->engines[0].in_bpf);
+	assert_false(mc->engines[0].diverged);
+	assert_true(mc->bpf->mem_compared);
+	assert_false(mc->bpf->mem_diverged);
+	assert_false(mc->diverged);
+	drmtop_model_fini(&m);
 	drmtop_reconciler_free(r);
 }
 
 /* A driver that reports 1.5x the real busy time (simgpu's misreport) is flagged; 5 % is not. */
 static void test_misreport_is_flagged(void **state)
 {
-	struct drmtop_reconciler *r = drmtop_reconciler_new(5.0);
+	struct drmtop_reconciler *r = drmtop_reconciler_new();
 	struct drmtop_bpf_snapshot s;
 	struct fake_fdinfo fi;
 	struct fake_bpf b;
-	const struct drmtop_client_view *v;
+	struct drmtop_model m = { 0 };
+	struct drmtop_model_client *mc;
 
 	(void)state;
 	fake_fdinfo_init(&fi, 7, "gfx", 75.0, 8192, 100, 3);
@@ -88,25 +115,26 @@ static void test_misreport_is_flagged(void **state)
 	b.eng[0].busy_ns = 500000000ull;
 	s.taken_ns += 1000000000ull;
 	assert_int_equal(drmtop_reconcile(r, &s, &fi.c, 1), 0);
-	v = drmtop_reconciled_for(r, 0);
-	assert_true(v->engines[0].diverged);
-	assert_true(v->diverged);
+	mc = modeled(&m, r, &s, &fi.c);
+	assert_true(mc->engines[0].diverged);
+	assert_true(mc->diverged);
 
 	/* 54.9 % against 50 %: within the 5-point threshold. */
 	fi.usage[0].busy_pct = 54.9;
 	b.eng[0].busy_ns += 500000000ull;
 	s.taken_ns += 1000000000ull;
 	assert_int_equal(drmtop_reconcile(r, &s, &fi.c, 1), 0);
-	v = drmtop_reconciled_for(r, 0);
-	assert_false(v->engines[0].diverged);
-	assert_false(v->diverged);
+	mc = modeled(&m, r, &s, &fi.c);
+	assert_false(mc->engines[0].diverged);
+	assert_false(mc->diverged);
+	drmtop_model_fini(&m);
 	drmtop_reconciler_free(r);
 }
 
 /* 6.1: no client ids in drm_file; the task_file map ties (pid, fd) to the drm_file. */
 static void test_match_by_fd_and_memory(void **state)
 {
-	struct drmtop_reconciler *r = drmtop_reconciler_new(5.0);
+	struct drmtop_reconciler *r = drmtop_reconciler_new();
 	struct drmtop_fd_rec fds[2] = {
 		{ .file = 0xffff3000, .tgid = 200, .fd = 9 },
 		{ .file = 0xffff4000, .tgid = 100, .fd = 3 },
@@ -116,6 +144,8 @@ static void test_match_by_fd_and_memory(void **state)
 	struct fake_fdinfo fi;
 	struct fake_bpf a, b;
 	const struct drmtop_client_view *v;
+	struct drmtop_model m = { 0 };
+	struct drmtop_model_client *mc;
 
 	(void)state;
 	fake_fdinfo_init(&fi, 5 /* driver-private id */, "gfx", 0, 8192, 100, 3);
@@ -132,8 +162,9 @@ static void test_match_by_fd_and_memory(void **state)
 	assert_non_null(v);
 	assert_int_equal(v->match, DRMTOP_MATCH_FD);
 	assert_int_equal(v->c.uid, 2);
-	assert_true(v->mem_compared);
-	assert_true(v->mem_diverged);
+	mc = modeled(&m, r, &s, &fi.c);
+	assert_true(mc->bpf->mem_compared);
+	assert_true(mc->bpf->mem_diverged);
 	assert_false(drmtop_reconcile_wants_fds(r));
 
 	/* Opened before the tracer attached: its BPF memory misses older buffers, no verdict. */
@@ -142,15 +173,17 @@ static void test_match_by_fd_and_memory(void **state)
 	assert_int_equal(drmtop_reconcile_fds(r, &fi.c, 1, fds, 2), 0);
 	v = drmtop_reconciled_for(r, 0);
 	assert_non_null(v);
-	assert_false(v->mem_compared);
-	assert_false(v->diverged);
+	mc = modeled(&m, r, &s, &fi.c);
+	assert_false(mc->bpf->mem_compared);
+	assert_false(mc->diverged);
+	drmtop_model_fini(&m);
 	drmtop_reconciler_free(r);
 }
 
 /* Kernel clients never match fdinfo; same id on another node does not match either. */
 static void test_unmatched_stay_visible(void **state)
 {
-	struct drmtop_reconciler *r = drmtop_reconciler_new(5.0);
+	struct drmtop_reconciler *r = drmtop_reconciler_new();
 	struct drmtop_bpf_client arr[2];
 	struct drmtop_bpf_snapshot s;
 	const struct drmtop_client_view *views;
@@ -185,11 +218,12 @@ static void test_unmatched_stay_visible(void **state)
  */
 static void test_running_job_counts_and_never_goes_back(void **state)
 {
-	struct drmtop_reconciler *r = drmtop_reconciler_new(5.0);
+	struct drmtop_reconciler *r = drmtop_reconciler_new();
 	struct drmtop_bpf_snapshot s;
 	struct fake_fdinfo fi;
 	struct fake_bpf b;
 	const struct drmtop_client_view *v;
+	struct drmtop_model m = { 0 };
 
 	(void)state;
 	fake_fdinfo_init(&fi, 42, "gfx", 50.0, 0, 100, 3);
@@ -206,7 +240,7 @@ static void test_running_job_counts_and_never_goes_back(void **state)
 	assert_int_equal(drmtop_reconcile(r, &s, &fi.c, 1), 0);
 	v = drmtop_reconciled_for(r, 0);
 	assert_int_equal(v->engines[0].busy_delta_ns, 500000000ull);
-	assert_false(v->engines[0].diverged);
+	assert_false(modeled(&m, r, &s, &fi.c)->engines[0].diverged);
 
 	/* The running job ended 50 ms earlier than the last snapshot thought: 0, not negative. */
 	b.eng[0].busy_ns = 450000000ull;
@@ -223,6 +257,7 @@ static void test_running_job_counts_and_never_goes_back(void **state)
 	assert_int_equal(drmtop_reconcile(r, &s, &fi.c, 1), 0);
 	v = drmtop_reconciled_for(r, 0);
 	assert_int_equal(v->engines[0].busy_delta_ns, 100000000ull);
+	drmtop_model_fini(&m);
 	drmtop_reconciler_free(r);
 }
 

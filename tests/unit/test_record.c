@@ -8,7 +8,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "drmtop/reconcile.h"
+#include "drmtop/model_build.h"
 #include "drmtop/record.h"
 #include "fake_clients.h"
 
@@ -36,23 +36,34 @@ static const struct record_ring *ring_of(const struct record_client *c, const ch
 	return NULL;
 }
 
-/* Reconciles @snap with the fdinfo clients and folds the frame into the session at @t. */
+/* Builds the model of one refresh and folds it into the session at @t. */
+static void add(struct record_session *rs, struct drmtop_model_input *in, uint64_t t)
+{
+	struct drmtop_model m = { 0 };
+
+	assert_int_equal(drmtop_model_build(&m, in), 0);
+	assert_int_equal(record_session_add(rs, &m, t), 0);
+	drmtop_model_fini(&m);
+}
+
+/* Reconciles @snap with the fdinfo clients and folds the refresh into the session at @t. */
 static void step(struct record_session *rs, struct drmtop_reconciler *r,
 		 struct drmtop_bpf_snapshot *snap, struct drm_client *clients, size_t n,
 		 const struct drm_client *gone, size_t nr_gone, uint64_t t)
 {
-	struct drmtop_frame f = {
+	struct drmtop_model_input in = {
 		.clients = clients,
 		.nr_clients = n,
 		.gone = gone,
 		.nr_gone = nr_gone,
 		.bpf_active = true,
-		.bpf = snap,
+		.snap = snap,
 		.rec = r,
+		.diverge_pct = 5.0,
 	};
 
 	assert_int_equal(drmtop_reconcile(r, snap, clients, n), 0);
-	assert_int_equal(record_session_add(rs, &f, t), 0);
+	add(rs, &in, t);
 }
 
 static void set_identity(struct fake_fdinfo *fi, const char *key, const char *comm)
@@ -65,7 +76,7 @@ static void set_identity(struct fake_fdinfo *fi, const char *key, const char *co
 
 static void test_session_joins_sources_and_keeps_closed(void **state)
 {
-	struct drmtop_reconciler *r = drmtop_reconciler_new(5.0);
+	struct drmtop_reconciler *r = drmtop_reconciler_new();
 	struct record_session rs = { .start_ns = 0 };
 	struct drmtop_bpf_client live[2], closed[1];
 	struct drmtop_bpf_snapshot snap;
@@ -147,7 +158,7 @@ static void test_session_joins_sources_and_keeps_closed(void **state)
 	ring = ring_of(rc, "gfx");
 	assert_int_equal(record_ring_busy(rc, ring), 7 * S / 10);	/* 1.6 + 0.1 - 1.0 */
 	assert_int_equal(record_ring_jobs(rc, ring), 7);
-	assert_int_equal(rc->bpf.mem_total, 8192);	/* held at close, not the residue's 0 */
+	assert_int_equal(rc->bpf_mem_total, 8192);	/* held at close, not the residue's 0 */
 
 	rc = rec_find(&rs, "kC");
 	assert_true(rc->has_fdinfo && rc->has_bpf && rc->bpf_at_start && !rc->bpf_closed);
@@ -161,7 +172,7 @@ static void test_session_joins_sources_and_keeps_closed(void **state)
 	ring = ring_of(rc, "gfx");
 	assert_int_equal(record_ring_busy(rc, ring), S / 5);
 	assert_int_equal(record_ring_jobs(rc, ring), 3);
-	assert_int_equal(rc->bpf.mem_total, 4096);
+	assert_int_equal(rc->bpf_mem_total, 4096);
 
 	record_session_free(&rs);
 	drmtop_reconciler_free(r);
@@ -173,7 +184,7 @@ static void test_fdinfo_only_session(void **state)
 	struct record_session rs = { .start_ns = 0 };
 	struct fake_fdinfo a, b;
 	struct drm_client both[2];
-	struct drmtop_frame f = { 0 };
+	struct drmtop_model_input f = { 0 };
 	const struct record_client *rc;
 
 	(void)state;
@@ -182,7 +193,7 @@ static void test_fdinfo_only_session(void **state)
 	a.eng[0].busy_ns = 5 * S;
 	f.clients = &a.c;
 	f.nr_clients = 1;
-	assert_int_equal(record_session_add(&rs, &f, 0), 0);
+	add(&rs, &f, 0);
 
 	a.eng[0].busy_ns = 6 * S;
 	a.reg.total = 300;
@@ -193,7 +204,7 @@ static void test_fdinfo_only_session(void **state)
 	both[1] = b.c;
 	f.clients = both;
 	f.nr_clients = 2;
-	assert_int_equal(record_session_add(&rs, &f, S), 0);
+	add(&rs, &f, S);
 
 	/* A went backwards (spec: keep the larger value), B closed. */
 	a.eng[0].busy_ns = 5 * S;
@@ -202,7 +213,7 @@ static void test_fdinfo_only_session(void **state)
 	f.nr_clients = 1;
 	f.gone = &b.c;
 	f.nr_gone = 1;
-	assert_int_equal(record_session_add(&rs, &f, 2 * S), 0);
+	add(&rs, &f, 2 * S);
 
 	rc = rec_find(&rs, "kA");
 	assert_true(rc->at_start);
@@ -217,11 +228,100 @@ static void test_fdinfo_only_session(void **state)
 	record_session_free(&rs);
 }
 
+/*
+ * An engine that first appears mid-session (amdgpu prints one only once the client used it)
+ * counts from 0. Before the fix its first reading was taken as the baseline: 1 s instead of 3.
+ */
+static void test_engine_appearing_later_counts_from_zero(void **state)
+{
+	struct record_session rs = { .start_ns = 0 };
+	struct drmtop_model_input in = { 0 };
+	const struct record_client *rc;
+	struct fake_fdinfo a;
+	size_t i;
+
+	(void)state;
+	fake_fdinfo_init(&a, 1, "gfx", 0, 100, 10, 3);
+	set_identity(&a, "kA", "alpha");
+	a.eng[0].busy_ns = 5 * S;
+	in.clients = &a.c;
+	in.nr_clients = 1;
+	add(&rs, &in, 0);
+
+	/* The client starts using "compute": 2 s of it by the next sample, 3 s by the one after. */
+	a.eng[1] = a.eng[0];
+	a.eng[1].name = "compute";
+	a.eng[1].busy_ns = 2 * S;
+	a.usage[1] = a.usage[0];
+	a.c.info.nr_engines = 2;
+	a.eng[0].busy_ns = 6 * S;
+	add(&rs, &in, S);
+	a.eng[1].busy_ns = 3 * S;
+	add(&rs, &in, 2 * S);
+
+	rc = rec_find(&rs, "kA");
+	assert_int_equal(rc->nr_engines, 2);
+	for (i = 0; i < rc->nr_engines; i++) {
+		if (!strcmp(rc->engines[i].name, "gfx"))
+			assert_int_equal(record_engine_busy(rc, &rc->engines[i]), 1 * S);
+		else
+			assert_int_equal(record_engine_busy(rc, &rc->engines[i]), 3 * S);
+	}
+	record_session_free(&rs);
+}
+
+/* -p applies to record too: only the wanted process's clients, closed ones included. */
+static void test_pid_filter_applies_to_record(void **state)
+{
+	struct drmtop_reconciler *r = drmtop_reconciler_new();
+	struct record_session rs = { .start_ns = 0 };
+	struct drmtop_bpf_client live[2], closed[1];
+	struct drmtop_bpf_snapshot snap;
+	struct fake_fdinfo a, b;
+	struct fake_bpf b1, b2, b3;
+	struct drm_client both[2];
+	pid_t want = 10;
+	struct drmtop_model_input in = {
+		.bpf_active = true, .snap = &snap, .rec = r, .pids = &want, .nr_pids = 1,
+	};
+
+	(void)state;
+	fake_fdinfo_init(&a, 1, "gfx", 0, 100, 10, 3);
+	set_identity(&a, "kA", "alpha");
+	fake_fdinfo_init(&b, 2, "gfx", 0, 100, 20, 3);
+	set_identity(&b, "kB", "beta");
+	both[0] = a.c;
+	both[1] = b.c;
+	fake_bpf_init(&b1, 1, 0x1000, 1, 100);
+	b1.bc.c.tgid = 10;
+	fake_bpf_init(&b2, 2, 0x2000, 2, 100);
+	b2.bc.c.tgid = 20;
+	/* A client of pid 20 only the tracer saw, and one of pid 20 that closed. */
+	fake_bpf_init(&b3, 3, 0x3000, 3, 100);
+	b3.bc.c.tgid = 20;
+	live[0] = b1.bc;
+	live[1] = b3.bc;
+	closed[0] = b2.bc;
+	fake_snap(&snap, live, 2, 1);
+	snap.closed = closed;
+	snap.n_closed = 1;
+	in.clients = both;
+	in.nr_clients = 2;
+	assert_int_equal(drmtop_reconcile(r, &snap, both, 2), 0);
+	add(&rs, &in, 0);
+	assert_int_equal(rs.nr_clients, 1);
+	rec_find(&rs, "kA");
+	record_session_free(&rs);
+	drmtop_reconciler_free(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_session_joins_sources_and_keeps_closed),
 		cmocka_unit_test(test_fdinfo_only_session),
+		cmocka_unit_test(test_engine_appearing_later_counts_from_zero),
+		cmocka_unit_test(test_pid_filter_applies_to_record),
 	};
 
 	return cmocka_run_group_tests_name("record", tests, NULL, NULL);

@@ -5,45 +5,8 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
-#include "drmtop/frame.h"
-
-bool drmtop_frame_shows(const struct drmtop_frame *f, const struct drm_client *c)
-{
-	size_t i;
-
-	if (!f->opts || !f->opts->nr_pids)
-		return true;
-	for (i = 0; i < c->nr_holders; i++)
-		if (drmtop_options_want_pid(f->opts, c->holders[i].pid))
-			return true;
-	return false;
-}
-
-const char *drmtop_status_message(enum drmtop_status status)
-{
-	switch (status) {
-	case DRMTOP_STATUS_OK:
-		return "ok";
-	case DRMTOP_STATUS_NO_CLIENT:
-		return "no process has a DRM or accelerator device open";
-	case DRMTOP_STATUS_NO_DEVICE:
-		return "no DRM or accelerator device found";
-	}
-	return "?";
-}
-
-const char *drmtop_status_name(enum drmtop_status status)
-{
-	switch (status) {
-	case DRMTOP_STATUS_OK:
-		return "ok";
-	case DRMTOP_STATUS_NO_CLIENT:
-		return "no_client";
-	case DRMTOP_STATUS_NO_DEVICE:
-		return "no_device";
-	}
-	return "?";
-}
+#include "drmtop/dev_nodes.h"
+#include "drmtop/proc_scan.h"
 
 static unsigned int count_nodes_in(const char *dir, unsigned int major_nr)
 {

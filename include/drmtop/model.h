@@ -1,0 +1,297 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The model: one refresh of drmtop, source-neutral. Sources (the fdinfo scan, the BPF tracer)
+ * fill it through drmtop_model_build(); every view (text, TUI, JSON, record, ...) reads only
+ * this. Filtering (-p), derived figures (memory "total, else resident", per-device sums, sort
+ * keys) and the cross-check of the two sources are done here, once.
+ *
+ * Strings and arrays belong to the model and stay valid until the next build or
+ * drmtop_model_fini(). A figure a source did not report is marked absent (a flag or a
+ * has_* field), never stored as 0.
+ */
+#ifndef DRMTOP_MODEL_H
+#define DRMTOP_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define DRMTOP_MODEL_LAT_BUCKETS	32	/* log2(ns): bucket b holds [2^b, 2^(b+1)) ns */
+
+enum drmtop_status {
+	DRMTOP_STATUS_OK,		/* at least one client */
+	DRMTOP_STATUS_NO_CLIENT,	/* devices, but nobody has one open */
+	DRMTOP_STATUS_NO_DEVICE,	/* no DRM or accel device node at all */
+};
+
+/* drmtop_model_engine.fd: what the driver printed of this engine, and what could be derived. */
+#define DRMTOP_FD_BUSY		(1u << 0)	/* drm-engine-<e> (ns) printed */
+#define DRMTOP_FD_CYCLES	(1u << 1)
+#define DRMTOP_FD_TOTAL_CYCLES	(1u << 2)
+#define DRMTOP_FD_MAXFREQ	(1u << 3)
+#define DRMTOP_FD_BUSY_RATE	(1u << 4)	/* busy_delta_ns and a ns-based figure valid */
+#define DRMTOP_FD_CYCLES_RATE	(1u << 5)	/* cycles_pct valid */
+#define DRMTOP_FD_RATE		(1u << 6)	/* pct holds the figure to show */
+#define DRMTOP_FD_OVER		(1u << 7)	/* that figure exceeds 100 % */
+#define DRMTOP_FD_BACKWARDS	(1u << 8)	/* a counter read lower than before (spec rule) */
+
+struct drmtop_fd_engine {
+	unsigned int flags;		/* DRMTOP_FD_* */
+	uint64_t busy_ns;		/* as printed */
+	uint64_t capacity;		/* 1 when not printed */
+	uint64_t cycles;
+	uint64_t total_cycles;
+	uint64_t maxfreq_hz;
+	uint64_t busy_effective_ns;	/* monotonic busy counter (the spec's backwards rule) */
+	uint64_t busy_delta_ns;		/* over the client's interval, with DRMTOP_FD_BUSY_RATE */
+	double cycles_pct;
+	double pct;			/* the figure shown, with DRMTOP_FD_RATE */
+};
+
+struct drmtop_bpf_figures {
+	uint64_t busy_ns;		/* since attach, all rings feeding the engine, running job incl. */
+	uint64_t jobs;
+	bool has_rate;
+	uint64_t busy_delta_ns;		/* over the tracer's interval, with has_rate */
+	uint64_t jobs_delta;
+	double pct;
+	uint64_t lat_hist[DRMTOP_MODEL_LAT_BUCKETS];	/* queue-to-run latency since attach */
+};
+
+/* One engine of one client, from either source or both. */
+struct drmtop_model_engine {
+	const char *name;
+	bool in_fdinfo;			/* the driver prints this engine for the client */
+	struct drmtop_fd_engine fd;	/* valid with in_fdinfo */
+	bool in_bpf;			/* the tracer has figures (a matched client has all) */
+	struct drmtop_bpf_figures bpf;	/* valid with in_bpf */
+	bool diverged;			/* both rates known and too far apart */
+};
+
+/* drmtop_model_region.present */
+#define DRMTOP_MEM_TOTAL	(1u << 0)
+#define DRMTOP_MEM_SHARED	(1u << 1)
+#define DRMTOP_MEM_RESIDENT	(1u << 2)
+#define DRMTOP_MEM_PURGEABLE	(1u << 3)
+#define DRMTOP_MEM_ACTIVE	(1u << 4)
+
+struct drmtop_model_region {
+	const char *name;		/* "vram", "system0", "memory" (= system memory), ... */
+	unsigned int present;		/* DRMTOP_MEM_*: keys printed; others are unknown */
+	uint64_t total, shared, resident, purgeable, active;
+};
+
+struct drmtop_model_holder {
+	pid_t pid;
+	int fd;
+};
+
+struct drmtop_model_extra {
+	const char *key, *value;
+};
+
+/* How the tracer's drm_file was tied to the client the driver reports. */
+enum drmtop_model_match {
+	DRMTOP_MODEL_MATCH_NONE,	/* the tracer alone sees it */
+	DRMTOP_MODEL_MATCH_CLIENT_ID,
+	DRMTOP_MODEL_MATCH_FD,
+};
+
+/* The tracer's side of a client. */
+struct drmtop_model_bpf {
+	uint64_t uid;			/* the tracer's id of the drm_file, never reused */
+	bool kernel;			/* jobs the driver submitted itself */
+	bool opened_before_trace;	/* engine figures start at attach */
+	uint32_t tgid;
+	const char *comm;
+	const char *driver;
+	bool has_client_id;
+	uint64_t client_id;
+	int minor;			/* drm_minor.index, -1 unknown */
+	enum drmtop_model_match match;
+	uint64_t mem_total;		/* GEM bytes of the client's handles */
+	uint64_t mem_shared;
+	uint64_t mem_imported;
+	uint64_t handles;
+	bool mem_compared;		/* fdinfo memory known and comparable */
+	bool mem_diverged;
+	uint64_t fdinfo_total_bytes;
+};
+
+struct drmtop_model_device;
+
+struct drmtop_model_client {
+	const char *key;		/* stable across refreshes: "<dev>#<client id>", "bpf:<uid>" */
+	struct drmtop_model_device *device;
+	const char *dev_key;
+	const char *driver;		/* NULL when nobody said */
+	const char *pdev;
+	const char *node;		/* "dri/renderD128" */
+	dev_t rdev;
+	bool accel;
+	pid_t pid;			/* primary holder (lowest pid), or the tracer's tgid */
+	int fd;				/* -1 when unknown (tracer only) */
+	const char *comm;
+	const char *cmdline;		/* NULL unless read */
+	bool has_client_id;
+	uint64_t client_id;
+	const char *client_name;
+	struct drmtop_model_holder *holders;
+	size_t nr_holders;
+
+	bool in_fdinfo;			/* the driver reports this client */
+	const char *fdinfo_format;	/* "drm", "none", "amdgpu pre-5.19" */
+	bool unsupported_format;
+	bool is_new;			/* first seen in this refresh: no rates yet */
+	uint64_t dt_ns;			/* between this client's two fdinfo reads, 0 if new */
+	uint64_t sample_ns;		/* monotonic end of that interval */
+	unsigned int malformed_lines;
+	struct drmtop_model_extra *extras;
+	size_t nr_extras;
+
+	struct drmtop_model_engine *engines;	/* fdinfo's engines in its order, then tracer-only */
+	size_t nr_engines;
+	struct drmtop_model_region *regions;
+	size_t nr_regions;
+
+	/* Derived once: memory over all regions ("total, else resident"), sort keys. */
+	bool has_mem;
+	uint64_t mem_total;
+	uint64_t mem_resident;
+	uint64_t mem_shared;
+	double busy_sum_pct;		/* sum of the shown engine figures */
+	bool over;			/* some engine figure over 100 % */
+
+	struct drmtop_model_bpf *bpf;	/* NULL without the tracer or no matching drm_file */
+	bool diverged;			/* an engine or the memory figures disagree */
+};
+
+struct drmtop_model_device_engine {
+	const char *name;
+	bool valid;			/* some client had a figure */
+	double pct;			/* sum over the device's shown clients */
+	bool over;
+	size_t nr_clients;		/* clients that contributed a figure */
+};
+
+struct drmtop_model_device {
+	const char *key;
+	const char *driver;
+	const char *pdev;
+	const char *node;
+	dev_t rdev;
+	size_t nr_clients;		/* shown clients of the device */
+	struct drmtop_model_device_engine *engines;
+	size_t nr_engines;
+	struct drmtop_model_region *regions;	/* sums over the shown clients */
+	size_t nr_regions;
+	uint64_t mem_total;		/* "total, else resident" over regions */
+};
+
+/* A client that closed since the previous refresh. */
+struct drmtop_model_closed_engine {
+	const char *name;
+	uint64_t busy_ns;
+	uint64_t jobs;
+};
+
+struct drmtop_model_closed {
+	bool from_bpf;			/* the tracer's close record (else fdinfo saw it go) */
+	const char *key;		/* fdinfo key of a client fdinfo saw go */
+	pid_t pid;
+	const char *comm;
+	const char *driver;
+	bool has_client_id;
+	uint64_t client_id;
+	struct drmtop_model_bpf bpf;	/* with from_bpf: identity, memory at close */
+	uint64_t open_ns, close_ns;
+	struct drmtop_model_closed_engine *engines;
+	size_t nr_engines;
+};
+
+/* What the tracer counted of its own: losses and notes. */
+enum drmtop_counter_kind {
+	DRMTOP_COUNTER_LOSS,		/* something was dropped or could not be attributed */
+	DRMTOP_COUNTER_NOTE,		/* informative (clients opened before attach, ...) */
+	DRMTOP_COUNTER_TOTAL,		/* totals, for cross-checks */
+};
+
+struct drmtop_model_counter {
+	const char *name;
+	enum drmtop_counter_kind kind;
+	uint64_t value;
+};
+
+struct drmtop_model_bpf_device {
+	const char *driver;
+	int minor;
+	uint64_t gem_objects, gem_bytes;
+};
+
+struct drmtop_model_scan {
+	unsigned int processes, fds, drm_fds, vanished, denied, errors, malformed_lines,
+		unsupported_format, no_client_id, kcmp_failed, new_clients, gone_clients;
+};
+
+struct drmtop_model {
+	unsigned long iteration;	/* frames shown, from 1 */
+	uint64_t realtime_ns;		/* CLOCK_REALTIME of the sample */
+	uint64_t mono_ns;		/* CLOCK_MONOTONIC of the sample */
+	uint64_t interval_ns;		/* since the previous sample, 0 at first */
+	enum drmtop_status status;
+	unsigned int device_nodes;
+	bool filtered;			/* -p given: clients, devices, closed are the wanted ones */
+
+	struct drmtop_model_device *devices;
+	size_t nr_devices;
+	/* Clients the driver reports (in_fdinfo), sorted by pid then fd, then tracer-only ones. */
+	struct drmtop_model_client *clients;
+	size_t nr_clients;
+	size_t nr_fdinfo_clients;	/* the first nr_fdinfo_clients have in_fdinfo */
+	struct drmtop_model_closed *closed;
+	size_t nr_closed;
+
+	bool bpf_active;
+	const char *bpf_reason;		/* why not, or what is attached */
+	struct drmtop_model_counter *counters;
+	size_t nr_counters;
+	struct drmtop_model_bpf_device *bpf_devices;
+	size_t nr_bpf_devices;
+
+	bool has_scan;
+	struct drmtop_model_scan scan;
+
+	/* Things the sampler had to say this refresh (a source failing, a part loading). */
+	const char **notes;
+	size_t nr_notes;
+
+	/* private: storage */
+	struct drmtop_model_pool *pool;
+};
+
+/* Sort keys, computed in the model so every view sorts alike. */
+enum drmtop_sort {
+	DRMTOP_SORT_BUSY,	/* highest summed engine busy first */
+	DRMTOP_SORT_MEMORY,	/* largest total memory first */
+	DRMTOP_SORT_PID,
+	DRMTOP_SORT_NAME,	/* command name */
+	DRMTOP_SORT_COUNT,
+};
+
+const char *drmtop_sort_name(enum drmtop_sort sort);
+/* qsort comparator over struct drmtop_model_client pointers; ties by pid, then fd. */
+int drmtop_model_cmp(const struct drmtop_model_client *a, const struct drmtop_model_client *b,
+		     enum drmtop_sort sort, bool reverse);
+
+void drmtop_model_fini(struct drmtop_model *m);
+
+/* Plain words for the status, e.g. "no DRM or accelerator device found". */
+const char *drmtop_status_message(enum drmtop_status status);
+const char *drmtop_status_name(enum drmtop_status status);
+
+/* The engine of @c called @name, or NULL. */
+const struct drmtop_model_engine *drmtop_model_engine(const struct drmtop_model_client *c,
+						      const char *name);
+
+#endif /* DRMTOP_MODEL_H */

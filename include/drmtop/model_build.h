@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * How the sources fill the model (include/drmtop/model.h). Only the sampler and tests include
+ * this: views never see the sources' own records.
+ */
+#ifndef DRMTOP_MODEL_BUILD_H
+#define DRMTOP_MODEL_BUILD_H
+
+#include "drmtop/bpf_reader.h"
+#include "drmtop/model.h"
+#include "drmtop/proc_scan.h"
+#include "drmtop/reconcile.h"
+
+struct drmtop_model_input {
+	uint64_t realtime_ns, mono_ns, interval_ns;
+	unsigned int device_nodes;
+
+	/* fdinfo scan: clients of this sample, those gone since the previous one, its counts */
+	const struct drm_client *clients;
+	size_t nr_clients;
+	const struct drm_client *gone;
+	size_t nr_gone;
+	const struct drm_scan_stats *stats;	/* NULL: no scan */
+
+	/* The tracer: NULL snap/rec when it is not active. */
+	bool bpf_active;
+	const char *bpf_reason;
+	const struct drmtop_bpf_snapshot *snap;
+	const struct drmtop_reconciler *rec;
+
+	/* -p: only clients held by these processes (none: all) */
+	const pid_t *pids;
+	size_t nr_pids;
+	double diverge_pct;		/* --diverge-threshold */
+
+	const char *const *notes;
+	size_t nr_notes;
+};
+
+/* Replaces @m's contents with the refresh described by @in. 0 or -ENOMEM (@m is then empty). */
+int drmtop_model_build(struct drmtop_model *m, const struct drmtop_model_input *in);
+
+/*
+ * Whether two rates over windows [fd_start, fd_end] and [bpf_start, bpf_end] (ns) disagree:
+ * the part of either window the other does not cover can hold at most its length of busy time,
+ * so that much difference is explained by the windows alone; beyond it plus @threshold_pct
+ * points, the sources disagree.
+ */
+bool drmtop_rates_diverge(double fd_pct, uint64_t fd_start, uint64_t fd_end, double bpf_pct,
+			  uint64_t bpf_start, uint64_t bpf_end, double threshold_pct);
+
+#endif /* DRMTOP_MODEL_BUILD_H */

@@ -1,0 +1,782 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Builds the model from the sources' outputs. Everything is copied into the model's pool, so
+ * the model outlives the sources' buffers until the next build.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/sysmacros.h>
+
+#include "drmtop/model_build.h"
+#include "drmtop/usage.h"
+#include "drmtop/util/pool.h"
+
+struct build {
+	struct drmtop_model *m;
+	const struct drmtop_model_input *in;
+	struct drmtop_model_pool *pool;
+	bool oom;
+};
+
+static const char *copy_str(struct build *b, const char *s)
+{
+	const char *d = pool_strdup(b->pool, s);
+
+	if (s && !d)
+		b->oom = true;
+	return d;
+}
+
+/* Fixed-size, maybe unterminated char arrays of the tracer's records. */
+static const char *copy_arr(struct build *b, const char *s, size_t max)
+{
+	const char *d = pool_strndup(b->pool, s, max);
+
+	if (!d)
+		b->oom = true;
+	return d;
+}
+
+static void *alloc_array(struct build *b, size_t n, size_t size)
+{
+	void *p = pool_array(b->pool, n ? n : 1, size);
+
+	if (!p)
+		b->oom = true;
+	return p;
+}
+
+static bool wants_pid(const struct drmtop_model_input *in, pid_t pid)
+{
+	size_t i;
+
+	if (!in->nr_pids)
+		return true;
+	for (i = 0; i < in->nr_pids; i++)
+		if (in->pids[i] == pid)
+			return true;
+	return false;
+}
+
+static bool shows_fdinfo_client(const struct drmtop_model_input *in, const struct drm_client *c)
+{
+	size_t i;
+
+	if (!in->nr_pids)
+		return true;
+	for (i = 0; i < c->nr_holders; i++)
+		if (wants_pid(in, c->holders[i].pid))
+			return true;
+	return false;
+}
+
+/* Kernel clients belong to no process: a -p filter leaves them out. */
+static bool shows_bpf_client(const struct drmtop_model_input *in, const struct drmtop_client *c)
+{
+	if (!in->nr_pids)
+		return true;
+	return !(c->flags & DRMTOP_CLIENT_KERNEL) && wants_pid(in, (pid_t)c->tgid);
+}
+
+bool drmtop_rates_diverge(double fd_pct, uint64_t fd_start, uint64_t fd_end, double bpf_pct,
+			  uint64_t bpf_start, uint64_t bpf_end, double threshold_pct)
+{
+	uint64_t off_start = fd_start > bpf_start ? fd_start - bpf_start : bpf_start - fd_start;
+	uint64_t off_end = fd_end > bpf_end ? fd_end - bpf_end : bpf_end - fd_end;
+	uint64_t span = fd_end - fd_start < bpf_end - bpf_start ? fd_end - fd_start
+								 : bpf_end - bpf_start;
+	double slack;
+
+	if (!span || fd_end < fd_start || bpf_end < bpf_start)
+		return false;
+	slack = 100.0 * (double)(off_start + off_end) / (double)span;
+	return fabs(fd_pct - bpf_pct) > threshold_pct + slack;
+}
+
+static const char *node_name(struct build *b, dev_t rdev)
+{
+	char node[64];
+
+	return copy_str(b, drm_node_name(rdev, node, sizeof(node)));
+}
+
+static void fill_fd_engine(struct drmtop_fd_engine *fe, const struct drm_fdinfo_engine *e,
+			   const struct drm_engine_usage *u, const struct drm_engine_track *t)
+{
+	bool over = false;
+
+	fe->busy_ns = e->busy_ns;
+	fe->capacity = e->capacity;
+	fe->cycles = e->cycles;
+	fe->total_cycles = e->total_cycles;
+	fe->maxfreq_hz = e->maxfreq_hz;
+	fe->busy_effective_ns = t ? t->busy_ns : e->busy_ns;
+	if (e->present & DRM_ENGINE_HAS_BUSY)
+		fe->flags |= DRMTOP_FD_BUSY;
+	if (e->present & DRM_ENGINE_HAS_CYCLES)
+		fe->flags |= DRMTOP_FD_CYCLES;
+	if (e->present & DRM_ENGINE_HAS_TOTAL_CYCLES)
+		fe->flags |= DRMTOP_FD_TOTAL_CYCLES;
+	if (e->present & DRM_ENGINE_HAS_MAXFREQ)
+		fe->flags |= DRMTOP_FD_MAXFREQ;
+	if (!u)
+		return;
+	if (u->flags & DRM_USAGE_BUSY_VALID) {
+		fe->flags |= DRMTOP_FD_BUSY_RATE;
+		fe->busy_delta_ns = u->busy_delta_ns;
+	}
+	if (u->flags & DRM_USAGE_CYCLES_VALID) {
+		fe->flags |= DRMTOP_FD_CYCLES_RATE;
+		fe->cycles_pct = u->cycles_pct;
+	}
+	if (u->flags & DRM_USAGE_BACKWARDS)
+		fe->flags |= DRMTOP_FD_BACKWARDS;
+	if (drm_engine_usage_pct(u, &fe->pct, &over)) {
+		fe->flags |= DRMTOP_FD_RATE;
+		if (over)
+			fe->flags |= DRMTOP_FD_OVER;
+	}
+}
+
+static const struct drm_engine_track *track_of(const struct drm_client *c, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < c->nr_tracks; i++)
+		if (c->tracks[i].name && !strcmp(c->tracks[i].name, name))
+			return &c->tracks[i];
+	return NULL;
+}
+
+static void fill_bpf_figures(struct drmtop_bpf_figures *bf, const struct drmtop_engine_view *ev)
+{
+	size_t i;
+
+	bf->busy_ns = ev->busy_ns;
+	bf->jobs = ev->jobs;
+	bf->has_rate = ev->has_rate;
+	bf->busy_delta_ns = ev->busy_delta_ns;
+	bf->jobs_delta = ev->jobs_delta;
+	bf->pct = ev->bpf_pct;
+	for (i = 0; i < DRMTOP_MODEL_LAT_BUCKETS && i < DRMTOP_LAT_BUCKETS; i++)
+		bf->lat_hist[i] = ev->lat_hist[i];
+}
+
+static void fill_bpf_identity(struct build *b, struct drmtop_model_bpf *mb,
+			      const struct drmtop_client *c)
+{
+	mb->uid = c->uid;
+	mb->kernel = c->flags & DRMTOP_CLIENT_KERNEL;
+	mb->opened_before_trace = c->flags & DRMTOP_CLIENT_LATE;
+	mb->tgid = c->tgid;
+	mb->comm = copy_arr(b, c->comm, sizeof(c->comm));
+	mb->driver = copy_arr(b, c->driver, sizeof(c->driver));
+	mb->has_client_id = c->client_id != 0;
+	mb->client_id = c->client_id;
+	mb->minor = c->minor_index;
+	mb->mem_total = c->mem_total;
+	mb->mem_imported = c->mem_imported;
+	mb->handles = c->handles;
+}
+
+static enum drmtop_model_match match_of(enum drmtop_match m)
+{
+	switch (m) {
+	case DRMTOP_MATCH_CLIENT_ID:
+		return DRMTOP_MODEL_MATCH_CLIENT_ID;
+	case DRMTOP_MATCH_FD:
+		return DRMTOP_MODEL_MATCH_FD;
+	case DRMTOP_MATCH_NONE:
+		break;
+	}
+	return DRMTOP_MODEL_MATCH_NONE;
+}
+
+/* The tracer's side of a client; for a matched one also the memory cross-check. */
+static struct drmtop_model_bpf *bpf_side(struct build *b, const struct drmtop_client_view *v,
+					 const struct drm_fdinfo *fi)
+{
+	struct drmtop_model_bpf *mb = pool_alloc(b->pool, sizeof(*mb));
+	uint64_t fd_total, big, diff;
+	bool any = false;
+
+	if (!mb) {
+		b->oom = true;
+		return NULL;
+	}
+	fill_bpf_identity(b, mb, &v->c);
+	mb->mem_shared = v->mem_shared;
+	mb->match = match_of(v->match);
+	if (!fi)
+		return mb;
+	fd_total = drm_fdinfo_total_bytes(fi, &any);
+	mb->fdinfo_total_bytes = fd_total;
+	/* A client opened before attach has buffers the tracer may have missed. */
+	mb->mem_compared = any && !mb->opened_before_trace;
+	if (mb->mem_compared) {
+		big = fd_total > mb->mem_total ? fd_total : mb->mem_total;
+		diff = fd_total > mb->mem_total ? fd_total - mb->mem_total
+						: mb->mem_total - fd_total;
+		mb->mem_diverged = (double)diff > b->in->diverge_pct / 100.0 * (double)big;
+	}
+	return mb;
+}
+
+static void fill_regions(struct build *b, struct drmtop_model_client *mc,
+			 const struct drm_fdinfo *fi)
+{
+	size_t i;
+
+	mc->regions = alloc_array(b, fi->nr_regions, sizeof(*mc->regions));
+	if (!mc->regions)
+		return;
+	mc->nr_regions = fi->nr_regions;
+	for (i = 0; i < fi->nr_regions; i++) {
+		const struct drm_fdinfo_region *r = &fi->regions[i];
+		struct drmtop_model_region *mr = &mc->regions[i];
+
+		mr->name = copy_str(b, r->name);
+		mr->present = (r->present & DRM_REGION_HAS_TOTAL ? DRMTOP_MEM_TOTAL : 0) |
+			      (r->present & DRM_REGION_HAS_SHARED ? DRMTOP_MEM_SHARED : 0) |
+			      (r->present & DRM_REGION_HAS_RESIDENT ? DRMTOP_MEM_RESIDENT : 0) |
+			      (r->present & DRM_REGION_HAS_PURGEABLE ? DRMTOP_MEM_PURGEABLE : 0) |
+			      (r->present & DRM_REGION_HAS_ACTIVE ? DRMTOP_MEM_ACTIVE : 0);
+		mr->total = r->total;
+		mr->shared = r->shared;
+		mr->resident = r->resident;
+		mr->purgeable = r->purgeable;
+		mr->active = r->active;
+		if (mr->present & DRMTOP_MEM_RESIDENT)
+			mc->mem_resident += r->resident;
+		if (mr->present & DRMTOP_MEM_SHARED)
+			mc->mem_shared += r->shared;
+	}
+	mc->mem_total = drm_fdinfo_total_bytes(fi, &mc->has_mem);
+}
+
+/* Engines of a client fdinfo reports: its own, then the tracer's engines it does not print. */
+static void fill_engines(struct build *b, struct drmtop_model_client *mc,
+			 const struct drm_client *c, const struct drmtop_client_view *v,
+			 uint64_t bpf_start, uint64_t bpf_end)
+{
+	const struct drm_fdinfo *fi = &c->info;
+	size_t i, j, max = fi->nr_engines + (v ? v->nr_engines : 0);
+
+	mc->engines = alloc_array(b, max, sizeof(*mc->engines));
+	if (!mc->engines)
+		return;
+	for (i = 0; i < fi->nr_engines; i++) {
+		struct drmtop_model_engine *me = &mc->engines[mc->nr_engines++];
+		const struct drm_fdinfo_engine *e = &fi->engines[i];
+
+		me->name = copy_str(b, e->name);
+		me->in_fdinfo = true;
+		fill_fd_engine(&me->fd, e, c->usage ? &c->usage[i] : NULL, track_of(c, e->name));
+		if (me->fd.flags & DRMTOP_FD_RATE) {
+			mc->busy_sum_pct += me->fd.pct;
+			mc->over |= me->fd.flags & DRMTOP_FD_OVER;
+		}
+	}
+	for (j = 0; v && j < v->nr_engines; j++) {
+		const struct drmtop_engine_view *ev = &v->engines[j];
+		struct drmtop_model_engine *me = NULL;
+
+		for (i = 0; i < fi->nr_engines && ev->in_fdinfo; i++)
+			if (!strcmp(mc->engines[i].name, ev->name))
+				me = &mc->engines[i];
+		if (!me) {
+			me = &mc->engines[mc->nr_engines++];
+			me->name = copy_arr(b, ev->name, sizeof(ev->name));
+		}
+		me->in_bpf = true;
+		fill_bpf_figures(&me->bpf, ev);
+		/* The driver's ns figure against the tracer's, each over its own window. */
+		if (me->in_fdinfo && (me->fd.flags & DRMTOP_FD_BUSY_RATE) &&
+		    (me->fd.flags & DRMTOP_FD_RATE) && me->bpf.has_rate)
+			me->diverged = drmtop_rates_diverge(me->fd.pct, c->sample_ns - c->dt_ns,
+							    c->sample_ns, me->bpf.pct, bpf_start,
+							    bpf_end, b->in->diverge_pct);
+		mc->diverged |= me->diverged;
+	}
+}
+
+static void fill_fdinfo_client(struct build *b, struct drmtop_model_client *mc,
+			       const struct drm_client *c, size_t index)
+{
+	const struct drm_fdinfo *fi = &c->info;
+	const struct drmtop_client_view *v = NULL;
+	__u64 bpf_start = 0, bpf_end = 0;
+	size_t i;
+
+	mc->key = copy_str(b, c->key);
+	mc->dev_key = copy_str(b, c->dev_key);
+	mc->driver = copy_str(b, fi->driver);
+	mc->pdev = copy_str(b, fi->pdev);
+	mc->node = node_name(b, c->rdev);
+	mc->rdev = c->rdev;
+	mc->accel = c->accel;
+	mc->pid = c->pid;
+	mc->fd = c->fd;
+	mc->comm = copy_str(b, c->comm);
+	mc->cmdline = copy_str(b, c->cmdline);
+	mc->has_client_id = fi->present & DRM_FDINFO_HAS_CLIENT_ID;
+	mc->client_id = fi->client_id;
+	mc->client_name = copy_str(b, fi->client_name);
+	mc->holders = alloc_array(b, c->nr_holders, sizeof(*mc->holders));
+	if (mc->holders) {
+		for (i = 0; i < c->nr_holders; i++) {
+			mc->holders[i].pid = c->holders[i].pid;
+			mc->holders[i].fd = c->holders[i].fd;
+		}
+		mc->nr_holders = c->nr_holders;
+	}
+	mc->in_fdinfo = true;
+	mc->fdinfo_format = drm_fdinfo_format_name(fi->format);
+	mc->unsupported_format = fi->format == DRM_FDINFO_FMT_AMDGPU_LEGACY;
+	mc->is_new = c->is_new;
+	mc->dt_ns = c->dt_ns;
+	mc->sample_ns = c->sample_ns;
+	mc->malformed_lines = fi->nr_malformed;
+	mc->extras = alloc_array(b, fi->nr_extras, sizeof(*mc->extras));
+	if (mc->extras) {
+		for (i = 0; i < fi->nr_extras; i++) {
+			mc->extras[i].key = copy_str(b, fi->extras[i].key);
+			mc->extras[i].value = copy_str(b, fi->extras[i].value);
+		}
+		mc->nr_extras = fi->nr_extras;
+	}
+	if (b->in->rec) {
+		v = drmtop_reconciled_for(b->in->rec, index);
+		drmtop_reconcile_window(b->in->rec, &bpf_start, &bpf_end);
+	}
+	fill_regions(b, mc, fi);
+	fill_engines(b, mc, c, v, bpf_start, bpf_end);
+	if (v) {
+		mc->bpf = bpf_side(b, v, fi);
+		if (mc->bpf)
+			mc->diverged |= mc->bpf->mem_diverged;
+	}
+}
+
+/* A client only the tracer sees: driver jobs, or a process out of fdinfo's sight. */
+static void fill_bpf_client(struct build *b, struct drmtop_model_client *mc,
+			    const struct drmtop_client_view *v)
+{
+	const struct drmtop_client *c = &v->c;
+	char key[32];
+	size_t i;
+
+	snprintf(key, sizeof(key), "bpf:%llu", (unsigned long long)c->uid);
+	mc->key = copy_str(b, key);
+	mc->driver = copy_arr(b, c->driver, sizeof(c->driver));
+	mc->comm = c->flags & DRMTOP_CLIENT_KERNEL ? copy_str(b, "[kernel]")
+						   : copy_arr(b, c->comm, sizeof(c->comm));
+	if (c->dev_major || c->dev_minor) {
+		mc->rdev = makedev(c->dev_major, c->dev_minor);
+		mc->node = node_name(b, mc->rdev);
+	}
+	mc->pid = (pid_t)c->tgid;
+	mc->fd = -1;
+	mc->has_client_id = c->client_id != 0;
+	mc->client_id = c->client_id;
+	mc->fdinfo_format = "none";
+	mc->engines = alloc_array(b, v->nr_engines, sizeof(*mc->engines));
+	if (mc->engines) {
+		for (i = 0; i < v->nr_engines; i++) {
+			struct drmtop_model_engine *me = &mc->engines[i];
+
+			me->name = copy_arr(b, v->engines[i].name, sizeof(v->engines[i].name));
+			me->in_bpf = true;
+			fill_bpf_figures(&me->bpf, &v->engines[i]);
+			if (me->bpf.has_rate)
+				mc->busy_sum_pct += me->bpf.pct;
+		}
+		mc->nr_engines = v->nr_engines;
+	}
+	mc->bpf = bpf_side(b, v, NULL);
+	if (mc->bpf) {
+		mc->has_mem = true;
+		mc->mem_total = mc->bpf->mem_total;
+		mc->mem_shared = mc->bpf->mem_shared;
+	}
+}
+
+static struct drmtop_model_device_engine *dev_engine(struct build *b,
+						     struct drmtop_model_device *d,
+						     const char *name, size_t max)
+{
+	size_t i;
+
+	for (i = 0; i < d->nr_engines; i++)
+		if (!strcmp(d->engines[i].name, name))
+			return &d->engines[i];
+	if (d->nr_engines == max)
+		return NULL;
+	d->engines[d->nr_engines].name = copy_str(b, name);
+	return &d->engines[d->nr_engines++];
+}
+
+static struct drmtop_model_region *dev_region(struct build *b, struct drmtop_model_device *d,
+					      const char *name, size_t max)
+{
+	size_t i;
+
+	for (i = 0; i < d->nr_regions; i++)
+		if (!strcmp(d->regions[i].name, name))
+			return &d->regions[i];
+	if (d->nr_regions == max)
+		return NULL;
+	d->regions[d->nr_regions].name = copy_str(b, name);
+	return &d->regions[d->nr_regions++];
+}
+
+/* Saturating: a sum that no longer fits is pinned at the maximum instead of wrapping. */
+static void add_sat(uint64_t *sum, uint64_t v)
+{
+	*sum = v > UINT64_MAX - *sum ? UINT64_MAX : *sum + v;
+}
+
+/* Per-device totals over the clients shown, devices in order of first appearance. */
+static void build_devices(struct build *b)
+{
+	struct drmtop_model *m = b->m;
+	size_t i, j, k, max_eng = 0, max_reg = 0;
+
+	for (i = 0; i < m->nr_fdinfo_clients; i++) {
+		max_eng += m->clients[i].nr_engines;
+		max_reg += m->clients[i].nr_regions;
+	}
+	m->devices = alloc_array(b, m->nr_fdinfo_clients, sizeof(*m->devices));
+	if (!m->devices)
+		return;
+	for (i = 0; i < m->nr_fdinfo_clients && !b->oom; i++) {
+		struct drmtop_model_client *c = &m->clients[i];
+		struct drmtop_model_device *d = NULL;
+
+		for (j = 0; j < m->nr_devices && !d; j++)
+			if (!strcmp(m->devices[j].key, c->dev_key))
+				d = &m->devices[j];
+		if (!d) {
+			d = &m->devices[m->nr_devices++];
+			d->key = c->dev_key;
+			d->node = c->node;
+			d->rdev = c->rdev;
+			d->engines = alloc_array(b, max_eng, sizeof(*d->engines));
+			d->regions = alloc_array(b, max_reg, sizeof(*d->regions));
+			if (!d->engines || !d->regions)
+				return;
+		}
+		c->device = d;
+		if (!d->driver)
+			d->driver = c->driver;
+		if (!d->pdev)
+			d->pdev = c->pdev;
+		d->nr_clients++;
+		for (k = 0; k < c->nr_engines; k++) {
+			const struct drmtop_model_engine *e = &c->engines[k];
+			struct drmtop_model_device_engine *de;
+
+			if (!e->in_fdinfo)
+				continue;
+			de = dev_engine(b, d, e->name, max_eng);
+			if (!de || !(e->fd.flags & DRMTOP_FD_RATE))
+				continue;
+			de->pct += e->fd.pct;
+			de->valid = true;
+			de->over |= (e->fd.flags & DRMTOP_FD_OVER) || de->pct > 100.0;
+			de->nr_clients++;
+		}
+		for (k = 0; k < c->nr_regions; k++) {
+			const struct drmtop_model_region *cr = &c->regions[k];
+			struct drmtop_model_region *r = dev_region(b, d, cr->name, max_reg);
+
+			if (!r)
+				continue;
+			r->present |= cr->present;
+			add_sat(&r->total, cr->total);
+			add_sat(&r->shared, cr->shared);
+			add_sat(&r->resident, cr->resident);
+			add_sat(&r->purgeable, cr->purgeable);
+			add_sat(&r->active, cr->active);
+		}
+	}
+	for (i = 0; i < m->nr_devices; i++) {
+		struct drmtop_model_device *d = &m->devices[i];
+
+		for (k = 0; k < d->nr_regions; k++)
+			add_sat(&d->mem_total, (d->regions[k].present & DRMTOP_MEM_TOTAL)
+						       ? d->regions[k].total
+						       : d->regions[k].resident);
+	}
+}
+
+static void fill_closed_bpf(struct build *b, struct drmtop_model_closed *mc,
+			    const struct drmtop_bpf_client *bc)
+{
+	size_t i;
+
+	mc->from_bpf = true;
+	fill_bpf_identity(b, &mc->bpf, &bc->c);
+	mc->bpf.mem_shared = bc->c.mem_shared;
+	mc->pid = (pid_t)bc->c.tgid;
+	mc->comm = mc->bpf.comm;
+	mc->driver = mc->bpf.driver;
+	mc->has_client_id = mc->bpf.has_client_id;
+	mc->client_id = mc->bpf.client_id;
+	mc->open_ns = bc->c.open_ns;
+	mc->close_ns = bc->c.close_ns;
+	mc->engines = alloc_array(b, bc->n_engines, sizeof(*mc->engines));
+	if (!mc->engines)
+		return;
+	for (i = 0; i < bc->n_engines; i++) {
+		mc->engines[i].name = copy_arr(b, bc->engines[i].name, sizeof(bc->engines[i].name));
+		mc->engines[i].busy_ns = bc->engines[i].busy_ns;
+		mc->engines[i].jobs = bc->engines[i].jobs;
+	}
+	mc->nr_engines = bc->n_engines;
+}
+
+static void build_closed(struct build *b)
+{
+	const struct drmtop_model_input *in = b->in;
+	const struct drmtop_bpf_snapshot *s = in->snap;
+	size_t i, max = in->nr_gone + (s ? s->n_closed : 0);
+	struct drmtop_model *m = b->m;
+
+	m->closed = alloc_array(b, max, sizeof(*m->closed));
+	if (!m->closed)
+		return;
+	for (i = 0; i < in->nr_gone; i++) {
+		const struct drm_client *c = &in->gone[i];
+		struct drmtop_model_closed *mc;
+
+		if (!shows_fdinfo_client(in, c))
+			continue;
+		mc = &m->closed[m->nr_closed++];
+		mc->key = copy_str(b, c->key);
+		mc->pid = c->pid;
+		mc->comm = copy_str(b, c->comm);
+		mc->driver = copy_str(b, c->info.driver);
+		mc->has_client_id = c->info.present & DRM_FDINFO_HAS_CLIENT_ID;
+		mc->client_id = c->info.client_id;
+	}
+	for (i = 0; s && i < s->n_closed; i++) {
+		if (!shows_bpf_client(in, &s->closed[i].c))
+			continue;
+		fill_closed_bpf(b, &m->closed[m->nr_closed++], &s->closed[i]);
+	}
+}
+
+static enum drmtop_counter_kind counter_kind(unsigned int i)
+{
+	if (i == DRMTOP_CNT_CLIENT_LATE || i == DRMTOP_CNT_ADOPTED)
+		return DRMTOP_COUNTER_NOTE;
+	if (i >= DRMTOP_CNT_JOBS_QUEUED)
+		return DRMTOP_COUNTER_TOTAL;
+	return DRMTOP_COUNTER_LOSS;
+}
+
+static void build_bpf_summary(struct build *b)
+{
+	const struct drmtop_bpf_snapshot *s = b->in->snap;
+	struct drmtop_model *m = b->m;
+	size_t i;
+
+	if (!s)
+		return;
+	m->counters = alloc_array(b, DRMTOP_CNT_MAX, sizeof(*m->counters));
+	if (m->counters) {
+		for (i = 0; i < DRMTOP_CNT_MAX; i++) {
+			m->counters[i].name = drmtop_bpf_counter_name(i);
+			m->counters[i].kind = counter_kind(i);
+			m->counters[i].value = s->counters[i];
+		}
+		m->nr_counters = DRMTOP_CNT_MAX;
+	}
+	m->bpf_devices = alloc_array(b, s->n_devices, sizeof(*m->bpf_devices));
+	if (!m->bpf_devices)
+		return;
+	for (i = 0; i < s->n_devices; i++) {
+		const struct drmtop_device *d = &s->devices[i].d;
+
+		m->bpf_devices[i].driver = copy_arr(b, d->driver, sizeof(d->driver));
+		m->bpf_devices[i].minor = d->primary_index;
+		m->bpf_devices[i].gem_objects = d->gem_objects;
+		m->bpf_devices[i].gem_bytes = d->gem_bytes;
+	}
+	m->nr_bpf_devices = s->n_devices;
+}
+
+static void build_scan(struct build *b)
+{
+	const struct drm_scan_stats *st = b->in->stats;
+	struct drmtop_model_scan *ms = &b->m->scan;
+
+	if (!st)
+		return;
+	b->m->has_scan = true;
+	ms->processes = st->pids;
+	ms->fds = st->fds;
+	ms->drm_fds = st->drm_fds;
+	ms->vanished = st->vanished;
+	ms->denied = st->denied;
+	ms->errors = st->errors;
+	ms->malformed_lines = st->malformed_lines;
+	ms->unsupported_format = st->unsupported;
+	ms->no_client_id = st->no_client_id;
+	ms->kcmp_failed = st->kcmp_failed;
+	ms->new_clients = st->new_clients;
+	ms->gone_clients = st->gone_clients;
+}
+
+static void build_clients(struct build *b)
+{
+	const struct drmtop_model_input *in = b->in;
+	const struct drmtop_client_view *views = NULL;
+	struct drmtop_model *m = b->m;
+	size_t i, nr_views = 0;
+
+	if (in->rec)
+		views = drmtop_reconciled(in->rec, &nr_views);
+	m->clients = alloc_array(b, in->nr_clients + nr_views, sizeof(*m->clients));
+	if (!m->clients)
+		return;
+	for (i = 0; i < in->nr_clients && !b->oom; i++)
+		if (shows_fdinfo_client(in, &in->clients[i]))
+			fill_fdinfo_client(b, &m->clients[m->nr_clients++], &in->clients[i], i);
+	m->nr_fdinfo_clients = m->nr_clients;
+	for (i = 0; i < nr_views && !b->oom; i++)
+		if (views[i].match == DRMTOP_MATCH_NONE && shows_bpf_client(in, &views[i].c))
+			fill_bpf_client(b, &m->clients[m->nr_clients++], &views[i]);
+}
+
+int drmtop_model_build(struct drmtop_model *m, const struct drmtop_model_input *in)
+{
+	struct build b = { .m = m, .in = in };
+	size_t i;
+
+	drmtop_model_fini(m);
+	b.pool = pool_new();
+	if (!b.pool)
+		return -ENOMEM;
+	m->pool = b.pool;
+	m->realtime_ns = in->realtime_ns;
+	m->mono_ns = in->mono_ns;
+	m->interval_ns = in->interval_ns;
+	m->device_nodes = in->device_nodes;
+	m->filtered = in->nr_pids != 0;
+	m->bpf_active = in->bpf_active;
+	m->bpf_reason = copy_str(&b, in->bpf_reason);
+
+	build_clients(&b);
+	build_devices(&b);
+	build_closed(&b);
+	build_bpf_summary(&b);
+	build_scan(&b);
+	m->notes = alloc_array(&b, in->nr_notes, sizeof(*m->notes));
+	for (i = 0; m->notes && i < in->nr_notes; i++)
+		m->notes[m->nr_notes++] = copy_str(&b, in->notes[i]);
+
+	/* Status speaks of the machine, not of the filter. */
+	if (in->nr_clients)
+		m->status = DRMTOP_STATUS_OK;
+	else if (in->device_nodes)
+		m->status = DRMTOP_STATUS_NO_CLIENT;
+	else
+		m->status = DRMTOP_STATUS_NO_DEVICE;
+	if (b.oom) {
+		drmtop_model_fini(m);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void drmtop_model_fini(struct drmtop_model *m)
+{
+	pool_free(m->pool);
+	memset(m, 0, sizeof(*m));
+}
+
+const struct drmtop_model_engine *drmtop_model_engine(const struct drmtop_model_client *c,
+						      const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < c->nr_engines; i++)
+		if (!strcmp(c->engines[i].name, name))
+			return &c->engines[i];
+	return NULL;
+}
+
+const char *drmtop_sort_name(enum drmtop_sort sort)
+{
+	switch (sort) {
+	case DRMTOP_SORT_BUSY:
+		return "busy";
+	case DRMTOP_SORT_MEMORY:
+		return "memory";
+	case DRMTOP_SORT_PID:
+		return "pid";
+	case DRMTOP_SORT_NAME:
+		return "name";
+	case DRMTOP_SORT_COUNT:
+		break;
+	}
+	return "?";
+}
+
+int drmtop_model_cmp(const struct drmtop_model_client *a, const struct drmtop_model_client *b,
+		     enum drmtop_sort sort, bool reverse)
+{
+	int r = 0;
+
+	switch (sort) {
+	case DRMTOP_SORT_BUSY:
+		if (a->busy_sum_pct != b->busy_sum_pct)
+			r = a->busy_sum_pct < b->busy_sum_pct ? 1 : -1;
+		break;
+	case DRMTOP_SORT_MEMORY:
+		if (a->mem_total != b->mem_total)
+			r = a->mem_total < b->mem_total ? 1 : -1;
+		break;
+	case DRMTOP_SORT_NAME:
+		r = strcmp(a->comm ? a->comm : "", b->comm ? b->comm : "");
+		break;
+	default:
+		break;
+	}
+	if (!r && a->pid != b->pid)
+		r = a->pid < b->pid ? -1 : 1;
+	if (!r && a->fd != b->fd)
+		r = a->fd < b->fd ? -1 : 1;
+	return reverse ? -r : r;
+}
+
+const char *drmtop_status_message(enum drmtop_status status)
+{
+	switch (status) {
+	case DRMTOP_STATUS_OK:
+		return "ok";
+	case DRMTOP_STATUS_NO_CLIENT:
+		return "no process has a DRM or accelerator device open";
+	case DRMTOP_STATUS_NO_DEVICE:
+		return "no DRM or accelerator device found";
+	}
+	return "?";
+}
+
+const char *drmtop_status_name(enum drmtop_status status)
+{
+	switch (status) {
+	case DRMTOP_STATUS_OK:
+		return "ok";
+	case DRMTOP_STATUS_NO_CLIENT:
+		return "no_client";
+	case DRMTOP_STATUS_NO_DEVICE:
+		return "no_device";
+	}
+	return "?";
+}

@@ -1,0 +1,22 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <time.h>
+
+#include "drmtop/util/clock.h"
+
+static uint64_t read_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t drmtop_mono_ns(void)
+{
+	return read_ns(CLOCK_MONOTONIC);
+}
+
+uint64_t drmtop_real_ns(void)
+{
+	return read_ns(CLOCK_REALTIME);
+}
