@@ -155,10 +155,16 @@ struct drmtop_model_client {
 	struct drmtop_model_region *regions;
 	size_t nr_regions;
 
-	/* Derived once: memory over all regions ("total, else resident"), sort keys. */
+	/*
+	 * Derived once: memory over all regions ("total, else resident"), sort keys. A figure no
+	 * region printed is absent (has_* false), never 0: 7.x prints drm-resident-* only once some
+	 * buffer reports that status.
+	 */
 	bool has_mem;
 	uint64_t mem_total;
+	bool has_resident;
 	uint64_t mem_resident;
+	bool has_shared;
 	uint64_t mem_shared;
 	double busy_sum_pct;		/* sum of the shown engine figures */
 	bool over;			/* some engine figure over 100 % */

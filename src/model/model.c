@@ -249,10 +249,14 @@ static void fill_regions(struct build *b, struct drmtop_model_client *mc,
 		mr->resident = r->resident;
 		mr->purgeable = r->purgeable;
 		mr->active = r->active;
-		if (mr->present & DRMTOP_MEM_RESIDENT)
+		if (mr->present & DRMTOP_MEM_RESIDENT) {
+			mc->has_resident = true;
 			mc->mem_resident += r->resident;
-		if (mr->present & DRMTOP_MEM_SHARED)
+		}
+		if (mr->present & DRMTOP_MEM_SHARED) {
+			mc->has_shared = true;
 			mc->mem_shared += r->shared;
+		}
 	}
 	mc->mem_total = drm_fdinfo_total_bytes(fi, &mc->has_mem);
 }
@@ -398,7 +402,7 @@ static void fill_bpf_client(struct build *b, struct drmtop_model_client *mc,
 	}
 	mc->bpf = bpf_side(b, v, NULL);
 	if (mc->bpf) {
-		mc->has_mem = true;
+		mc->has_mem = mc->has_shared = true;
 		mc->mem_total = mc->bpf->mem_total;
 		mc->mem_shared = mc->bpf->mem_shared;
 	}

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The -J record. Keys are snake_case with the unit in the name (busy_ns, total_bytes, busy_pct).
- * A figure the driver did not print is left out, not written as 0; a rate that cannot be known
- * yet (new client, zero interval) is null.
+ * A memory figure the driver did not print is null, never 0; an engine counter it did not print
+ * is left out; a rate that cannot be known yet (new client, zero interval) is null.
  */
 #include <stdio.h>
 #include <string.h>
@@ -36,13 +36,11 @@ static void json_fd_engine(struct json_writer *w, const struct drmtop_model_engi
 	jw_object_end(w);
 }
 
+/* A key the driver did not print is null: not reported, which is not 0. */
 static void json_u64_if(struct json_writer *w, unsigned int present, unsigned int bit,
 			const char *key, uint64_t v)
 {
-	if (!(present & bit))
-		return;
-	jw_key(w, key);
-	jw_u64(w, v);
+	jw_kv_u64_or_null(w, key, present & bit, v);
 }
 
 static void json_region(struct json_writer *w, const struct drmtop_model_region *r)

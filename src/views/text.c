@@ -96,6 +96,12 @@ static void device_header(struct sink *s, const struct drmtop_model_device *d)
 	flush(s, DRMTOP_LINE_HEADER);
 }
 
+/* A memory figure, or "-" when the driver printed none (absent is not zero). */
+static const char *mem_cell(char *buf, size_t len, bool has, uint64_t bytes)
+{
+	return has ? drmtop_fmt_bytes(buf, len, bytes) : "-";
+}
+
 static void client_row(struct sink *s, const struct drmtop_model_device *d,
 		       const struct drmtop_model_client *c)
 {
@@ -108,9 +114,9 @@ static void client_row(struct sink *s, const struct drmtop_model_device *d,
 		  id);
 	for (j = 0; j < d->nr_engines; j++)
 		engine_cell(&s->sb, c, d->engines[j].name);
-	sb_printf(&s->sb, " %10s %10s %10s  ", drmtop_fmt_bytes(tot, sizeof(tot), c->mem_total),
-		  drmtop_fmt_bytes(res, sizeof(res), c->mem_resident),
-		  drmtop_fmt_bytes(shr, sizeof(shr), c->mem_shared));
+	sb_printf(&s->sb, " %10s %10s %10s  ", mem_cell(tot, sizeof(tot), c->has_mem, c->mem_total),
+		  mem_cell(res, sizeof(res), c->has_resident, c->mem_resident),
+		  mem_cell(shr, sizeof(shr), c->has_shared, c->mem_shared));
 	for (j = 0; j < c->nr_holders; j++)
 		sb_printf(&s->sb, "%s%d/%d", j ? "," : "", (int)c->holders[j].pid,
 			  c->holders[j].fd);

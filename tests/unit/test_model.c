@@ -191,6 +191,38 @@ static void test_derived_memory_and_sort(void **state)
 	drmtop_model_fini(&m);
 }
 
+/*
+ * Absent is not zero: a 7.x client with no buffer that reports a status prints drm-total-* but
+ * no drm-resident-*; its resident figure is "-" in text and null in JSON (it was "0 B"), and
+ * the tracer's memory is still compared against the total it did print.
+ */
+static void test_absent_is_not_zero(void **state)
+{
+	struct drmtop_model_input in = { .diverge_pct = 5.0 };
+	struct drmtop_model m = { 0 };
+	struct fake_fdinfo a;
+	char *text, *json;
+
+	(void)state;
+	fake_fdinfo_init(&a, 1, "gfx", 10.0, 8192, 10, 3);
+	identity(&a, "kA", "alpha");
+	a.reg.present = DRM_REGION_HAS_TOTAL;
+	in.clients = &a.c;
+	in.nr_clients = 1;
+	assert_int_equal(drmtop_model_build(&m, &in), 0);
+	assert_true(m.clients[0].has_mem);
+	assert_false(m.clients[0].has_resident);
+	assert_false(m.clients[0].has_shared);
+	text = render(drmtop_text_frame, &m);
+	json = render(drmtop_json_frame, &m);
+	assert_non_null(strstr(text, "8.0 KiB          -          -"));
+	assert_non_null(strstr(json, "\"total_bytes\":8192,\"shared_bytes\":null,"
+				     "\"resident_bytes\":null"));
+	free(text);
+	free(json);
+	drmtop_model_fini(&m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -198,6 +230,7 @@ int main(void)
 		cmocka_unit_test(test_divergence_windows),
 		cmocka_unit_test(test_notes_reach_views),
 		cmocka_unit_test(test_derived_memory_and_sort),
+		cmocka_unit_test(test_absent_is_not_zero),
 	};
 
 	return cmocka_run_group_tests_name("model", tests, NULL, NULL);
