@@ -56,7 +56,8 @@ struct drmtop_bpf_figures {
 	uint64_t busy_delta_ns;		/* over the tracer's interval, with has_rate */
 	uint64_t jobs_delta;
 	double pct;
-	uint64_t lat_hist[DRMTOP_MODEL_LAT_BUCKETS];	/* queue-to-run latency since attach */
+	/* queue-to-run latency since attach */
+	uint64_t lat_hist[DRMTOP_MODEL_LAT_BUCKETS];
 };
 
 /* One engine of one client, from either source or both. */
@@ -150,7 +151,8 @@ struct drmtop_model_client {
 	struct drmtop_model_extra *extras;
 	size_t nr_extras;
 
-	struct drmtop_model_engine *engines;	/* fdinfo's engines in its order, then tracer-only */
+	/* fdinfo's engines in its order, then those only the tracer has */
+	struct drmtop_model_engine *engines;
 	size_t nr_engines;
 	struct drmtop_model_region *regions;
 	size_t nr_regions;
