@@ -50,7 +50,7 @@ struct drmtop_fd_engine {
 };
 
 struct drmtop_bpf_figures {
-	uint64_t busy_ns;		/* since attach, all rings feeding the engine, running job incl. */
+	uint64_t busy_ns;	/* since attach, all the engine's rings, running job too */
 	uint64_t jobs;
 	bool has_rate;
 	uint64_t busy_delta_ns;		/* over the tracer's interval, with has_rate */
