@@ -63,6 +63,20 @@ struct drmtop_bpf_snapshot {
 	__u64 counters[DRMTOP_CNT_MAX];	/* enum drmtop_counter; names: drmtop_bpf_counter_name() */
 };
 
+/* The kernel's own figures of one loaded program (struct bpf_prog_info). */
+struct drmtop_bpf_prog_stat {
+	char name[48];
+	__u64 run_cnt;			/* runs; with BPF stats enabled only */
+	__u64 run_time_ns;
+	__u64 recursion_misses;		/* runs the kernel skipped: events the tracer missed */
+};
+
+#define DRMTOP_BPF_MAX_PROGS	48
+
+/* Fills @out with up to @max loaded programs of both parts; returns how many. */
+size_t drmtop_bpf_prog_stats(const struct drmtop_bpf *b, struct drmtop_bpf_prog_stat *out,
+			     size_t max);
+
 /* Fills @s (free it with drmtop_bpf_snapshot_free). Returns 0 or a negative errno. */
 int drmtop_bpf_snapshot(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s);
 void drmtop_bpf_snapshot_free(struct drmtop_bpf_snapshot *s);
