@@ -15,6 +15,8 @@
 #include <cmocka.h>
 
 #include "drmtop/drivers.h"
+#include "drmtop/fdinfo.h"
+#include "fixture.h"
 
 #define EXE DRMTOP_TIMING_EXECUTION
 #define OCC DRMTOP_TIMING_OCCUPANCY
@@ -244,6 +246,47 @@ static void fallback_for_unknown_drivers(void **state)
 	assert_true(known);
 }
 
+/*
+ * The other direction, against real fdinfo (../shared/fdinfo_samples): every engine a driver's
+ * fdinfo printed is fed by some ring of the table, so no figure is left without a ring to
+ * compare with.
+ */
+static void sample_engines_have_rings(void **state)
+{
+	static const char *const files[] = { "amdgpu.txt", "msm.txt", "panfrost.txt", "v3d.txt" };
+	size_t f, s, e, r, checked = 0;
+
+	(void)state;
+	for (f = 0; f < sizeof(files) / sizeof(files[0]); f++) {
+		struct fx_file fx;
+
+		fx_load(files[f], &fx);
+		for (s = 0; s < fx.nr; s++) {
+			const struct drmtop_driver_info *d;
+			struct drm_fdinfo fi;
+
+			drm_fdinfo_init(&fi);
+			assert_int_equal(drm_fdinfo_parse(&fi, fx.samples[s].text, fx.samples[s].len),
+					 0);
+			d = drmtop_driver_find(fi.driver);
+			for (e = 0; d && e < fi.nr_engines; e++) {
+				bool fed = false;
+
+				for (r = 0; r < d->nr_rings && !fed; r++)
+					fed = d->rings[r].engine &&
+					      !strcmp(d->rings[r].engine, fi.engines[e].name);
+				if (!fed)
+					fail_msg("%s sample %zu: no ring feeds engine %s", files[f], s,
+						 fi.engines[e].name);
+				checked++;
+			}
+			drm_fdinfo_free(&fi);
+		}
+		fx_free(&fx);
+	}
+	assert_true(checked >= 10);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -257,6 +300,7 @@ int main(void)
 		cmocka_unit_test(lookup_and_table),
 		cmocka_unit_test(kernel_client_ids),
 		cmocka_unit_test(fallback_for_unknown_drivers),
+		cmocka_unit_test(sample_engines_have_rings),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
