@@ -262,12 +262,12 @@ static void sample_engines_have_rings(void **state)
 
 		fx_load(files[f], &fx);
 		for (s = 0; s < fx.nr; s++) {
+			const struct fx_sample *x = &fx.samples[s];
 			const struct drmtop_driver_info *d;
 			struct drm_fdinfo fi;
 
 			drm_fdinfo_init(&fi);
-			assert_int_equal(drm_fdinfo_parse(&fi, fx.samples[s].text, fx.samples[s].len),
-					 0);
+			assert_int_equal(drm_fdinfo_parse(&fi, x->text, x->len), 0);
 			d = drmtop_driver_find(fi.driver);
 			for (e = 0; d && e < fi.nr_engines; e++) {
 				bool fed = false;
