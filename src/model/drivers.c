@@ -26,7 +26,8 @@
  * dec (UVD and VCN_DEC), enc (VCE and VCN_ENC), enc_1 (UVD_ENC), jpeg, vpe (6.12+)).
  * "scheduled" is signalled when the job is run: run -> done is exactly what fdinfo counts.
  * Names from the sprintf(ring->name, ...) of each IP block; kiq_*, mes_*, mes_kiq_*, umsch,
- * cper and the MES self-test rings set no_scheduler and never reach drm_sched.
+ * cper, the MES self-test rings (and gfx_v11 rings with disable_kq, 7.2) set no_scheduler and
+ * never reach drm_sched.
  */
 static const struct drmtop_ring_rule amdgpu_rings[] = {
 	/* gfx_v6..v9: "gfx"; gfx_v9 second ring "gfx_%d"; gfx_v10..v12 "gfx_%d.%d.%d" (me.pipe.
@@ -40,7 +41,7 @@ static const struct drmtop_ring_rule amdgpu_rings[] = {
 	{ "page*", "dma", DEF },
 	/* uvd_v6/v7: "uvd_enc%d", "uvd_enc_%d.%d": type UVD_ENC -> enc_1; before "uvd*" */
 	{ "uvd_enc*", "enc_1", DEF },
-	/* uvd_v4..v7: "uvd", "uvd_%d" */
+	/* uvd_v3_1..v6_0: "uvd"; uvd_v7_0 (two instances): "uvd_%d" */
 	{ "uvd*", "dec", DEF },
 	/* vce_v2..v4: "vce%d" */
 	{ "vce*", "enc", DEF },
@@ -48,11 +49,11 @@ static const struct drmtop_ring_rule amdgpu_rings[] = {
 	{ "vcn_dec*", "dec", DEF },
 	/* vcn_v1..v3: "vcn_enc%d", "vcn_enc_%d.%d" */
 	{ "vcn_enc*", "enc", DEF },
-	/* vcn_v4+/v5: "vcn_unified_%d", type VCN_ENC: decode goes there through the ENC hw_ip */
+	/* vcn_v4_0+ and vcn_v5_0_*: "vcn_unified_%d", type VCN_ENC: decode goes there through the ENC hw_ip */
 	{ "vcn_unified_*", "enc", DEF },
-	/* jpeg_v1..v5: "jpeg_dec", "jpeg_dec_%d", "jpeg_dec_%d.%d" (6.12+) */
+	/* jpeg_v*: "jpeg_dec", "jpeg_dec_%d"; jpeg_v4_0_3+ (6.12+): "jpeg_dec_%d.%d" */
 	{ "jpeg_dec*", "jpeg", DEF },
-	/* vpe_v6_1 (6.12+): snprintf(ring->name, 4, "vpe") */
+	/* amdgpu_vpe.c (6.12+): snprintf(ring->name, 4, "vpe") */
 	{ "vpe", "vpe", DEF },
 };
 

@@ -89,7 +89,7 @@ static void amdgpu(void **state)
 	      /* jpeg_v1_0.c "jpeg_dec"; jpeg_v2_5.c "jpeg_dec_%d"; jpeg_v4_0_3.c "jpeg_dec_%d.%d" */
 	      { "jpeg_dec", "jpeg", EXE }, { "jpeg_dec_1", "jpeg", EXE },
 	      { "jpeg_dec_0.3", "jpeg", EXE },
-	      /* vpe_v6_1.c (via amdgpu_vpe.c) "vpe" */
+	      /* amdgpu_vpe.c "vpe" */
 	      { "vpe", "vpe", EXE },
 	      /* no_scheduler rings never run jobs; if one did, it is unmapped, not guessed */
 	      { "kiq_0.2.1.0", UNMAPPED, EXE }, { "mes_3.0.0", UNMAPPED, EXE },
