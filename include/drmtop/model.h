@@ -67,6 +67,12 @@ struct drmtop_model_engine {
 	struct drmtop_fd_engine fd;	/* valid with in_fdinfo */
 	bool in_bpf;			/* the tracer has figures (a matched client has all) */
 	struct drmtop_bpf_figures bpf;	/* valid with in_bpf */
+	/*
+	 * The tracer's run -> done includes time the job did not execute (firmware-scheduled
+	 * queues, preemptible rings): its figure is at least fdinfo's, never a lie when higher.
+	 */
+	bool occupancy;
+	bool unmapped;			/* fed by rings the driver table does not map */
 	bool diverged;			/* both rates known and too far apart */
 };
 

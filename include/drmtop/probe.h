@@ -26,7 +26,6 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#include "drmtop/bpf_tracer.h"
 
 struct btf;
 
@@ -53,6 +52,15 @@ struct drmtop_probe_device {
 	char driver[64];	/* sysfs device/driver basename, "" when unbound or unreadable */
 	char parent[96];	/* sysfs device basename: PCI address, platform device name */
 	bool in_table;		/* driver is in the driver table (drmtop_driver_find) */
+};
+
+/* One of the tracer's programs as the probe reports it: a copy, so its views need no tracer. */
+struct drmtop_probe_hook {
+	char part[8];		/* "drm" or "sched" */
+	char prog[48];		/* BPF program name */
+	char target[64];	/* section, e.g. "tp_btf/drm_run_job" */
+	bool attached;
+	char why[128];		/* empty when attached */
 };
 
 struct drmtop_probe {
@@ -83,7 +91,7 @@ struct drmtop_probe {
 		bool opened;		/* drmtop_bpf_open succeeded */
 		char why[256];		/* drmtop_bpf_open's reason when not opened */
 		char reason[512];	/* drmtop_bpf_reason() when opened */
-		struct drmtop_bpf_hook *hooks;
+		struct drmtop_probe_hook *hooks;
 		size_t nr_hooks;
 	} bpf;
 	struct drmtop_probe_device devices[DRMTOP_PROBE_MAX_DEVICES];

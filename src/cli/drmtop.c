@@ -18,6 +18,7 @@
 #include "drmtop/commands.h"
 #include "drmtop/formats.h"
 #include "drmtop/options.h"
+#include "drmtop/probe.h"
 #include "drmtop/sampler.h"
 #include "drmtop/util/clock.h"
 
@@ -161,6 +162,7 @@ static const struct {
 } commands[] = {
 	{ "top", cmd_top },
 	{ "record", cmd_record },
+	{ "probe", drmtop_probe_main },
 };
 
 int main(int argc, char **argv)

@@ -151,8 +151,9 @@ static const struct drm_engine_track *track_of(const struct drm_client *c, const
 	return NULL;
 }
 
-static void fill_bpf_figures(struct drmtop_bpf_figures *bf, const struct drmtop_engine_view *ev)
+static void fill_bpf_figures(struct drmtop_model_engine *me, const struct drmtop_engine_view *ev)
 {
+	struct drmtop_bpf_figures *bf = &me->bpf;
 	size_t i;
 
 	bf->busy_ns = ev->busy_ns;
@@ -163,6 +164,9 @@ static void fill_bpf_figures(struct drmtop_bpf_figures *bf, const struct drmtop_
 	bf->pct = ev->bpf_pct;
 	for (i = 0; i < DRMTOP_MODEL_LAT_BUCKETS && i < DRMTOP_LAT_BUCKETS; i++)
 		bf->lat_hist[i] = ev->lat_hist[i];
+	me->in_bpf = true;
+	me->occupancy = ev->timing == DRMTOP_TIMING_OCCUPANCY;
+	me->unmapped = ev->unmapped;
 }
 
 static void fill_bpf_identity(struct build *b, struct drmtop_model_bpf *mb,
@@ -295,11 +299,14 @@ static void fill_engines(struct build *b, struct drmtop_model_client *mc,
 			me = &mc->engines[mc->nr_engines++];
 			me->name = copy_arr(b, ev->name, sizeof(ev->name));
 		}
-		me->in_bpf = true;
-		fill_bpf_figures(&me->bpf, ev);
-		/* The driver's ns figure against the tracer's, each over its own window. */
+		fill_bpf_figures(me, ev);
+		/*
+		 * The driver's ns figure against the tracer's, each over its own window. Occupancy
+		 * above execution is expected; only a tracer figure below fdinfo's is a finding.
+		 */
 		if (me->in_fdinfo && (me->fd.flags & DRMTOP_FD_BUSY_RATE) &&
-		    (me->fd.flags & DRMTOP_FD_RATE) && me->bpf.has_rate)
+		    (me->fd.flags & DRMTOP_FD_RATE) && me->bpf.has_rate &&
+		    (!me->occupancy || me->bpf.pct < me->fd.pct))
 			me->diverged = drmtop_rates_diverge(me->fd.pct, c->sample_ns - c->dt_ns,
 							    c->sample_ns, me->bpf.pct, bpf_start,
 							    bpf_end, b->in->diverge_pct);
@@ -393,8 +400,7 @@ static void fill_bpf_client(struct build *b, struct drmtop_model_client *mc,
 			struct drmtop_model_engine *me = &mc->engines[i];
 
 			me->name = copy_arr(b, v->engines[i].name, sizeof(v->engines[i].name));
-			me->in_bpf = true;
-			fill_bpf_figures(&me->bpf, &v->engines[i]);
+			fill_bpf_figures(me, &v->engines[i]);
 			if (me->bpf.has_rate)
 				mc->busy_sum_pct += me->bpf.pct;
 		}

@@ -22,6 +22,7 @@
 #include <bpf/btf.h>
 
 #include "drmtop/drivers.h"
+#include "drmtop/bpf_tracer.h"
 #include "drmtop/probe.h"
 
 #define CAP_SYS_ADMIN_BIT 21
@@ -218,7 +219,7 @@ static int probe_bpf(struct drmtop_probe *p)
 {
 	const struct drmtop_bpf_hook *hooks;
 	struct drmtop_bpf *b;
-	size_t n;
+	size_t n, i;
 
 	p->bpf.tried = true;
 	if (drmtop_bpf_open(&b, p->bpf.why, sizeof(p->bpf.why)))
@@ -227,12 +228,20 @@ static int probe_bpf(struct drmtop_probe *p)
 	say(p->bpf.reason, sizeof(p->bpf.reason), "%s", drmtop_bpf_reason(b));
 	n = drmtop_bpf_hooks(b, &hooks);
 	if (n) {
-		p->bpf.hooks = calloc(n, sizeof(*hooks));
+		p->bpf.hooks = calloc(n, sizeof(*p->bpf.hooks));
 		if (!p->bpf.hooks) {
 			drmtop_bpf_close(b);
 			return -ENOMEM;
 		}
-		memcpy(p->bpf.hooks, hooks, n * sizeof(*hooks));
+		for (i = 0; i < n; i++) {
+			struct drmtop_probe_hook *h = &p->bpf.hooks[i];
+
+			say(h->part, sizeof(h->part), "%s", hooks[i].part);
+			say(h->prog, sizeof(h->prog), "%s", hooks[i].prog);
+			say(h->target, sizeof(h->target), "%s", hooks[i].target);
+			say(h->why, sizeof(h->why), "%s", hooks[i].why);
+			h->attached = hooks[i].attached;
+		}
 		p->bpf.nr_hooks = n;
 	}
 	drmtop_bpf_close(b);

@@ -165,6 +165,9 @@ static void json_bpf_view(struct json_writer *w, const struct drmtop_model_clien
 		jw_kv_u64(w, "busy_ns", e->bpf.busy_ns);
 		jw_kv_u64(w, "jobs", e->bpf.jobs);
 		jw_kv_double_or_null(w, "busy_pct", e->bpf.has_rate, e->bpf.pct, 2);
+		/* occupancy: run -> done includes time the job did not execute (drivers.h) */
+		jw_kv_string(w, "timing", e->occupancy ? "occupancy" : "execution");
+		jw_kv_bool(w, "unmapped", e->unmapped);
 		if (e->bpf.has_rate) {
 			jw_kv_u64(w, "busy_delta_ns", e->bpf.busy_delta_ns);
 			jw_kv_u64(w, "jobs_delta", e->bpf.jobs_delta);

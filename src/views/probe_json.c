@@ -103,7 +103,7 @@ static void bpf(struct json_writer *w, const struct drmtop_probe *p)
 	jw_key(w, "hooks");
 	jw_array_begin(w);
 	for (i = 0; i < p->bpf.nr_hooks; i++) {
-		const struct drmtop_bpf_hook *h = &p->bpf.hooks[i];
+		const struct drmtop_probe_hook *h = &p->bpf.hooks[i];
 
 		jw_object_begin(w);
 		jw_kv_string(w, "part", h->part);

@@ -77,7 +77,7 @@ static void hooks(FILE *out, const struct drmtop_probe *p)
 	}
 	fprintf(out, "  %s\n", p->bpf.reason);
 	for (i = 0; i < p->bpf.nr_hooks; i++) {
-		const struct drmtop_bpf_hook *h = &p->bpf.hooks[i];
+		const struct drmtop_probe_hook *h = &p->bpf.hooks[i];
 
 		fprintf(out, "  %-5s %-34s %s%s%s\n", h->part, h->target,
 			h->attached ? "attached" : "not attached", h->attached ? "" : ": ",

@@ -53,11 +53,14 @@ static void bpf_figures(struct strbuf *sb, const struct drmtop_model_client *c)
 			continue;
 		shown++;
 		if (e->bpf.has_rate)
-			sb_printf(sb, " %s %.1f%% %llu jobs%s", e->name, e->bpf.pct,
+			sb_printf(sb, " %s %.1f%%%s %llu jobs%s", e->name, e->bpf.pct,
+				  e->occupancy ? " occupancy" : "",
 				  (unsigned long long)e->bpf.jobs_delta,
 				  e->diverged ? " [DIVERGES]" : "");
 		else
 			sb_printf(sb, " %s ... %llu jobs", e->name, (unsigned long long)e->bpf.jobs);
+		if (e->unmapped)
+			sb_printf(sb, " (unmapped ring)");
 		if (e->diverged)
 			sb_printf(sb, " (fdinfo %.1f%%)", e->fd.pct);
 	}

@@ -320,7 +320,7 @@ static void synthetic_machine(void **state)
 static void hooks_json(void **state)
 {
 	static struct drmtop_probe p;
-	struct drmtop_bpf_hook h[2] = {
+	struct drmtop_probe_hook h[2] = {
 		{ "sched", "drmtop_run_btf", "tp_btf/drm_run_job", true, "" },
 		{ "drm", "drmtop_gem_free", "fentry/drm_gem_object_free", false,
 		  "no BTF for function drm_gem_object_free" },
