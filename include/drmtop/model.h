@@ -74,6 +74,7 @@ struct drmtop_model_engine {
 	bool occupancy;
 	bool unmapped;			/* fed by rings the driver table does not map */
 	bool diverged;			/* both rates known and too far apart */
+	bool inconclusive;		/* as far apart, but the tracer missed events meanwhile */
 };
 
 /* drmtop_model_region.present */
@@ -179,6 +180,12 @@ struct drmtop_model_client {
 
 	struct drmtop_model_bpf *bpf;	/* NULL without the tracer or no matching drm_file */
 	bool diverged;			/* an engine or the memory figures disagree */
+	/*
+	 * The tracer missed events in the interval: its figures may be short (a lower bound) and
+	 * a disagreement with fdinfo is no finding (diverged stays false, inconclusive is set).
+	 */
+	bool lower_bound;
+	bool inconclusive;
 };
 
 struct drmtop_model_device_engine {
@@ -234,7 +241,24 @@ enum drmtop_counter_kind {
 struct drmtop_model_counter {
 	const char *name;
 	enum drmtop_counter_kind kind;
-	uint64_t value;
+	uint64_t value;			/* since the tracer attached */
+	uint64_t delta;			/* in the last interval (0 at the first refresh) */
+};
+
+/* One of the tracer's programs, as the kernel counts it (bpf_prog_info). */
+struct drmtop_model_prog {
+	const char *name;
+	uint64_t recursion_misses;	/* runs the kernel skipped: events never seen */
+	uint64_t misses_delta;		/* in the last interval */
+	uint64_t run_cnt, run_time_ns;	/* with sysctl kernel.bpf_stats_enabled only */
+};
+
+/* Everything the tracer missed: loss counters plus skipped program runs. */
+struct drmtop_model_missed {
+	uint64_t since_start;
+	uint64_t interval;
+	uint64_t skipped_runs;		/* of which recursion misses, since start */
+	uint64_t skipped_runs_interval;
 };
 
 struct drmtop_model_bpf_device {
@@ -270,6 +294,9 @@ struct drmtop_model {
 	const char *bpf_reason;		/* why not, or what is attached */
 	struct drmtop_model_counter *counters;
 	size_t nr_counters;
+	struct drmtop_model_prog *progs;
+	size_t nr_progs;
+	struct drmtop_model_missed missed;	/* with bpf_active */
 	struct drmtop_model_bpf_device *bpf_devices;
 	size_t nr_bpf_devices;
 

@@ -310,7 +310,12 @@ static void fill_engines(struct build *b, struct drmtop_model_client *mc,
 			me->diverged = drmtop_rates_diverge(me->fd.pct, c->sample_ns - c->dt_ns,
 							    c->sample_ns, me->bpf.pct, bpf_start,
 							    bpf_end, b->in->diverge_pct);
+		if (me->diverged && b->m->missed.interval) {
+			me->diverged = false;
+			me->inconclusive = true;
+		}
 		mc->diverged |= me->diverged;
+		mc->inconclusive |= me->inconclusive;
 	}
 }
 
@@ -367,8 +372,13 @@ static void fill_fdinfo_client(struct build *b, struct drmtop_model_client *mc,
 	fill_engines(b, mc, c, v, bpf_start, bpf_end);
 	if (v) {
 		mc->bpf = bpf_side(b, v, fi);
+		if (mc->bpf && mc->bpf->mem_diverged && b->m->missed.interval) {
+			mc->bpf->mem_diverged = false;
+			mc->inconclusive = true;
+		}
 		if (mc->bpf)
 			mc->diverged |= mc->bpf->mem_diverged;
+		mc->lower_bound = mc->bpf && b->m->missed.interval;
 	}
 }
 
@@ -407,6 +417,7 @@ static void fill_bpf_client(struct build *b, struct drmtop_model_client *mc,
 		mc->nr_engines = v->nr_engines;
 	}
 	mc->bpf = bpf_side(b, v, NULL);
+	mc->lower_bound = b->m->missed.interval != 0;
 	if (mc->bpf) {
 		mc->has_mem = mc->has_shared = true;
 		mc->mem_total = mc->bpf->mem_total;
@@ -580,13 +591,46 @@ static void build_closed(struct build *b)
 	}
 }
 
+/*
+ * Losses are every counter that means an event was dropped or may be charged to the wrong
+ * client; when in doubt a counter is a loss (a cross-check called inconclusive costs less than
+ * a driver wrongly accused). Notes only describe what the tracer found at attach.
+ */
 static enum drmtop_counter_kind counter_kind(unsigned int i)
 {
-	if (i == DRMTOP_CNT_CLIENT_LATE || i == DRMTOP_CNT_ADOPTED)
+	switch (i) {
+	case DRMTOP_CNT_CLIENT_LATE:
+	case DRMTOP_CNT_ADOPTED:
+	case DRMTOP_CNT_HANDLE_UNKNOWN:	/* released a handle made before attach */
+	case DRMTOP_CNT_OBJECT_UNKNOWN:
+	case DRMTOP_CNT_DONE_NO_HW_TIME:	/* end taken at the tracepoint: still counted */
 		return DRMTOP_COUNTER_NOTE;
-	if (i >= DRMTOP_CNT_JOBS_QUEUED)
+	case DRMTOP_CNT_JOBS_QUEUED:
+	case DRMTOP_CNT_JOBS_DONE:
+	case DRMTOP_CNT_KERNEL_JOBS:
 		return DRMTOP_COUNTER_TOTAL;
-	return DRMTOP_COUNTER_LOSS;
+	default:
+		return DRMTOP_COUNTER_LOSS;
+	}
+}
+
+static const struct drmtop_bpf_prog_stat *prev_prog(const struct drmtop_model_input *in,
+						    const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < in->nr_prev_progs; i++)
+		if (!strcmp(in->prev_progs[i].name, name))
+			return &in->prev_progs[i];
+	return NULL;
+}
+
+/* A counter's growth since the previous refresh; all of it at the first. */
+static uint64_t growth(uint64_t now, const __u64 *before)
+{
+	if (!before)
+		return now;
+	return now > *before ? now - *before : 0;
 }
 
 static void build_bpf_summary(struct build *b)
@@ -600,12 +644,37 @@ static void build_bpf_summary(struct build *b)
 	m->counters = alloc_array(b, DRMTOP_CNT_MAX, sizeof(*m->counters));
 	if (m->counters) {
 		for (i = 0; i < DRMTOP_CNT_MAX; i++) {
-			m->counters[i].name = drmtop_bpf_counter_name(i);
-			m->counters[i].kind = counter_kind(i);
-			m->counters[i].value = s->counters[i];
+			struct drmtop_model_counter *c = &m->counters[i];
+
+			c->name = drmtop_bpf_counter_name(i);
+			c->kind = counter_kind(i);
+			c->value = s->counters[i];
+			c->delta = growth(c->value,
+					  b->in->prev_counters ? &b->in->prev_counters[i] : NULL);
+			if (c->kind != DRMTOP_COUNTER_LOSS)
+				continue;
+			m->missed.since_start += c->value;
+			m->missed.interval += c->delta;
 		}
 		m->nr_counters = DRMTOP_CNT_MAX;
 	}
+	m->progs = alloc_array(b, b->in->nr_progs, sizeof(*m->progs));
+	for (i = 0; m->progs && i < b->in->nr_progs; i++) {
+		const struct drmtop_bpf_prog_stat *ps = &b->in->progs[i], *before;
+		struct drmtop_model_prog *mp = &m->progs[m->nr_progs++];
+
+		before = b->in->prev_counters ? prev_prog(b->in, ps->name) : NULL;
+		mp->name = copy_arr(b, ps->name, sizeof(ps->name));
+		mp->recursion_misses = ps->recursion_misses;
+		mp->misses_delta = growth(ps->recursion_misses,
+					  before ? &before->recursion_misses : NULL);
+		mp->run_cnt = ps->run_cnt;
+		mp->run_time_ns = ps->run_time_ns;
+		m->missed.skipped_runs += mp->recursion_misses;
+		m->missed.skipped_runs_interval += mp->misses_delta;
+	}
+	m->missed.since_start += m->missed.skipped_runs;
+	m->missed.interval += m->missed.skipped_runs_interval;
 	m->bpf_devices = alloc_array(b, s->n_devices, sizeof(*m->bpf_devices));
 	if (!m->bpf_devices)
 		return;
@@ -681,10 +750,11 @@ int drmtop_model_build(struct drmtop_model *m, const struct drmtop_model_input *
 	m->bpf_active = in->bpf_active;
 	m->bpf_reason = copy_str(&b, in->bpf_reason);
 
+	/* The tracer's losses first: they decide how its figures of each client read. */
+	build_bpf_summary(&b);
 	build_clients(&b);
 	build_devices(&b);
 	build_closed(&b);
-	build_bpf_summary(&b);
 	build_scan(&b);
 	m->notes = alloc_array(&b, in->nr_notes, sizeof(*m->notes));
 	for (i = 0; m->notes && i < in->nr_notes; i++)

@@ -178,14 +178,19 @@ static void json_bpf_view(struct json_writer *w, const struct drmtop_model_clien
 					     e->in_fdinfo && (e->fd.flags & DRMTOP_FD_BUSY_RATE) &&
 					     (e->fd.flags & DRMTOP_FD_RATE), e->fd.pct, 2);
 			jw_kv_bool(w, "diverged", e->diverged);
+			jw_kv_bool(w, "inconclusive", e->inconclusive);
 		}
 		jw_key(w, "queue_to_run_latency");
 		json_lat_hist(w, e->bpf.lat_hist);
 		jw_object_end(w);
 	}
 	jw_array_end(w);
-	if (c->in_fdinfo)
+	if (c->in_fdinfo) {
 		jw_kv_bool(w, "diverged", c->diverged);
+		jw_kv_bool(w, "inconclusive", c->inconclusive);
+	}
+	/* The tracer missed events in the interval: these figures may be short. */
+	jw_kv_bool(w, "lower_bound", c->lower_bound);
 	jw_object_end(w);
 }
 
@@ -225,6 +230,13 @@ static void json_bpf_summary(struct json_writer *w, const struct drmtop_model *m
 	jw_key(w, m->bpf_active ? "detail" : "reason");
 	jw_string(w, m->bpf_reason);
 	if (m->bpf_active) {
+		jw_key(w, "missed");
+		jw_object_begin(w);
+		jw_kv_u64(w, "since_start", m->missed.since_start);
+		jw_kv_u64(w, "interval", m->missed.interval);
+		jw_kv_u64(w, "skipped_runs", m->missed.skipped_runs);
+		jw_kv_u64(w, "skipped_runs_interval", m->missed.skipped_runs_interval);
+		jw_object_end(w);
 		jw_key(w, "counters");
 		jw_object_begin(w);
 		for (i = 0; i < m->nr_counters; i++) {
@@ -232,6 +244,33 @@ static void json_bpf_summary(struct json_writer *w, const struct drmtop_model *m
 			jw_u64(w, m->counters[i].value);
 		}
 		jw_object_end(w);
+		jw_key(w, "counters_interval");
+		jw_object_begin(w);
+		for (i = 0; i < m->nr_counters; i++) {
+			jw_key(w, m->counters[i].name);
+			jw_u64(w, m->counters[i].delta);
+		}
+		jw_object_end(w);
+		jw_key(w, "loss_counters");
+		jw_array_begin(w);
+		for (i = 0; i < m->nr_counters; i++)
+			if (m->counters[i].kind == DRMTOP_COUNTER_LOSS)
+				jw_string(w, m->counters[i].name);
+		jw_array_end(w);
+		jw_key(w, "programs");
+		jw_array_begin(w);
+		for (i = 0; i < m->nr_progs; i++) {
+			const struct drmtop_model_prog *p = &m->progs[i];
+
+			jw_object_begin(w);
+			jw_kv_string(w, "name", p->name);
+			jw_kv_u64(w, "recursion_misses", p->recursion_misses);
+			jw_kv_u64(w, "recursion_misses_interval", p->misses_delta);
+			jw_kv_u64(w, "run_cnt", p->run_cnt);
+			jw_kv_u64(w, "run_time_ns", p->run_time_ns);
+			jw_object_end(w);
+		}
+		jw_array_end(w);
 		jw_key(w, "devices");
 		jw_array_begin(w);
 		for (i = 0; i < m->nr_bpf_devices; i++) {
