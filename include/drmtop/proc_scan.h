@@ -151,8 +151,6 @@ int drm_scan_sample(struct drm_scan *scan);
 const struct drm_client *drm_scan_clients(const struct drm_scan *scan, size_t *nr);
 /* Clients of the previous sample that the latest one no longer has (with their last data). */
 const struct drm_client *drm_scan_gone(const struct drm_scan *scan, size_t *nr);
-/* Per-device totals of the latest sample (see drm_devices_build). */
-const struct drm_device *drm_scan_devices(const struct drm_scan *scan, size_t *nr);
 const struct drm_scan_stats *drm_scan_stats(const struct drm_scan *scan);
 
 /*

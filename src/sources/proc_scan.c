@@ -36,8 +36,6 @@ struct drm_scan {
 
 	struct clients cur;	/* latest sample */
 	struct clients gone;	/* of the previous sample, absent from the latest */
-	struct drm_device *devices;
-	size_t nr_devices;
 	struct drm_scan_stats stats;
 };
 
@@ -183,7 +181,6 @@ void drm_scan_free(struct drm_scan *scan)
 		return;
 	clients_free(&scan->cur);
 	clients_free(&scan->gone);
-	drm_devices_free(scan->devices, scan->nr_devices);
 	free(scan->root);
 	free(scan->sys_root);
 	free(scan);
@@ -745,8 +742,7 @@ int drm_scan_sample(struct drm_scan *s)
 {
 	struct drm_scan_stats saved = s->stats;
 	struct clients cur = { 0 }, gone = { 0 };
-	struct drm_device *devs = NULL;
-	size_t nr_devs = 0, i;
+	size_t i;
 	struct walk w = { 0 };
 	bool *matched = NULL;
 	int err;
@@ -775,16 +771,11 @@ int drm_scan_sample(struct drm_scan *s)
 	 * the next sample starts as new rather than with counters missing.
 	 */
 	err = carry_over(&cur, &s->cur, matched);
-	if (!err)
-		err = drm_devices_build(cur.v, cur.nr, &devs, &nr_devs);
 	if (err) {
 		free(matched);
 		clients_free(&cur);
 		clients_free(&s->cur);
 		clients_free(&s->gone);
-		drm_devices_free(s->devices, s->nr_devices);
-		s->devices = NULL;
-		s->nr_devices = 0;
 		s->stats = saved;
 		return err;
 	}
@@ -804,11 +795,8 @@ int drm_scan_sample(struct drm_scan *s)
 	free(matched);
 	clients_free(&s->cur);
 	clients_free(&s->gone);
-	drm_devices_free(s->devices, s->nr_devices);
 	s->cur = cur;
 	s->gone = gone;
-	s->devices = devs;
-	s->nr_devices = nr_devs;
 
 	s->stats.clients = (unsigned int)cur.nr;
 	s->stats.gone_clients = (unsigned int)gone.nr;
@@ -827,12 +815,6 @@ const struct drm_client *drm_scan_gone(const struct drm_scan *scan, size_t *nr)
 {
 	*nr = scan->gone.nr;
 	return scan->gone.v;
-}
-
-const struct drm_device *drm_scan_devices(const struct drm_scan *scan, size_t *nr)
-{
-	*nr = scan->nr_devices;
-	return scan->devices;
 }
 
 const struct drm_scan_stats *drm_scan_stats(const struct drm_scan *scan)

@@ -23,6 +23,7 @@
 
 #include <cmocka.h>
 
+#include "drmtop/model_build.h"
 #include "drmtop/proc_scan.h"
 #include "fake_proc.h"
 
@@ -100,13 +101,27 @@ static struct fake_proc *typical_tree(void)
 	return fp;
 }
 
+
+/* The model's per-device totals of the scan's latest sample. */
+static const struct drmtop_model_device *devices_of(struct drm_scan *s, struct drmtop_model *m,
+						     size_t *nr)
+{
+	struct drmtop_model_input in = { .diverge_pct = 5.0 };
+
+	in.clients = drm_scan_clients(s, &in.nr_clients);
+	assert_int_equal(drmtop_model_build(m, &in), 0);
+	*nr = m->nr_devices;
+	return m->devices;
+}
+
 static void discovery_and_dedup(void **state)
 {
 	struct fake_proc *fp = typical_tree();
 	struct drm_scan *s = new_scan(fp, true);
 	const struct drm_scan_stats *st;
 	const struct drm_client *c, *x;
-	const struct drm_device *d;
+	const struct drmtop_model_device *d;
+	struct drmtop_model m = { 0 };
 	size_t nr, nr_dev;
 
 	(void)state;
@@ -154,7 +169,7 @@ static void discovery_and_dedup(void **state)
 	assert_int_equal(st->vanished + st->denied + st->errors, 0);
 	assert_int_equal(st->sample_ns, 1000000000);
 
-	d = drm_scan_devices(s, &nr_dev);
+	d = devices_of(s, &m, &nr_dev);
 	assert_int_equal(nr_dev, 2);
 	assert_string_equal(d[0].key, "pdev:0000:00:02.0");
 	assert_int_equal(d[0].nr_clients, 2);
@@ -163,6 +178,7 @@ static void discovery_and_dedup(void **state)
 
 	drm_scan_gone(s, &nr);
 	assert_int_equal(nr, 0);
+	drmtop_model_fini(&m);
 	drm_scan_free(s);
 	fp_free(fp);
 }
@@ -172,7 +188,8 @@ static void samples_new_gone_and_usage(void **state)
 	struct fake_proc *fp = typical_tree();
 	struct drm_scan *s = new_scan(fp, false);
 	const struct drm_client *c, *x;
-	const struct drm_device *d;
+	const struct drmtop_model_device *d;
+	struct drmtop_model m = { 0 };
 	size_t nr;
 	uint64_t t0;
 
@@ -220,7 +237,7 @@ static void samples_new_gone_and_usage(void **state)
 	assert_int_equal(drm_scan_stats(s)->new_clients, 1);
 	assert_int_equal(drm_scan_stats(s)->gone_clients, 1);
 
-	d = drm_scan_devices(s, &nr);
+	d = devices_of(s, &m, &nr);
 	assert_int_equal(nr, 2);
 	assert_true(d[0].engines[0].valid);
 	assert_int_equal(d[0].engines[0].nr_clients, 1);
@@ -245,6 +262,7 @@ static void samples_new_gone_and_usage(void **state)
 	x = find(c, nr, "pdev:0000:00:02.0#5");
 	assert_int_equal(x->usage[0].busy_delta_ns, 100000000);
 	assert_false(x->usage[0].flags & DRM_USAGE_BACKWARDS);
+	drmtop_model_fini(&m);
 	drm_scan_free(s);
 	fp_free(fp);
 }
@@ -584,7 +602,8 @@ static void sysfs_device_identity(void **state)
 {
 	struct fake_proc *fp = fp_new();
 	const struct drm_client *c;
-	const struct drm_device *d;
+	const struct drmtop_model_device *d;
+	struct drmtop_model m = { 0 };
 	struct drm_scan *s;
 	size_t nr;
 
@@ -616,7 +635,7 @@ static void sysfs_device_identity(void **state)
 	assert_string_equal(c[3].dev_key, "pdev:0000:00:02.0");
 	assert_string_equal(c[4].dev_key, "pdev:0000:00:02.0");
 	assert_string_equal(c[5].dev_key, "v3d@226:2");
-	d = drm_scan_devices(s, &nr);
+	d = devices_of(s, &m, &nr);
 	assert_int_equal(nr, 3);
 	assert_int_equal(d[0].nr_clients, 3);
 	assert_string_equal(d[0].driver, "v3d");
@@ -624,6 +643,7 @@ static void sysfs_device_identity(void **state)
 	assert_int_equal(d[1].nr_clients, 2);
 	assert_string_equal(d[1].driver, "i915");
 	assert_int_equal(d[2].nr_clients, 1);
+	drmtop_model_fini(&m);
 	drm_scan_free(s);
 	fp_free(fp);
 }
