@@ -7,6 +7,7 @@
 #include <sys/sysmacros.h>
 
 #include "drmtop/reconcile.h"
+#include "drmtop/util/vec.h"
 
 /*
  * A ring's cumulative figures at the previous reconcile, to turn totals into rates. busy_ns is
@@ -201,7 +202,7 @@ static int compute_rates(struct drmtop_reconciler *r, const struct drmtop_bpf_sn
 		vr->n = bc->n_engines;
 		for (j = 0; j < bc->n_engines; j++) {
 			const struct drmtop_bpf_engine *e = &bc->engines[j];
-			struct ring_prev key = { .uid = bc->c.uid, .ring = e->ring }, *p;
+			struct ring_prev key = { .uid = bc->c.uid, .ring = e->ring }, *p, *slot;
 			__u64 busy = e->busy_ns + e->running_ns, before;
 
 			vr->v[j].e = e;
@@ -214,18 +215,12 @@ static int compute_rates(struct drmtop_reconciler *r, const struct drmtop_bpf_sn
 			vr->v[j].jobs_delta = e->jobs - (p && p->jobs <= e->jobs ? p->jobs : 0);
 			if (busy < before)
 				busy = before;	/* the running job ended earlier than it seemed */
-			if (nr_next == cap) {
-				struct ring_prev *grown;
-
-				cap = cap ? cap * 2 : 64;
-				grown = realloc(next, cap * sizeof(*grown));
-				if (!grown)
-					goto oom;
-				next = grown;
-			}
+			slot = vec_push(next, nr_next, cap);
+			if (!slot)
+				goto oom;
 			key.busy_ns = busy;
 			key.jobs = e->jobs;
-			next[nr_next++] = key;
+			*slot = key;
 		}
 	}
 	if (nr_next)
