@@ -80,7 +80,8 @@ static int run_stream(struct drmtop_sampler *s, const struct drmtop_options *opt
 
 	if (drmtop_sampler_next(s, &m))
 		goto fail;
-	if (!m.nr_clients) {
+	/* Only the tracer's clients (or none): no fdinfo rate to wait for, say so at once. */
+	if (!m.nr_fdinfo_clients) {
 		rc = emit(opts, &m, shown++);
 		/* Without -n, a machine with no device would print the same frame forever. */
 		if (rc || (m.status == DRMTOP_STATUS_NO_DEVICE && !opts->iterations))

@@ -593,12 +593,17 @@ static void build_closed(struct build *b)
 
 /*
  * Losses are every counter that means an event was dropped or may be charged to the wrong
- * client; when in doubt a counter is a loss (a cross-check called inconclusive costs less than
- * a driver wrongly accused). Notes only describe what the tracer found at attach.
+ * client, counted where it happened (a full map, a skipped program run); when in doubt a
+ * counter is a loss (a cross-check called inconclusive costs less than a driver wrongly
+ * accused). Notes describe what the tracer found at attach, and consequences of a loss already
+ * counted: a run or done of a job never seen queued is a job queued before attach, or one whose
+ * queue event was skipped (then counted in that program's recursion misses).
  */
 static enum drmtop_counter_kind counter_kind(unsigned int i)
 {
 	switch (i) {
+	case DRMTOP_CNT_RUN_UNKNOWN:
+	case DRMTOP_CNT_DONE_UNKNOWN:
 	case DRMTOP_CNT_CLIENT_LATE:
 	case DRMTOP_CNT_ADOPTED:
 	case DRMTOP_CNT_HANDLE_UNKNOWN:	/* released a handle made before attach */

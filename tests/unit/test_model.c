@@ -269,8 +269,8 @@ static void test_losses_make_figures_lower_bounds(void **state)
 		.clients = &l.fi.c, .nr_clients = 1, .bpf_active = true, .snap = &l.snap,
 		.rec = l.r, .diverge_pct = 5.0, .progs = progs, .nr_progs = 1,
 	};
-	/* First refresh: 3 runs of unknown jobs and 2 skipped runs since attach. */
-	l.snap.counters[DRMTOP_CNT_RUN_UNKNOWN] = 3;
+	/* First refresh: 3 jobs lost to a full map and 2 skipped runs since attach. */
+	l.snap.counters[DRMTOP_CNT_JOBS_FULL] = 3;
 	progs[0].recursion_misses = 2;
 	lossy_step(&l, &m);
 	assert_int_equal(m.missed.since_start, 5);
@@ -328,7 +328,7 @@ static void test_every_loss_counter_counts(void **state)
 		DRMTOP_CNT_CLIENTS_FULL, DRMTOP_CNT_ENGINES_FULL, DRMTOP_CNT_RINGS_FULL,
 		DRMTOP_CNT_JOBS_FULL, DRMTOP_CNT_HANDLES_FULL, DRMTOP_CNT_OBJECTS_FULL,
 		DRMTOP_CNT_DEVICES_FULL, DRMTOP_CNT_TASKS_FULL, DRMTOP_CNT_RINGBUF_FULL,
-		DRMTOP_CNT_RUN_UNKNOWN, DRMTOP_CNT_DONE_UNKNOWN, DRMTOP_CNT_DONE_WITHOUT_RUN,
+		DRMTOP_CNT_DONE_WITHOUT_RUN,
 		DRMTOP_CNT_ENDED_WITHOUT_DONE, DRMTOP_CNT_JOB_CLIENT_UNKNOWN,
 		DRMTOP_CNT_ENTITIES_FULL, DRMTOP_CNT_ENTITY_GUESSED, DRMTOP_CNT_ADOPT_TRUNCATED,
 	};
