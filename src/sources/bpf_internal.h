@@ -25,6 +25,16 @@ enum drmtop_bpf_map {
 #define DRMTOP_BPF_MAX_HOOKS	48
 #define DRMTOP_BPF_RETIRED	4096	/* closed clients remembered for late job residue */
 
+/*
+ * Test hooks of the map walks (tests/unit/test_bpf_reader.c): zero in normal use.
+ * @hook runs between two steps of a walk, with the last key the walk returned, so a test can
+ * insert and delete entries the way the tracer does while the reader walks.
+ */
+struct drmtop_walk_test {
+	void (*hook)(void *ctx, int fd, const void *last_key);
+	void *ctx;
+};
+
 struct drmtop_bpf {
 	struct drmtop_drm_bpf *drm;
 	struct drmtop_sched_bpf *sched;
@@ -50,6 +60,7 @@ struct drmtop_bpf {
 	 */
 	struct drmtop_reported *reported;
 	size_t n_reported, cap_reported;
+	struct drmtop_walk_test walk_test;
 };
 
 struct drmtop_reported {
@@ -67,5 +78,19 @@ struct bpf_program;
  * appended to *out (malloc'ed, count in *n) unless @out is NULL. 0 or a negative errno.
  */
 int drmtop_bpf_run_iter(struct bpf_program *prog, size_t rec_size, void **out, size_t *n);
+
+/*
+ * One walk over every entry of a BPF map: @each gets each entry's key and value and returns 0 to
+ * go on, or a negative errno that ends the walk and is returned.
+ */
+struct drmtop_walk {
+	int fd;
+	int (*each)(const void *key, const void *value, void *ctx);
+	void *ctx;
+	void (*hook)(void *hook_ctx, int fd, const void *last_key);	/* tests only */
+	void *hook_ctx;
+};
+
+int drmtop_bpf_map_walk(const struct drmtop_walk *w);
 
 #endif /* DRMTOP_BPF_INTERNAL_H */

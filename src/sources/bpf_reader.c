@@ -111,46 +111,69 @@ static int add_engine(struct drmtop_bpf_client *cl, __u64 ring, const struct drm
 	return 0;
 }
 
+/* Walks map @map of @b, with the test hook if one is set. */
+static int walk(struct drmtop_bpf *b, enum drmtop_bpf_map map,
+		int (*each)(const void *key, const void *value, void *ctx), void *ctx)
+{
+	struct drmtop_walk w = {
+		.fd = b->map_fd[map], .each = each, .ctx = ctx,
+		.hook = b->walk_test.hook, .hook_ctx = b->walk_test.ctx,
+	};
+
+	return drmtop_bpf_map_walk(&w);
+}
+
+struct clients_walk {
+	struct drmtop_bpf_snapshot *s;
+	size_t cap;
+};
+
+static int each_client(const void *key, const void *value, void *ctx)
+{
+	struct clients_walk *cw = ctx;
+	struct drmtop_client c = *(const struct drmtop_client *)value;
+
+	(void)key;
+	c.mem_shared = 0;
+	return push_client(&cw->s->clients, &cw->s->n_clients, &cw->cap, &c);
+}
+
 static int read_clients(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
 {
-	size_t cap = 0;
-	__u64 key, next, *prev = NULL;
-	struct drmtop_client c;
-	int fd = b->map_fd[MAP_CLIENTS], err;
+	struct clients_walk cw = { .s = s };
 
-	while (!bpf_map_get_next_key(fd, prev, &next)) {
-		key = next;
-		prev = &key;
-		if (bpf_map_lookup_elem(fd, &key, &c))
-			continue;	/* closed meanwhile */
-		c.mem_shared = 0;
-		err = push_client(&s->clients, &s->n_clients, &cap, &c);
-		if (err)
-			return err;
-	}
+	return walk(b, MAP_CLIENTS, each_client, &cw);
+}
+
+struct shared_walk {
+	struct drmtop_bpf_snapshot *s;
+	int objects_fd;
+};
+
+/* Live shared bytes, counted the way drm_show_memory_stats counts them, per handle. */
+static int each_handle(const void *key, const void *value, void *ctx)
+{
+	const struct drmtop_handle *h = value;
+	struct shared_walk *sw = ctx;
+	struct drmtop_bpf_client *cl;
+	struct drmtop_object o;
+
+	(void)key;
+	if (bpf_map_lookup_elem(sw->objects_fd, &h->obj, &o))
+		return 0;
+	if (o.handle_count <= 1 && !(o.flags & DRMTOP_OBJ_DMABUF))
+		return 0;
+	cl = find_uid(sw->s->clients, sw->s->n_clients, h->uid);
+	if (cl)
+		cl->c.mem_shared += h->size;
 	return 0;
 }
 
-/* Live shared bytes, counted the way drm_show_memory_stats counts them, per handle. */
-static void compute_shared(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
+static int compute_shared(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
 {
-	struct drmtop_handle_key key, next, *prev = NULL;
-	int hfd = b->map_fd[MAP_HANDLES], ofd = b->map_fd[MAP_OBJECTS];
-	struct drmtop_bpf_client *cl;
-	struct drmtop_handle h;
-	struct drmtop_object o;
+	struct shared_walk sw = { .s = s, .objects_fd = b->map_fd[MAP_OBJECTS] };
 
-	while (!bpf_map_get_next_key(hfd, prev, &next)) {
-		key = next;
-		prev = &key;
-		if (bpf_map_lookup_elem(hfd, &key, &h) || bpf_map_lookup_elem(ofd, &h.obj, &o))
-			continue;
-		if (o.handle_count <= 1 && !(o.flags & DRMTOP_OBJ_DMABUF))
-			continue;
-		cl = find_uid(s->clients, s->n_clients, h.uid);
-		if (cl)
-			cl->c.mem_shared += h.size;
-	}
+	return walk(b, MAP_HANDLES, each_handle, &sw);
 }
 
 static struct drmtop_reported *find_reported(struct drmtop_bpf *b,
@@ -224,6 +247,58 @@ static int remember_reported(struct drmtop_bpf *b, const struct drmtop_engine_ke
 	return 0;
 }
 
+struct engines_walk {
+	struct drmtop_bpf *b;
+	struct drmtop_bpf_snapshot *s;
+	size_t *closed_cap;
+	struct drmtop_engine_key *del;	/* entries to delete once the walk is over */
+	size_t n_del, cap_del;
+};
+
+static int each_engine(const void *kp, const void *value, void *ctx)
+{
+	static const struct drmtop_engine zero;
+	const struct drmtop_engine_key *key = kp;
+	const struct drmtop_engine *e = value;
+	struct engines_walk *ew = ctx;
+	struct drmtop_bpf *b = ew->b;
+	struct drmtop_bpf_client *cl;
+	struct drmtop_reported *rep;
+	struct drmtop_engine d;
+	int err;
+
+	cl = find_uid(ew->s->clients, ew->s->n_clients, key->uid);
+	if (cl)
+		return add_engine(cl, key->ring, e, b->map_fd[MAP_RINGS]);
+	rep = find_reported(b, key);
+	if (!engine_growth(e, rep ? &rep->e : &zero, &d)) {
+		if (!rep)
+			return 0;	/* nothing ever counted: leave it to its client */
+		if (!rep->quiet) {
+			rep->quiet = true;
+			return 0;
+		}
+		if (ew->n_del == ew->cap_del) {
+			size_t nc = ew->cap_del ? 2 * ew->cap_del : 64;
+			struct drmtop_engine_key *p = realloc(ew->del, nc * sizeof(*p));
+
+			if (!p)
+				return -ENOMEM;
+			ew->del = p;
+			ew->cap_del = nc;
+		}
+		ew->del[ew->n_del++] = *key;
+		return 0;
+	}
+	cl = closed_entry(b, ew->s, ew->closed_cap, key->uid, &err);
+	if (err)
+		return err;
+	if (!cl)
+		return 0;	/* closed after the ring buffer was drained */
+	err = add_engine(cl, key->ring, &d, b->map_fd[MAP_RINGS]);
+	return err ? err : remember_reported(b, key, e);
+}
+
 /*
  * Engine figures: onto live clients; onto clients closed since the previous snapshot; and what a
  * closed client's jobs still add after its close (jobs running at close end later) becomes a
@@ -233,74 +308,61 @@ static int remember_reported(struct drmtop_bpf *b, const struct drmtop_engine_ke
  */
 static int read_engines(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s, size_t *closed_cap)
 {
-	struct drmtop_engine_key key, next, *prev = NULL, *del = NULL;
-	size_t n_del = 0, cap_del = 0, i;
-	int fd = b->map_fd[MAP_ENGINES], err = 0;
+	struct engines_walk ew = { .b = b, .s = s, .closed_cap = closed_cap };
+	int fd = b->map_fd[MAP_ENGINES], err;
 	struct drmtop_bpf_client *cl;
-	struct drmtop_engine e, d;
 	struct drmtop_reported *rep;
+	struct drmtop_engine e, d;
+	size_t i;
 
-	while (!bpf_map_get_next_key(fd, prev, &next)) {
-		static const struct drmtop_engine zero;
-
-		key = next;
-		prev = &key;
-		if (bpf_map_lookup_elem(fd, &key, &e))
-			continue;
-		cl = find_uid(s->clients, s->n_clients, key.uid);
-		if (cl) {
-			err = add_engine(cl, key.ring, &e, b->map_fd[MAP_RINGS]);
-			if (err)
-				break;
-			continue;
-		}
-		rep = find_reported(b, &key);
-		if (!engine_growth(&e, rep ? &rep->e : &zero, &d)) {
-			if (!rep)
-				continue;	/* nothing ever counted: leave it to its client */
-			if (!rep->quiet) {
-				rep->quiet = true;
-				continue;
-			}
-			if (n_del == cap_del) {
-				size_t nc = cap_del ? 2 * cap_del : 64;
-				struct drmtop_engine_key *p = realloc(del, nc * sizeof(*p));
-
-				if (!p) {
-					err = -ENOMEM;
-					break;
-				}
-				del = p;
-				cap_del = nc;
-			}
-			del[n_del++] = key;
-			continue;
-		}
-		cl = closed_entry(b, s, closed_cap, key.uid, &err);
-		if (err)
-			break;
-		if (!cl)
-			continue;	/* closed after the ring buffer was drained */
-		err = add_engine(cl, key.ring, &d, b->map_fd[MAP_RINGS]);
-		if (!err)
-			err = remember_reported(b, &key, &e);
-		if (err)
-			break;
-	}
+	err = walk(b, MAP_ENGINES, each_engine, &ew);
 	/* Deleting while walking would restart get_next_key: delete afterwards. */
-	for (i = 0; !err && i < n_del; i++) {
-		rep = find_reported(b, &del[i]);
-		if (bpf_map_lookup_and_delete_elem(fd, &del[i], &e) || !rep)
+	for (i = 0; !err && i < ew.n_del; i++) {
+		rep = find_reported(b, &ew.del[i]);
+		if (bpf_map_lookup_and_delete_elem(fd, &ew.del[i], &e) || !rep)
 			continue;
 		if (engine_growth(&e, &rep->e, &d)) {
-			cl = closed_entry(b, s, closed_cap, del[i].uid, &err);
+			cl = closed_entry(b, s, closed_cap, ew.del[i].uid, &err);
 			if (!err && cl)
-				err = add_engine(cl, del[i].ring, &d, b->map_fd[MAP_RINGS]);
+				err = add_engine(cl, ew.del[i].ring, &d, b->map_fd[MAP_RINGS]);
 		}
 		*rep = b->reported[--b->n_reported];
 	}
-	free(del);
+	free(ew.del);
 	return err;
+}
+
+struct oldest {
+	__u64 ring, uid, run_ns;
+};
+
+struct running_walk {
+	struct oldest *old;
+	size_t n;
+};
+
+static int each_job(const void *key, const void *value, void *ctx)
+{
+	const struct drmtop_job *job = value;
+	struct running_walk *rw = ctx;
+	struct oldest *p;
+	size_t i;
+
+	(void)key;
+	if (!job->run_ns)
+		return 0;
+	for (i = 0; i < rw->n && rw->old[i].ring != job->ring; i++)
+		;
+	if (i == rw->n) {
+		p = realloc(rw->old, (rw->n + 1) * sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		rw->old = p;
+		rw->old[rw->n++] = (struct oldest){ job->ring, job->uid, job->run_ns };
+	} else if (job->run_ns < rw->old[i].run_ns) {
+		rw->old[i] = (struct oldest){ job->ring, job->uid, job->run_ns };
+	}
+	return 0;
 }
 
 /*
@@ -310,83 +372,58 @@ static int read_engines(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s, siz
  */
 static int add_running(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
 {
-	struct oldest {
-		__u64 ring, uid, run_ns;
-	} *old = NULL, *p;
-	size_t n = 0, i, j;
-	__u64 key, next, *prev = NULL;
-	int fd = b->map_fd[MAP_JOBS], err = 0;
-	struct drmtop_job job;
+	struct running_walk rw = {};
 	struct timespec ts;
+	size_t i, j;
 	__u64 now;
+	int err;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	now = (__u64)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-	while (!bpf_map_get_next_key(fd, prev, &next)) {
-		key = next;
-		prev = &key;
-		if (bpf_map_lookup_elem(fd, &key, &job) || !job.run_ns)
-			continue;
-		for (i = 0; i < n && old[i].ring != job.ring; i++)
-			;
-		if (i == n) {
-			p = realloc(old, (n + 1) * sizeof(*p));
-			if (!p) {
-				free(old);
-				return -ENOMEM;
-			}
-			old = p;
-			old[n++] = (struct oldest){ job.ring, job.uid, job.run_ns };
-		} else if (job.run_ns < old[i].run_ns) {
-			old[i] = (struct oldest){ job.ring, job.uid, job.run_ns };
-		}
-	}
-	for (i = 0; i < n; i++) {
-		struct drmtop_bpf_client *cl = find_uid(s->clients, s->n_clients, old[i].uid);
+	err = walk(b, MAP_JOBS, each_job, &rw);
+	for (i = 0; !err && i < rw.n; i++) {
+		struct drmtop_bpf_client *cl = find_uid(s->clients, s->n_clients, rw.old[i].uid);
 		struct drmtop_engine zero = {};
 		struct drmtop_ring r = {};
 		__u64 start;
 
 		if (!cl)
 			continue;
-		bpf_map_lookup_elem(b->map_fd[MAP_RINGS], &old[i].ring, &r);
-		start = old[i].run_ns > r.last_done_ns ? old[i].run_ns : r.last_done_ns;
+		bpf_map_lookup_elem(b->map_fd[MAP_RINGS], &rw.old[i].ring, &r);
+		start = rw.old[i].run_ns > r.last_done_ns ? rw.old[i].run_ns : r.last_done_ns;
 		if (now <= start)
 			continue;
-		for (j = 0; j < cl->n_engines && cl->engines[j].ring != old[i].ring; j++)
+		for (j = 0; j < cl->n_engines && cl->engines[j].ring != rw.old[i].ring; j++)
 			;
 		if (j == cl->n_engines) {
-			err = add_engine(cl, old[i].ring, &zero, b->map_fd[MAP_RINGS]);
+			err = add_engine(cl, rw.old[i].ring, &zero, b->map_fd[MAP_RINGS]);
 			if (err)
 				break;
 		}
 		cl->engines[j].running_ns = now - start;
 	}
-	free(old);
+	free(rw.old);
 	return err;
+}
+
+static int each_device(const void *key, const void *value, void *ctx)
+{
+	struct drmtop_bpf_snapshot *s = ctx;
+	struct drmtop_bpf_device *p;
+
+	p = realloc(s->devices, (s->n_devices + 1) * sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	s->devices = p;
+	p[s->n_devices].drm_dev = *(const __u64 *)key;
+	p[s->n_devices].d = *(const struct drmtop_device *)value;
+	s->n_devices++;
+	return 0;
 }
 
 static int read_devices(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
 {
-	__u64 key, next, *prev = NULL;
-	int fd = b->map_fd[MAP_DEVICES];
-	struct drmtop_bpf_device *p;
-	struct drmtop_device d;
-
-	while (!bpf_map_get_next_key(fd, prev, &next)) {
-		key = next;
-		prev = &key;
-		if (bpf_map_lookup_elem(fd, &key, &d))
-			continue;
-		p = realloc(s->devices, (s->n_devices + 1) * sizeof(*p));
-		if (!p)
-			return -ENOMEM;
-		s->devices = p;
-		p[s->n_devices].drm_dev = key;
-		p[s->n_devices].d = d;
-		s->n_devices++;
-	}
-	return 0;
+	return walk(b, MAP_DEVICES, each_device, s);
 }
 
 int drmtop_bpf_snapshot(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
@@ -416,7 +453,9 @@ int drmtop_bpf_snapshot(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
 	err = read_clients(b, s);
 	if (err)
 		goto fail;
-	compute_shared(b, s);
+	err = compute_shared(b, s);
+	if (err)
+		goto fail;
 	err = read_engines(b, s, &closed_cap);
 	if (err)
 		goto fail;
