@@ -26,13 +26,16 @@ enum drmtop_bpf_map {
 #define DRMTOP_BPF_RETIRED	4096	/* closed clients remembered for late job residue */
 
 /*
- * Test hooks of the map walks (tests/unit/test_bpf_reader.c): zero in normal use.
+ * Test knobs of the map walks (tests/unit/test_bpf_reader.c): zero in normal use.
  * @hook runs between two steps of a walk, with the last key the walk returned, so a test can
- * insert and delete entries the way the tracer does while the reader walks.
+ * insert and delete entries the way the tracer does while the reader walks; @batch and
+ * @no_batch as in struct drmtop_walk.
  */
 struct drmtop_walk_test {
 	void (*hook)(void *ctx, int fd, const void *last_key);
 	void *ctx;
+	unsigned int batch;
+	bool no_batch;
 };
 
 struct drmtop_bpf {
@@ -80,8 +83,11 @@ struct bpf_program;
 int drmtop_bpf_run_iter(struct bpf_program *prog, size_t rec_size, void **out, size_t *n);
 
 /*
- * One walk over every entry of a BPF map: @each gets each entry's key and value and returns 0 to
- * go on, or a negative errno that ends the walk and is returned.
+ * One walk over every entry of a BPF map while BPF programs insert and delete entries (see
+ * src/sources/bpf_walk.c): @each gets each entry's key and value at most once and returns 0 to
+ * go on, or a negative errno that ends the walk and is returned. Every entry that is in the map
+ * from the start to the end of the walk is passed; one inserted or deleted meanwhile may be or
+ * not. @each must not delete from the map (collect keys, delete after the walk).
  */
 struct drmtop_walk {
 	int fd;
@@ -89,6 +95,8 @@ struct drmtop_walk {
 	void *ctx;
 	void (*hook)(void *hook_ctx, int fd, const void *last_key);	/* tests only */
 	void *hook_ctx;
+	unsigned int batch;	/* entries per batch read, 0: the default */
+	bool no_batch;		/* walk keys even where batch reads work (tests) */
 };
 
 int drmtop_bpf_map_walk(const struct drmtop_walk *w);
