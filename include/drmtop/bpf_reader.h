@@ -28,10 +28,10 @@ struct drmtop_bpf_engine {
 	__u64 jobs;			/* jobs done */
 	__u64 lat_hist[DRMTOP_LAT_BUCKETS];	/* queue-to-run latency, b: [2^b, 2^(b+1)) ns */
 	/*
-	 * Time the ring's oldest running job of this client has run so far (live clients
-	 * only): busy_ns grows only when a job ends, so rates over short intervals add this
-	 * (busy_ns + running_ns may then step back a little when the job's hardware end turns
-	 * out earlier than the snapshot: keep the larger value, as for fdinfo).
+	 * Time the ring's oldest running job of this client has run up to the snapshot's
+	 * taken_ns (live clients only): busy_ns grows only when a job ends, so rates over short
+	 * intervals add this (busy_ns + running_ns may then step back a little when the job's
+	 * hardware end turns out earlier than the snapshot: keep the larger value, as for fdinfo).
 	 */
 	__u64 running_ns;
 };
@@ -53,7 +53,12 @@ struct drmtop_bpf_device {
 };
 
 struct drmtop_bpf_snapshot {
-	__u64 taken_ns;			/* CLOCK_MONOTONIC, the clock of all *_ns fields */
+	/*
+	 * CLOCK_MONOTONIC (the clock of all *_ns fields): the one instant the engine figures
+	 * stand for, read after the engine totals and before the running jobs. busy_ns holds no
+	 * time after it, running_ns runs exactly up to it.
+	 */
+	__u64 taken_ns;
 	size_t n_clients;
 	struct drmtop_bpf_client *clients;
 	size_t n_closed;

@@ -368,19 +368,17 @@ static int each_job(const void *key, const void *value, void *ctx)
 
 /*
  * The running part: per ring, the oldest job handed to the hardware and not done has run
- * from max(its run time, the ring's previous job end) until now (union rule, as in the BPF
- * accounting); the younger ones on a deep ring start when it ends, so they add nothing yet.
+ * from max(its run time, the ring's previous job end) until s->taken_ns (union rule, as in the
+ * BPF accounting); the younger ones on a deep ring start when it ends, so they add nothing yet.
+ * A job that started after taken_ns adds nothing either.
  */
 static int add_running(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
 {
 	struct running_walk rw = {};
-	struct timespec ts;
+	__u64 now = s->taken_ns;
 	size_t i, j;
-	__u64 now;
 	int err;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	now = (__u64)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 	err = walk(b, MAP_JOBS, each_job, &rw);
 	for (i = 0; !err && i < rw.n; i++) {
 		struct drmtop_bpf_client *cl = find_uid(s->clients, s->n_clients, rw.old[i].uid);
@@ -437,8 +435,6 @@ int drmtop_bpf_snapshot(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
 	memset(s, 0, sizeof(*s));
 	if (!b->rb || b->map_fd[0] < 0)
 		return -ENOENT;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	s->taken_ns = (__u64)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 
 	err = ring_buffer__consume(b->rb);
 	if (err < 0)
@@ -460,6 +456,13 @@ int drmtop_bpf_snapshot(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
 	err = read_engines(b, s, &closed_cap);
 	if (err)
 		goto fail;
+	/*
+	 * The snapshot's one instant, after the engine totals and before the running jobs: totals
+	 * hold only jobs that ended before it (a job's end is a past hardware timestamp), running
+	 * parts run up to it, so no interval is counted twice or past it (no rate above 100 %).
+	 */
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	s->taken_ns = (__u64)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 	err = add_running(b, s);
 	if (err)
 		goto fail;

@@ -71,6 +71,14 @@ static struct drmtop_bpf *fake_tracer(void)
 	return b;
 }
 
+static __u64 mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
 static struct drmtop_client client(__u64 uid)
 {
 	struct drmtop_client c = { .uid = uid, .file = 0x10000 + uid, .tgid = 100 + uid };
@@ -84,6 +92,14 @@ static void put_client(struct drmtop_bpf *b, __u64 uid)
 	struct drmtop_client c = client(uid);
 
 	assert_int_equal(bpf_map_update_elem(b->map_fd[MAP_CLIENTS], &c.file, &c, BPF_ANY), 0);
+}
+
+static void put_engine(struct drmtop_bpf *b, __u64 uid, __u64 ring, __u64 busy, __u64 jobs)
+{
+	struct drmtop_engine_key k = { .uid = uid, .ring = ring };
+	struct drmtop_engine e = { .busy_ns = busy, .jobs = jobs };
+
+	assert_int_equal(bpf_map_update_elem(b->map_fd[MAP_ENGINES], &k, &e, BPF_ANY), 0);
 }
 
 /*
@@ -322,12 +338,50 @@ static void test_shared_bytes_handles_released_mid_walk(void **state)
 		shared_bytes_case(&modes[m]);
 }
 
+/*
+ * A job running on a ring: its running time and the snapshot's time are one instant, so busy
+ * time up to taken_ns never exceeds the wall time up to it (no rate above 100 %).
+ */
+static void test_running_time_at_taken_ns(void **state)
+{
+	struct drmtop_bpf *b = fake_tracer();
+	struct drmtop_bpf_snapshot s;
+	__u64 ring = 0xfeed, fence = 0xf00d, run = mono_ns() - 1000000000ull;
+	struct drmtop_job j = { .uid = 1, .ring = ring, .queue_ns = run - 5, .run_ns = run };
+	struct drmtop_ring rg = { .last_done_ns = run - 100 };
+	const struct drmtop_bpf_engine *e;
+
+	(void)state;
+	put_client(b, 1);
+	put_engine(b, 1, ring, 7000, 3);
+	assert_int_equal(bpf_map_update_elem(b->map_fd[MAP_RINGS], &ring, &rg, BPF_ANY), 0);
+	assert_int_equal(bpf_map_update_elem(b->map_fd[MAP_JOBS], &fence, &j, BPF_ANY), 0);
+	/* a job on another ring that starts later than any snapshot taken now adds nothing */
+	j.ring = ring + 1;
+	j.run_ns = mono_ns() + 3600000000000ull;
+	fence++;
+	assert_int_equal(bpf_map_update_elem(b->map_fd[MAP_JOBS], &fence, &j, BPF_ANY), 0);
+	assert_int_equal(drmtop_bpf_snapshot(b, &s), 0);
+	assert_int_equal(s.n_clients, 1);
+	assert_int_equal(s.clients[0].n_engines, 1);
+	e = &s.clients[0].engines[0];
+	assert_int_equal(e->busy_ns, 7000);
+	if (e->running_ns != s.taken_ns - run)
+		fail_msg("running_ns %llu, but the job ran %llu ns up to taken_ns: %lld ns later "
+			 "than the snapshot's time", (unsigned long long)e->running_ns,
+			 (unsigned long long)(s.taken_ns - run),
+			 (long long)(e->running_ns - (s.taken_ns - run)));
+	drmtop_bpf_snapshot_free(&s);
+	drmtop_bpf_close(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_walk_under_churn),
 		cmocka_unit_test(test_clients_close_mid_walk),
 		cmocka_unit_test(test_shared_bytes_handles_released_mid_walk),
+		cmocka_unit_test(test_running_time_at_taken_ns),
 	};
 
 	if (geteuid() != 0)
