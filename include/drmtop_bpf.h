@@ -163,6 +163,12 @@ enum drmtop_counter {
 	DRMTOP_CNT_DONE_NO_HW_TIME,	/* done without a hardware fence timestamp: end = now */
 	DRMTOP_CNT_ADOPT_TRUNCATED,	/* adoption walk of a handle table stopped early */
 	DRMTOP_CNT_ADOPTED,		/* handles found by the adoption walk (existed at attach) */
+	DRMTOP_CNT_MEM_UNDERFLOW,	/* a release took more bytes than a counter held */
+	/*
+	 * Counted by the reader, not the programs: engine entries of a client that is neither
+	 * live nor known closed (its close record was lost), reported as orphans and deleted.
+	 */
+	DRMTOP_CNT_ORPHAN_ENGINES,
 	DRMTOP_CNT_JOBS_QUEUED,		/* totals, for cross-checks */
 	DRMTOP_CNT_JOBS_DONE,
 	DRMTOP_CNT_KERNEL_JOBS,		/* jobs charged to a kernel client */
@@ -174,7 +180,7 @@ enum drmtop_counter {
 	"objects_full", "devices_full", "tasks_full", "ringbuf_full", "run_unknown", \
 	"done_unknown", "done_without_run", "ended_without_done", "job_client_unknown", \
 	"handle_unknown", "object_unknown", "client_late", "entities_full", \
-	"entity_guessed", "done_no_hw_time", "adopt_truncated", "adopted", "jobs_queued", "jobs_done", \
-	"kernel_jobs" }
+	"entity_guessed", "done_no_hw_time", "adopt_truncated", "adopted", "mem_underflow", \
+	"orphan_engines", "jobs_queued", "jobs_done", "kernel_jobs" }
 
 #endif /* DRMTOP_BPF_H */
