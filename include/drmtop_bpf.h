@@ -37,6 +37,7 @@
 #define DRMTOP_CLIENT_KERNEL	(1u << 0)	/* jobs the driver submitted itself */
 #define DRMTOP_CLIENT_LATE	(1u << 1)	/* opened before attach: first seen at an ioctl */
 #define DRMTOP_CLIENT_CLOSED	(1u << 2)	/* record came from the ring buffer */
+#define DRMTOP_CLIENT_ORPHAN	(1u << 3)	/* closed, its record lost: made by the reader */
 
 /*
  * One DRM client (struct drm_file), value of the "clients" map and payload of the ring buffer

@@ -10,7 +10,8 @@
  * .closed with its engine figures and the memory it held at close, so a client living between
  * two snapshots is never lost. Jobs of a closed client that were still running at close are
  * reported in a later snapshot as another .closed entry with the same uid (engine figures only,
- * memory zero): consumers add .closed entries up per uid.
+ * memory zero): consumers add .closed entries up per uid. A client whose close record was lost
+ * is reported in .orphans instead (see there).
  */
 #ifndef DRMTOP_BPF_READER_H
 #define DRMTOP_BPF_READER_H
@@ -66,6 +67,17 @@ struct drmtop_bpf_snapshot {
 	size_t n_devices;
 	struct drmtop_bpf_device *devices;
 	__u64 counters[DRMTOP_CNT_MAX];	/* enum drmtop_counter; names: drmtop_bpf_counter_name() */
+	/*
+	 * Engine figures of clients whose close record never reached the reader (the ring buffer
+	 * was full: counter ringbuf_full), found in the map with no live or closed client for
+	 * their uid over a grace period (seconds), then reported here once and deleted from the
+	 * map (counter orphan_engines). Flags DRMTOP_CLIENT_CLOSED | DRMTOP_CLIENT_ORPHAN; the
+	 * identity (tgid, comm, ...) is the one the previous snapshot saw live, or only the uid
+	 * if none did; memory figures are 0 (what it held at close is unknown). Like .closed,
+	 * later jobs of the same uid come as further entries: add them up per uid.
+	 */
+	size_t n_orphans;
+	struct drmtop_bpf_client *orphans;
 };
 
 /* Fills @s (free it with drmtop_bpf_snapshot_free). Returns 0 or a negative errno. */

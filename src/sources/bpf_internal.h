@@ -63,13 +63,44 @@ struct drmtop_bpf {
 	 */
 	struct drmtop_reported *reported;
 	size_t n_reported, cap_reported;
+	/*
+	 * Engine entries whose uid is neither live nor known closed: a client that closed after
+	 * the ring buffer was drained (its record comes with the next snapshot), one opened after
+	 * the clients map was read, or one whose close record was lost (ring buffer full, or
+	 * closed so long ago that it left the retired ring). After a grace period only the last
+	 * kind can still be unknown: it is settled as an orphan (see read_engines).
+	 */
+	struct drmtop_orphan *orphans;
+	size_t n_orphans, cap_orphans;
+	__u64 orphan_engines;		/* entries settled as orphans: DRMTOP_CNT_ORPHAN_ENGINES */
+	__u64 orphan_grace_ns;		/* 0: DRMTOP_BPF_ORPHAN_GRACE_NS (tests set others) */
+	unsigned int orphan_grace_snaps;	/* 0: DRMTOP_BPF_ORPHAN_GRACE_SNAPS */
+	__u64 seq;			/* snapshots taken */
+	struct drmtop_client *prev_live;	/* the latest snapshot's live clients */
+	size_t n_prev_live;
 	struct drmtop_walk_test walk_test;
 };
+
+/*
+ * An unknown uid stays unknown for this long and this many snapshots before it is settled:
+ * a close record committed after a drain is consumed by the next one, and the grace in time
+ * covers a record its program reserved but has not submitted yet (it holds up those behind).
+ */
+#define DRMTOP_BPF_ORPHAN_GRACE_NS	(5 * 1000000000ull)
+#define DRMTOP_BPF_ORPHAN_GRACE_SNAPS	2
 
 struct drmtop_reported {
 	struct drmtop_engine_key key;
 	struct drmtop_engine e;		/* the figures reported so far */
 	bool quiet;			/* unchanged in the latest snapshot: delete in the next */
+	struct drmtop_client owner;	/* the closed (or orphan) client they were reported for */
+};
+
+struct drmtop_orphan {
+	__u64 uid;
+	__u64 first_seq, first_ns;	/* snapshot and time it was first found unknown */
+	__u64 last_seq;			/* latest snapshot that found it unknown */
+	struct drmtop_client c;		/* identity if it was live in the snapshot before */
 };
 
 extern const char *const drmtop_bpf_map_names[MAP_COUNT];

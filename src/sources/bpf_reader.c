@@ -206,27 +206,59 @@ static bool engine_growth(const struct drmtop_engine *now, const struct drmtop_e
 	return grew;
 }
 
-/* The closed entry of @uid in @s, a residue entry made from the retired record if needed. */
-static struct drmtop_bpf_client *closed_entry(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s,
-					      size_t *closed_cap, __u64 uid, int *err)
+/* Capacities of the snapshot's growing arrays. */
+struct snap_caps {
+	size_t closed, orphans;
+};
+
+/*
+ * The entry of closed (or orphan) client @owner in @s that engine figures go to: the record
+ * drained in this snapshot, else a residue entry made from @owner (figures only, memory 0).
+ */
+static struct drmtop_bpf_client *owner_entry(struct drmtop_bpf_snapshot *s, struct snap_caps *caps,
+					     const struct drmtop_client *owner, int *err)
 {
-	struct drmtop_bpf_client *cl = find_uid(s->closed, s->n_closed, uid);
-	const struct drmtop_client *old;
+	bool orphan = owner->flags & DRMTOP_CLIENT_ORPHAN;
+	struct drmtop_bpf_client **arr = orphan ? &s->orphans : &s->closed;
+	size_t *n = orphan ? &s->n_orphans : &s->n_closed;
+	struct drmtop_bpf_client *cl = find_uid(*arr, *n, owner->uid);
 	struct drmtop_client residue;
 
 	*err = 0;
-	if (cl || !(old = find_retired(b, uid)))
+	if (cl)
 		return cl;
-	residue = *old;
+	residue = *owner;
 	residue.mem_total = residue.mem_shared = residue.mem_imported = 0;
 	residue.handles = 0;
-	*err = push_client(&s->closed, &s->n_closed, closed_cap, &residue);
-	return *err ? NULL : &s->closed[s->n_closed - 1];
+	*err = push_client(arr, n, orphan ? &caps->orphans : &caps->closed, &residue);
+	return *err ? NULL : &(*arr)[*n - 1];
 }
 
-/* Remembers what was reported of a closed client's engine entry. */
-static int remember_reported(struct drmtop_bpf *b, const struct drmtop_engine_key *key,
-			     const struct drmtop_engine *e)
+/* The closed or settled orphan client @uid, NULL if none is known. */
+static const struct drmtop_client *find_owner(struct drmtop_bpf *b,
+					      const struct drmtop_bpf_snapshot *s, __u64 uid)
+{
+	const struct drmtop_client *c;
+	size_t i;
+
+	for (i = 0; i < s->n_closed; i++)
+		if (s->closed[i].c.uid == uid)
+			return &s->closed[i].c;
+	c = find_retired(b, uid);
+	if (c)
+		return c;
+	/* reported before and since pushed out of the retired ring by later closes */
+	for (i = 0; i < b->n_reported; i++)
+		if (b->reported[i].key.uid == uid)
+			return &b->reported[i].owner;
+	return NULL;
+}
+
+/* Remembers what was reported of a closed client's engine entry; NULL if out of memory. */
+static struct drmtop_reported *remember_reported(struct drmtop_bpf *b,
+						 const struct drmtop_engine_key *key,
+						 const struct drmtop_engine *e,
+						 const struct drmtop_client *owner)
 {
 	struct drmtop_reported *r = find_reported(b, key);
 
@@ -236,22 +268,81 @@ static int remember_reported(struct drmtop_bpf *b, const struct drmtop_engine_ke
 			struct drmtop_reported *p = realloc(b->reported, nc * sizeof(*p));
 
 			if (!p)
-				return -ENOMEM;
+				return NULL;
 			b->reported = p;
 			b->cap_reported = nc;
 		}
 		r = &b->reported[b->n_reported++];
 		r->key = *key;
+		r->owner = *owner;
 	}
 	r->e = *e;
 	r->quiet = false;
-	return 0;
+	return r;
+}
+
+static struct drmtop_orphan *find_orphan(struct drmtop_bpf *b, __u64 uid)
+{
+	size_t i;
+
+	for (i = 0; i < b->n_orphans; i++)
+		if (b->orphans[i].uid == uid)
+			return &b->orphans[i];
+	return NULL;
+}
+
+/*
+ * @uid has no live or known closed client in this snapshot. Returns the orphan client to
+ * settle its entries with once the grace period is over, NULL until then (or on ENOMEM, *err).
+ */
+static const struct drmtop_client *unknown_uid(struct drmtop_bpf *b, __u64 uid, __u64 now,
+					       int *err)
+{
+	__u64 grace_ns = b->orphan_grace_ns ? b->orphan_grace_ns : DRMTOP_BPF_ORPHAN_GRACE_NS;
+	unsigned int grace = b->orphan_grace_snaps ? b->orphan_grace_snaps :
+			     DRMTOP_BPF_ORPHAN_GRACE_SNAPS;
+	struct drmtop_orphan *o = find_orphan(b, uid);
+	size_t i;
+
+	*err = 0;
+	if (!o) {
+		if (b->n_orphans == b->cap_orphans) {
+			size_t nc = b->cap_orphans ? 2 * b->cap_orphans : 16;
+			struct drmtop_orphan *p = realloc(b->orphans, nc * sizeof(*p));
+
+			if (!p) {
+				*err = -ENOMEM;
+				return NULL;
+			}
+			b->orphans = p;
+			b->cap_orphans = nc;
+		}
+		o = &b->orphans[b->n_orphans++];
+		memset(o, 0, sizeof(*o));
+		o->uid = uid;
+		o->first_seq = b->seq;
+		o->first_ns = now;
+		o->c.uid = uid;
+		o->c.minor_index = -1;
+		for (i = 0; i < b->n_prev_live; i++)
+			if (b->prev_live[i].uid == uid)
+				o->c = b->prev_live[i];
+	}
+	o->last_seq = b->seq;
+	if (b->seq - o->first_seq < grace || now - o->first_ns < grace_ns)
+		return NULL;
+	/* settled: from now on a known client, as a closed one whose record was drained */
+	o->c.flags |= DRMTOP_CLIENT_CLOSED | DRMTOP_CLIENT_ORPHAN;
+	o->c.close_ns = 0;
+	retire(b, &o->c);
+	return find_retired(b, uid);
 }
 
 struct engines_walk {
 	struct drmtop_bpf *b;
 	struct drmtop_bpf_snapshot *s;
-	size_t *closed_cap;
+	struct snap_caps *caps;
+	__u64 now;
 	struct drmtop_engine_key *del;	/* entries to delete once the walk is over */
 	size_t n_del, cap_del;
 };
@@ -261,20 +352,32 @@ static int each_engine(const void *kp, const void *value, void *ctx)
 	static const struct drmtop_engine zero;
 	const struct drmtop_engine_key *key = kp;
 	const struct drmtop_engine *e = value;
+	const struct drmtop_client *owner;
 	struct engines_walk *ew = ctx;
 	struct drmtop_bpf *b = ew->b;
 	struct drmtop_bpf_client *cl;
 	struct drmtop_reported *rep;
 	struct drmtop_engine d;
+	bool grew;
 	int err;
 
 	cl = find_uid(ew->s->clients, ew->s->n_clients, key->uid);
 	if (cl)
 		return add_engine(cl, key->ring, e, b->map_fd[MAP_RINGS]);
+	owner = find_owner(b, ew->s, key->uid);
+	if (!owner) {
+		owner = unknown_uid(b, key->uid, ew->now, &err);
+		if (!owner)
+			return err;	/* within the grace period: its record may still come */
+	}
 	rep = find_reported(b, key);
-	if (!engine_growth(e, rep ? &rep->e : &zero, &d)) {
+	grew = engine_growth(e, rep ? &rep->e : &zero, &d);
+	if (!rep && (owner->flags & DRMTOP_CLIENT_ORPHAN))
+		b->orphan_engines++;
+	if (!grew) {
+		/* kept until a snapshot finds it unchanged, then deleted in the next one */
 		if (!rep)
-			return 0;	/* nothing ever counted: leave it to its client */
+			return remember_reported(b, key, e, owner) ? 0 : -ENOMEM;
 		if (!rep->quiet) {
 			rep->quiet = true;
 			return 0;
@@ -291,13 +394,12 @@ static int each_engine(const void *kp, const void *value, void *ctx)
 		ew->del[ew->n_del++] = *key;
 		return 0;
 	}
-	cl = closed_entry(b, ew->s, ew->closed_cap, key->uid, &err);
-	if (err)
-		return err;
-	if (!cl)
-		return 0;	/* closed after the ring buffer was drained */
-	err = add_engine(cl, key->ring, &d, b->map_fd[MAP_RINGS]);
-	return err ? err : remember_reported(b, key, e);
+	cl = owner_entry(ew->s, ew->caps, owner, &err);
+	if (!err)
+		err = add_engine(cl, key->ring, &d, b->map_fd[MAP_RINGS]);
+	if (!err && !remember_reported(b, key, e, owner))
+		err = -ENOMEM;
+	return err;
 }
 
 /*
@@ -305,31 +407,43 @@ static int each_engine(const void *kp, const void *value, void *ctx)
  * closed client's jobs still add after its close (jobs running at close end later) becomes a
  * further closed entry of the same uid. A closed client's entry leaves the map only after a
  * snapshot found it unchanged, and then atomically with what it held at that moment: a job that
- * ended between the read and the delete is still reported, never lost.
+ * ended between the read and the delete is still reported, never lost. An entry of a uid no
+ * client is known for waits for the grace period (its close record may still be on its way),
+ * then goes the same way as an orphan's: nothing in the map outlives its client for long.
  */
-static int read_engines(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s, size_t *closed_cap)
+static int read_engines(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s,
+			struct snap_caps *caps)
 {
-	struct engines_walk ew = { .b = b, .s = s, .closed_cap = closed_cap };
+	struct engines_walk ew = { .b = b, .s = s, .caps = caps };
 	int fd = b->map_fd[MAP_ENGINES], err;
 	struct drmtop_bpf_client *cl;
 	struct drmtop_reported *rep;
 	struct drmtop_engine e, d;
-	size_t i;
+	struct timespec ts;
+	size_t i, j;
 
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	ew.now = (__u64)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 	err = walk(b, MAP_ENGINES, each_engine, &ew);
-	/* Deleting while walking would restart get_next_key: delete afterwards. */
 	for (i = 0; !err && i < ew.n_del; i++) {
 		rep = find_reported(b, &ew.del[i]);
-		if (bpf_map_lookup_and_delete_elem(fd, &ew.del[i], &e) || !rep)
+		if (!rep)
 			continue;
-		if (engine_growth(&e, &rep->e, &d)) {
-			cl = closed_entry(b, s, closed_cap, ew.del[i].uid, &err);
-			if (!err && cl)
+		if (!bpf_map_lookup_and_delete_elem(fd, &ew.del[i], &e) &&
+		    engine_growth(&e, &rep->e, &d)) {
+			cl = owner_entry(s, caps, &rep->owner, &err);
+			if (!err)
 				err = add_engine(cl, ew.del[i].ring, &d, b->map_fd[MAP_RINGS]);
 		}
 		*rep = b->reported[--b->n_reported];
 	}
 	free(ew.del);
+	/* unknown uids this snapshot did not meet again are known now, or their entries gone */
+	for (i = 0, j = 0; i < b->n_orphans; i++)
+		if (b->orphans[i].last_seq == b->seq && !(b->orphans[i].c.flags &
+							   DRMTOP_CLIENT_ORPHAN))
+			b->orphans[j++] = b->orphans[i];
+	b->n_orphans = j;
 	return err;
 }
 
@@ -427,20 +541,23 @@ static int read_devices(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
 
 int drmtop_bpf_snapshot(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
 {
+	struct snap_caps caps = {};
+	struct drmtop_client *live;
 	struct timespec ts;
-	size_t closed_cap = 0, i;
 	__u32 k;
+	size_t i;
 	int err;
 
 	memset(s, 0, sizeof(*s));
 	if (!b->rb || b->map_fd[0] < 0)
 		return -ENOENT;
+	b->seq++;
 
 	err = ring_buffer__consume(b->rb);
 	if (err < 0)
 		goto fail;
 	for (i = 0; i < b->n_pending; i++) {
-		err = push_client(&s->closed, &s->n_closed, &closed_cap, &b->pending[i]);
+		err = push_client(&s->closed, &s->n_closed, &caps.closed, &b->pending[i]);
 		if (err)
 			goto fail;
 		retire(b, &b->pending[i]);
@@ -453,7 +570,7 @@ int drmtop_bpf_snapshot(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
 	err = compute_shared(b, s);
 	if (err)
 		goto fail;
-	err = read_engines(b, s, &closed_cap);
+	err = read_engines(b, s, &caps);
 	if (err)
 		goto fail;
 	/*
@@ -471,6 +588,17 @@ int drmtop_bpf_snapshot(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
 		goto fail;
 	for (k = 0; k < DRMTOP_CNT_MAX; k++)
 		bpf_map_lookup_elem(b->map_fd[MAP_COUNTERS], &k, &s->counters[k]);
+	s->counters[DRMTOP_CNT_ORPHAN_ENGINES] += b->orphan_engines;
+	/* who was live, for naming a client whose close record turns out lost */
+	live = realloc(b->prev_live, (s->n_clients ? s->n_clients : 1) * sizeof(*live));
+	if (!live) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	for (i = 0; i < s->n_clients; i++)
+		live[i] = s->clients[i].c;
+	b->prev_live = live;
+	b->n_prev_live = s->n_clients;
 	return 0;
 fail:
 	drmtop_bpf_snapshot_free(s);
@@ -485,8 +613,11 @@ void drmtop_bpf_snapshot_free(struct drmtop_bpf_snapshot *s)
 		free(s->clients[i].engines);
 	for (i = 0; i < s->n_closed; i++)
 		free(s->closed[i].engines);
+	for (i = 0; i < s->n_orphans; i++)
+		free(s->orphans[i].engines);
 	free(s->clients);
 	free(s->closed);
+	free(s->orphans);
 	free(s->devices);
 	memset(s, 0, sizeof(*s));
 }

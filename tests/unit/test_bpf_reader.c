@@ -375,6 +375,203 @@ static void test_running_time_at_taken_ns(void **state)
 	drmtop_bpf_close(b);
 }
 
+/* Engine entries left in the map. */
+static unsigned int engines_left(struct drmtop_bpf *b)
+{
+	struct drmtop_engine_key k, next, *prev = NULL;
+	unsigned int n = 0;
+
+	while (!bpf_map_get_next_key(b->map_fd[MAP_ENGINES], prev, &next)) {
+		k = next;
+		prev = &k;
+		n++;
+	}
+	return n;
+}
+
+/* Figures of @uid summed over every entry of @arr (entries of one uid add up). */
+struct sums {
+	__u64 busy, jobs;
+	unsigned int entries;
+	__u32 flags;
+	char comm[DRMTOP_COMM_LEN];
+};
+
+static void add_up(struct sums *t, const struct drmtop_bpf_client *arr, size_t n, __u64 uid)
+{
+	size_t i, j;
+
+	for (i = 0; i < n; i++) {
+		if (arr[i].c.uid != uid)
+			continue;
+		t->entries++;
+		t->flags |= arr[i].c.flags;
+		memcpy(t->comm, arr[i].c.comm, sizeof(t->comm));
+		for (j = 0; j < arr[i].n_engines; j++) {
+			t->busy += arr[i].engines[j].busy_ns;
+			t->jobs += arr[i].engines[j].jobs;
+		}
+	}
+}
+
+/* One snapshot; what it reports of @uid is added to @closed and @orphans. */
+static void snap(struct drmtop_bpf *b, __u64 uid, struct sums *closed, struct sums *orphans,
+		 __u64 *orphan_counter)
+{
+	struct drmtop_bpf_snapshot s;
+
+	assert_int_equal(drmtop_bpf_snapshot(b, &s), 0);
+	add_up(closed, s.closed, s.n_closed, uid);
+	add_up(orphans, s.orphans, s.n_orphans, uid);
+	*orphan_counter = s.counters[DRMTOP_CNT_ORPHAN_ENGINES];
+	drmtop_bpf_snapshot_free(&s);
+}
+
+/*
+ * A client closes and its close record is lost (ring buffer full): its engine entry, with the
+ * client's figures, must be reported once as an orphan, counted, and leave the map; a job of
+ * it ending afterwards (a new entry) is reported and counted again, then leaves too.
+ */
+static void test_lost_close_record_settled(void **state)
+{
+	struct drmtop_bpf *b = fake_tracer();
+	struct sums closed = {}, orphans = {};
+	struct drmtop_client c = client(7);
+	__u64 counter = 0;
+	int i;
+
+	(void)state;
+	b->orphan_grace_ns = 1;
+	b->orphan_grace_snaps = 2;
+	put_client(b, 7);
+	put_engine(b, 7, 0xaa, 5000, 2);
+	snap(b, 7, &closed, &orphans, &counter);
+	/* closes: gone from the clients map, and no record comes */
+	assert_int_equal(bpf_map_delete_elem(b->map_fd[MAP_CLIENTS], &c.file), 0);
+	for (i = 0; i < 6; i++)
+		snap(b, 7, &closed, &orphans, &counter);
+	if (engines_left(b))
+		fail_msg("the engine entry of a client whose close record was lost is still in "
+			 "the map after 6 snapshots (orphan reported %u times)", orphans.entries);
+	assert_int_equal(closed.entries, 0);
+	assert_int_equal(orphans.busy, 5000);
+	assert_int_equal(orphans.jobs, 2);
+	assert_int_equal(orphans.flags & (DRMTOP_CLIENT_ORPHAN | DRMTOP_CLIENT_CLOSED),
+			 DRMTOP_CLIENT_ORPHAN | DRMTOP_CLIENT_CLOSED);
+	assert_string_equal(orphans.comm, "c7");	/* as the snapshot before saw it live */
+	assert_int_equal(counter, 1);
+	/* a job of it still running at close ends now */
+	put_engine(b, 7, 0xaa, 30, 1);
+	for (i = 0; i < 4; i++)
+		snap(b, 7, &closed, &orphans, &counter);
+	assert_int_equal(engines_left(b), 0);
+	assert_int_equal(orphans.busy, 5030);
+	assert_int_equal(orphans.jobs, 3);
+	assert_int_equal(counter, 2);
+	drmtop_bpf_close(b);
+}
+
+/*
+ * A closed client whose record is late (it closed after a drain; a record reserved and not yet
+ * submitted holds up the ring buffer): within the grace period it must not be settled, and all
+ * its time, a job ending after the close included, goes to its closed entries.
+ */
+static void test_pending_close_keeps_late_jobs(void **state)
+{
+	struct drmtop_bpf *b = fake_tracer();
+	struct sums closed = {}, orphans = {};
+	struct drmtop_client c = client(3);
+	__u64 counter = 0;
+	int i;
+
+	(void)state;
+	b->orphan_grace_ns = 1;
+	b->orphan_grace_snaps = 3;
+	put_client(b, 3);
+	put_engine(b, 3, 0xbb, 100, 1);
+	snap(b, 3, &closed, &orphans, &counter);
+	assert_int_equal(bpf_map_delete_elem(b->map_fd[MAP_CLIENTS], &c.file), 0);
+	snap(b, 3, &closed, &orphans, &counter);
+	snap(b, 3, &closed, &orphans, &counter);
+	/* the record arrives just within the grace period */
+	c.flags |= DRMTOP_CLIENT_CLOSED;
+	c.close_ns = 1;
+	c.mem_total = 4096;
+	assert_int_equal(drmtop_bpf_on_closed(b, &c, sizeof(c)), 0);
+	snap(b, 3, &closed, &orphans, &counter);
+	assert_int_equal(closed.busy, 100);
+	put_engine(b, 3, 0xbb, 150, 2);		/* a job that ran at close ends */
+	for (i = 0; i < 5; i++)
+		snap(b, 3, &closed, &orphans, &counter);
+	assert_int_equal(orphans.entries, 0);
+	assert_int_equal(counter, 0);
+	assert_int_equal(closed.busy, 150);
+	assert_int_equal(closed.jobs, 2);
+	assert_int_equal(engines_left(b), 0);
+	drmtop_bpf_close(b);
+}
+
+/*
+ * A closed client's entry that never gets a figure (its job was created at run, then freed
+ * without done after a GPU reset) must not stay in the map for ever either.
+ */
+static void test_closed_zero_entry_deleted(void **state)
+{
+	struct drmtop_bpf *b = fake_tracer();
+	struct sums closed = {}, orphans = {};
+	struct drmtop_client c = client(4);
+	__u64 counter = 0;
+	int i;
+
+	(void)state;
+	put_engine(b, 4, 0xcc, 0, 0);
+	c.flags |= DRMTOP_CLIENT_CLOSED;
+	assert_int_equal(drmtop_bpf_on_closed(b, &c, sizeof(c)), 0);
+	for (i = 0; i < 4; i++)
+		snap(b, 4, &closed, &orphans, &counter);
+	if (engines_left(b))
+		fail_msg("an all-zero engine entry of a closed client is still in the map after "
+			 "4 snapshots");
+	assert_int_equal(closed.entries, 1);	/* its close record, no figures */
+	assert_int_equal(closed.jobs + closed.busy, 0);
+	assert_int_equal(counter, 0);
+	drmtop_bpf_close(b);
+}
+
+/*
+ * A long run in which every client's close record is lost: 40 clients per refresh for 100
+ * refreshes, 4000 in all, through an engines map of 1024 entries. It never fills, and each
+ * orphan is counted once.
+ */
+static void test_orphans_never_fill_the_map(void **state)
+{
+	struct drmtop_bpf *b = fake_tracer();
+	struct sums closed = {}, orphans = {};
+	__u64 counter = 0, uid = 100, i;
+	int r, err;
+
+	(void)state;
+	b->orphan_grace_ns = 1;
+	for (r = 0; r < 100; r++) {
+		for (i = 0; i < 40; i++, uid++) {
+			struct drmtop_engine_key k = { .uid = uid, .ring = 0xdd };
+			struct drmtop_engine e = { .busy_ns = 10, .jobs = 1 };
+
+			err = bpf_map_update_elem(b->map_fd[MAP_ENGINES], &k, &e, BPF_NOEXIST);
+			if (err)
+				fail_msg("refresh %d: engines map full (%u entries) after %llu clients "
+					 "whose close record was lost", r, engines_left(b),
+					 (unsigned long long)(uid - 100));
+		}
+		snap(b, 0, &closed, &orphans, &counter);
+	}
+	for (r = 0; r < 4; r++)
+		snap(b, 0, &closed, &orphans, &counter);
+	assert_int_equal(engines_left(b), 0);
+	assert_int_equal(counter, 4000);
+	drmtop_bpf_close(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -382,6 +579,10 @@ int main(void)
 		cmocka_unit_test(test_clients_close_mid_walk),
 		cmocka_unit_test(test_shared_bytes_handles_released_mid_walk),
 		cmocka_unit_test(test_running_time_at_taken_ns),
+		cmocka_unit_test(test_lost_close_record_settled),
+		cmocka_unit_test(test_pending_close_keeps_late_jobs),
+		cmocka_unit_test(test_closed_zero_entry_deleted),
+		cmocka_unit_test(test_orphans_never_fill_the_map),
 	};
 
 	if (geteuid() != 0)
