@@ -132,4 +132,7 @@ struct drmtop_walk {
 
 int drmtop_bpf_map_walk(const struct drmtop_walk *w);
 
+/* Walks that fell back to the key walk because the kernel refused batch reads (tests). */
+extern unsigned long drmtop_bpf_batch_refused;
+
 #endif /* DRMTOP_BPF_INTERNAL_H */

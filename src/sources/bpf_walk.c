@@ -23,6 +23,8 @@
 #include "bpf_internal.h"
 
 #define WALK_BATCH	256		/* entries per batch read */
+
+unsigned long drmtop_bpf_batch_refused;
 #define ENOTSUPP	524		/* kernel-internal, returned by bpf() all the same */
 
 /* Keys already returned by a key walk: open addressing on a hash of the key's bytes. */
@@ -206,6 +208,7 @@ int drmtop_bpf_map_walk(const struct drmtop_walk *w)
 		err = batch_walk(w, &info);
 		if (err <= 0)
 			return err;
+		drmtop_bpf_batch_refused++;
 	}
 	return key_walk(w, &info);
 }
