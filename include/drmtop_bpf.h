@@ -37,6 +37,7 @@
 #define DRMTOP_CLIENT_KERNEL	(1u << 0)	/* jobs the driver submitted itself */
 #define DRMTOP_CLIENT_LATE	(1u << 1)	/* opened before attach: first seen at an ioctl */
 #define DRMTOP_CLIENT_CLOSED	(1u << 2)	/* record came from the ring buffer */
+#define DRMTOP_CLIENT_ORPHAN	(1u << 3)	/* closed, its record lost: made by the reader */
 
 /*
  * One DRM client (struct drm_file), value of the "clients" map and payload of the ring buffer
@@ -163,6 +164,12 @@ enum drmtop_counter {
 	DRMTOP_CNT_DONE_NO_HW_TIME,	/* done without a hardware fence timestamp: end = now */
 	DRMTOP_CNT_ADOPT_TRUNCATED,	/* adoption walk of a handle table stopped early */
 	DRMTOP_CNT_ADOPTED,		/* handles found by the adoption walk (existed at attach) */
+	DRMTOP_CNT_MEM_UNDERFLOW,	/* a release took more bytes than a counter held */
+	/*
+	 * Counted by the reader, not the programs: engine entries of a client that is neither
+	 * live nor known closed (its close record was lost), reported as orphans and deleted.
+	 */
+	DRMTOP_CNT_ORPHAN_ENGINES,
 	DRMTOP_CNT_JOBS_QUEUED,		/* totals, for cross-checks */
 	DRMTOP_CNT_JOBS_DONE,
 	DRMTOP_CNT_KERNEL_JOBS,		/* jobs charged to a kernel client */
@@ -174,7 +181,7 @@ enum drmtop_counter {
 	"objects_full", "devices_full", "tasks_full", "ringbuf_full", "run_unknown", \
 	"done_unknown", "done_without_run", "ended_without_done", "job_client_unknown", \
 	"handle_unknown", "object_unknown", "client_late", "entities_full", \
-	"entity_guessed", "done_no_hw_time", "adopt_truncated", "adopted", "jobs_queued", "jobs_done", \
-	"kernel_jobs" }
+	"entity_guessed", "done_no_hw_time", "adopt_truncated", "adopted", "mem_underflow", \
+	"orphan_engines", "jobs_queued", "jobs_done", "kernel_jobs" }
 
 #endif /* DRMTOP_BPF_H */

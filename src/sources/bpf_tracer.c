@@ -527,5 +527,7 @@ void drmtop_bpf_close(struct drmtop_bpf *b)
 	btf__free(b->vmlinux_btf);
 	free(b->pending);
 	free(b->reported);
+	free(b->orphans);
+	free(b->prev_live);
 	free(b);
 }
