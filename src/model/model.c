@@ -591,32 +591,16 @@ static void build_closed(struct build *b)
 	}
 }
 
-/*
- * Losses are every counter that means an event was dropped or may be charged to the wrong
- * client, counted where it happened (a full map, a skipped program run); when in doubt a
- * counter is a loss (a cross-check called inconclusive costs less than a driver wrongly
- * accused). Notes describe what the tracer found at attach, and consequences of a loss already
- * counted: a run or done of a job never seen queued is a job queued before attach, or one whose
- * queue event was skipped (then counted in that program's recursion misses).
- */
+/* The kind of each counter, from the one table in drmtop_bpf.h. */
 static enum drmtop_counter_kind counter_kind(unsigned int i)
 {
-	switch (i) {
-	case DRMTOP_CNT_RUN_UNKNOWN:
-	case DRMTOP_CNT_DONE_UNKNOWN:
-	case DRMTOP_CNT_CLIENT_LATE:
-	case DRMTOP_CNT_ADOPTED:
-	case DRMTOP_CNT_HANDLE_UNKNOWN:	/* released a handle made before attach */
-	case DRMTOP_CNT_OBJECT_UNKNOWN:
-	case DRMTOP_CNT_DONE_NO_HW_TIME:	/* end taken at the tracepoint: still counted */
-		return DRMTOP_COUNTER_NOTE;
-	case DRMTOP_CNT_JOBS_QUEUED:
-	case DRMTOP_CNT_JOBS_DONE:
-	case DRMTOP_CNT_KERNEL_JOBS:
-		return DRMTOP_COUNTER_TOTAL;
-	default:
-		return DRMTOP_COUNTER_LOSS;
-	}
+	static const enum drmtop_counter_kind kinds[] = {
+#define DRMTOP_COUNTER_KIND(id, name, kind) [DRMTOP_CNT_##id] = DRMTOP_COUNTER_##kind,
+		DRMTOP_COUNTERS(DRMTOP_COUNTER_KIND)
+#undef DRMTOP_COUNTER_KIND
+	};
+
+	return i < DRMTOP_CNT_MAX ? kinds[i] : DRMTOP_COUNTER_LOSS;
 }
 
 static const struct drmtop_bpf_prog_stat *prev_prog(const struct drmtop_model_input *in,

@@ -21,7 +21,14 @@
 
 int drmtop_bpf_on_closed(void *ctx, void *data, size_t len);
 
-static const char *const counter_names[DRMTOP_CNT_MAX] = DRMTOP_COUNTER_NAMES;
+/* Indexed by the enum itself: a name cannot land at another counter's index. */
+static const char *const counter_names[] = {
+#define DRMTOP_COUNTER_NAME(id, name, kind) [DRMTOP_CNT_##id] = #name,
+	DRMTOP_COUNTERS(DRMTOP_COUNTER_NAME)
+#undef DRMTOP_COUNTER_NAME
+};
+_Static_assert(sizeof(counter_names) / sizeof(counter_names[0]) == DRMTOP_CNT_MAX,
+	       "every counter has a name");
 
 const char *drmtop_bpf_counter_name(unsigned int counter)
 {

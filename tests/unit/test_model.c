@@ -331,6 +331,7 @@ static void test_every_loss_counter_counts(void **state)
 		DRMTOP_CNT_DONE_WITHOUT_RUN,
 		DRMTOP_CNT_ENDED_WITHOUT_DONE, DRMTOP_CNT_JOB_CLIENT_UNKNOWN,
 		DRMTOP_CNT_ENTITIES_FULL, DRMTOP_CNT_ENTITY_GUESSED, DRMTOP_CNT_ADOPT_TRUNCATED,
+		DRMTOP_CNT_MEM_UNDERFLOW, DRMTOP_CNT_ORPHAN_ENGINES,
 	};
 	struct drmtop_bpf_snapshot snap;
 	struct drmtop_model m = { 0 };
