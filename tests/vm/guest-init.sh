@@ -24,6 +24,7 @@ if [ "$1" = --run ]; then
 	exec env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/tmp \
 		LANG=C.UTF-8 TERM="$VM_TERM" DRMTOP_VM=1 VM_RELEASE="$VM_RELEASE" \
 		VM_RESULTS=/run/vm VM_SIMGPU="$VM_SIMGPU" VM_SIMGPU_PARAMS="$VM_SIMGPU_PARAMS" \
+		VM_CWD="$VM_CWD" \
 		chroot $R /bin/sh -c 'cd "$1" && . /run/vm/command' sh "$VM_CWD"
 fi
 

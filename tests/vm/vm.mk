@@ -33,6 +33,12 @@ $(addprefix vm-test-,$(VM_KERNELS) $(VM_SID_KERNELS)): vm-test-%: all \
 		VM_SIMGPU_PARAMS="$(VM_SIMGPU_PARAMS)" VM_CASES="$(VM_CASES)" \
 		tests/vm/vm-test.sh $* $(RESULTS)/vm-test-$*
 
+# The harness from a copy under /tmp (tests/vm/path-test.sh): a checkout anywhere must work.
+TEST_TARGETS += vm-path
+.PHONY: vm-path
+vm-path:
+	@tests/vm/path-test.sh $(RESULTS)/vm-path
+
 vm-shell:
 	@tests/vm/run-in-vm.sh --kernel $(KERNEL) --interactive --timeout 0 \
 		$(if $(VM_SIMGPU_PARAMS),--simgpu-params "$(VM_SIMGPU_PARAMS)") -- /bin/bash -i
