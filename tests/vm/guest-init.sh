@@ -20,7 +20,10 @@ MSIZE=262144
 
 # "/init --run": the command itself, in the chroot with a clean environment and cwd = VM_CWD.
 if [ "$1" = --run ]; then
+	# shellcheck source=/dev/null # written by run-in-vm.sh for this run
 	. $SHARE/vm.conf
+	# $1 is expanded by the chroot's shell: VM_CWD, passed as an argument.
+	# shellcheck disable=SC2016
 	exec env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/tmp \
 		LANG=C.UTF-8 TERM="$VM_TERM" DRMTOP_VM=1 VM_RELEASE="$VM_RELEASE" \
 		VM_RESULTS=/run/vm VM_SIMGPU="$VM_SIMGPU" VM_SIMGPU_PARAMS="$VM_SIMGPU_PARAMS" \
@@ -89,6 +92,7 @@ mount -t 9p -o trans=virtio,version=9p2000.L,msize=$MSIZE results $SHARE ||
 	die "cannot mount the results share (9p tag results)"
 
 [ -f $SHARE/vm.conf ] || die "no vm.conf in the results share"
+# shellcheck source=/dev/null # written by run-in-vm.sh for this run
 . $SHARE/vm.conf
 
 printf '%s\n' "$VM_HOST_PATHS" | while read -r p; do

@@ -78,7 +78,9 @@ while [ $# -gt 0 ]; do
 	*) err "unknown option '$1'"; usage ;;
 	esac
 done
-[ -n "$kernel" ] && [ $# -gt 0 ] || usage
+if [ -z "$kernel" ] || [ $# -eq 0 ]; then
+	usage
+fi
 case $timeout in
 '' | *[!0-9]*) err "--timeout takes whole seconds, got '$timeout'"; exit $EXIT_BOOT ;;
 esac
@@ -114,7 +116,9 @@ claim() {
 }
 # Private run directories (NAME.pid<N>) of runs that ended over half an hour ago go away.
 for d in "$vmdir"/run/*.pid[0-9]*; do
-	[ -d "$d" ] && [ -n "$(find "$d" -maxdepth 0 -mmin +30)" ] || continue
+	if [ ! -d "$d" ] || [ -z "$(find "$d" -maxdepth 0 -mmin +30)" ]; then
+		continue
+	fi
 	flock -n "$d.lock" rm -rf "$d" && rm -f "$d.lock"
 done
 # Only ever empty a directory that an earlier run filled.
