@@ -38,13 +38,11 @@ $(OUTPUT)/kmod/%/simgpu.ko: $(SIMGPU_KSRCS)
 		{ echo "simgpu: no /usr/src/linux-headers-$*; run scripts/install-deps.sh" >&2; exit 1; }
 	@rm -rf $(OUTPUT)/kmod/$*/src && mkdir -p $(OUTPUT)/kmod/$*/src
 	cp $(SIMGPU_KSRCS) $(OUTPUT)/kmod/$*/src/
-	if [ -d /usr/src/linux-headers-$* ]; then \
+	$(if $(wildcard /usr/src/linux-headers-$*), \
 		$(MAKE) -C /usr/src/linux-headers-$* M=$(abspath $(OUTPUT)/kmod/$*/src) \
-			CC=$(SIMGPU_KCC) modules; \
-	else \
+			CC=$(SIMGPU_KCC) modules, \
 		tests/vm/sid-root.sh run --bind $(abspath $(OUTPUT)/kmod/$*/src) /var/tmp/simgpu -- \
-			make -C /usr/src/linux-headers-$* M=/var/tmp/simgpu CC=$(SIMGPU_SID_KCC) modules; \
-	fi
+			make -C /usr/src/linux-headers-$* M=/var/tmp/simgpu CC=$(SIMGPU_SID_KCC) modules)
 	cp $(OUTPUT)/kmod/$*/src/simgpu.ko $@
 
 $(OUTPUT)/kmod/simgpu-smoke: $(SIMGPU_DIR)/simgpu-smoke.c $(SIMGPU_DIR)/simgpu_drm.h
