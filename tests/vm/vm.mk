@@ -22,16 +22,21 @@ TEST_TARGETS += $(addprefix vm-test-,$(VM_KERNELS) $(VM_SID_KERNELS))
 
 .PHONY: $(addprefix vm-test-,$(VM_KERNELS) $(VM_SID_KERNELS)) vm-shell vm-kernels
 
+define vm_test_recipe
+	@VM_TIMEOUT=$(VM_TIMEOUT) VM_CASE_TIMEOUT="$(VM_CASE_TIMEOUT)" \
+		VM_SIMGPU_PARAMS="$(VM_SIMGPU_PARAMS)" VM_CASES="$(VM_CASES)" \
+		tests/vm/vm-test.sh $* $(RESULTS)/vm-test-$*
+endef
+
 # The prerequisites are expanded when the recipe runs (second expansion), so fragments
 # included after this one still add to VM_TEST_DEPS. A sid kernel's stage needs only its own
 # simgpu (simgpu-sid-<short>, which also makes or refreshes the chroot), not the host builds.
 .SECONDEXPANSION:
-$(addprefix vm-test-,$(VM_KERNELS) $(VM_SID_KERNELS)): vm-test-%: all \
-		$$(if $$(filter $$*,$(VM_SID_KERNELS)),$$(VM_SIMGPU_DEP:%=simgpu-sid-$$*),$(VM_SIMGPU_DEP)) \
-		$$(VM_TEST_DEPS)
-	@VM_TIMEOUT=$(VM_TIMEOUT) VM_CASE_TIMEOUT="$(VM_CASE_TIMEOUT)" \
-		VM_SIMGPU_PARAMS="$(VM_SIMGPU_PARAMS)" VM_CASES="$(VM_CASES)" \
-		tests/vm/vm-test.sh $* $(RESULTS)/vm-test-$*
+$(addprefix vm-test-,$(VM_KERNELS)): vm-test-%: all $(VM_SIMGPU_DEP) $$(VM_TEST_DEPS)
+	$(vm_test_recipe)
+$(addprefix vm-test-,$(VM_SID_KERNELS)): vm-test-%: all \
+		$(VM_SIMGPU_DEP:simgpu-modules=simgpu-sid-%) $$(VM_TEST_DEPS)
+	$(vm_test_recipe)
 
 # The harness from a copy under /tmp (tests/vm/path-test.sh): a checkout anywhere must work.
 TEST_TARGETS += vm-path
