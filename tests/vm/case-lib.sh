@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-only
+# shellcheck shell=sh
 #
 # What every guest case shares (sourced by POSIX sh cases, tests/vm/README.md): one line per
 # check, "PASS <check>" or "FAIL <check>: <reason>", and the number of failures in case_fails,

@@ -5,7 +5,7 @@
 # Mounts the host root read-only (9p tag "hostroot") and the per-run results directory
 # writable (9p tag "results"), sources the run's vm.conf from there (written by run-in-vm.sh),
 # turns the host root into a chroot with fresh proc/sys/dev/debugfs/tracefs/bpffs and tmpfs
-# /tmp and /run, loads the DRM modules of the booted kernel (and simgpu when asked), runs the
+# /tmp and /run (with the host directories under /tmp the run needs bound back in), loads the DRM modules of the booted kernel (and simgpu when asked), runs the
 # command, writes its exit status to the results share and powers off.
 #
 # Results share files: status (exit status of the command), timing (uptime seconds at command
@@ -20,10 +20,14 @@ MSIZE=262144
 
 # "/init --run": the command itself, in the chroot with a clean environment and cwd = VM_CWD.
 if [ "$1" = --run ]; then
+	# shellcheck source=/dev/null # written by run-in-vm.sh for this run
 	. $SHARE/vm.conf
+	# $1 is expanded by the chroot's shell: VM_CWD, passed as an argument.
+	# shellcheck disable=SC2016
 	exec env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/tmp \
 		LANG=C.UTF-8 TERM="$VM_TERM" DRMTOP_VM=1 VM_RELEASE="$VM_RELEASE" \
 		VM_RESULTS=/run/vm VM_SIMGPU="$VM_SIMGPU" VM_SIMGPU_PARAMS="$VM_SIMGPU_PARAMS" \
+		VM_CWD="$VM_CWD" \
 		chroot $R /bin/sh -c 'cd "$1" && . /run/vm/command' sh "$VM_CWD"
 fi
 
@@ -76,6 +80,11 @@ mount -t debugfs debugfs $R/sys/kernel/debug || die "mount debugfs"
 mount -t tracefs tracefs $R/sys/kernel/tracing || die "mount tracefs"
 mount -t bpf bpf $R/sys/fs/bpf || die "mount bpffs"
 mount -t cgroup2 cgroup2 $R/sys/fs/cgroup || die "mount cgroup2"
+# The guest's /tmp is a scratch tmpfs, but the checkout (or the kernel cache) may live under
+# the host's /tmp: keep the host's /tmp reachable beside the chroot and bind those directories
+# back over the tmpfs at their own paths, read-only like the rest of the host root.
+mkdir -p /hosttmp
+mount --bind $R/tmp /hosttmp || die "bind the host's /tmp"
 mount -t tmpfs -o mode=1777 tmpfs $R/tmp || die "mount /tmp"
 mount -t tmpfs -o mode=0755 tmpfs $R/run || die "mount /run"
 mkdir -p $SHARE
@@ -83,7 +92,17 @@ mount -t 9p -o trans=virtio,version=9p2000.L,msize=$MSIZE results $SHARE ||
 	die "cannot mount the results share (9p tag results)"
 
 [ -f $SHARE/vm.conf ] || die "no vm.conf in the results share"
+# shellcheck source=/dev/null # written by run-in-vm.sh for this run
 . $SHARE/vm.conf
+
+printf '%s\n' "$VM_HOST_PATHS" | while read -r p; do
+	case $p in
+	/tmp/*)
+		mkdir -p "$R$p" && mount --bind "/hosttmp/${p#/tmp/}" "$R$p" ||
+			die "bind the host's $p over the guest's /tmp"
+		;;
+	esac
+done || exit 1
 
 [ "$(uname -r)" = "$VM_RELEASE" ] || die "booted $(uname -r), expected $VM_RELEASE"
 

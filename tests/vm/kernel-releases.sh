@@ -4,6 +4,8 @@
 # and the newest 6.12 (+deb12) kernel whose headers are installed (scripts/install-deps.sh
 # installs both). simgpu is built against these headers and the VM boots the matching image.
 set -eu
+# $1 is a glob on purpose; release names have no white space.
+# shellcheck disable=SC2012,SC2086
 newest() {
 	ls -d /usr/src/linux-headers-$1 2>/dev/null | sed 's|/usr/src/linux-headers-||' |
 		sort -V | tail -n 1

@@ -15,7 +15,9 @@ usage() {
 	exit 2
 }
 
-[ $# -ge 1 ] && [ $# -le 2 ] || usage
+if [ $# -lt 1 ] || [ $# -gt 2 ]; then
+	usage
+fi
 rel=$1
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)

@@ -31,7 +31,10 @@ EXIT_BOOT=125
 EXIT_TIMEOUT=126
 
 here=$(cd "$(dirname "$0")" && pwd)
-top=$(cd "$here/../.." && pwd)
+# Physical paths: the guest resolves symlinks in its own mount tree, where a link into the
+# host's /tmp (hidden by the guest's scratch tmpfs) or an absolute link seen from the initramfs
+# would lead nowhere.
+top=$(cd "$here/../.." && pwd -P)
 vmdir=${VM_BUILD_DIR:-$top/build/vm}
 
 usage() {
@@ -75,7 +78,9 @@ while [ $# -gt 0 ]; do
 	*) err "unknown option '$1'"; usage ;;
 	esac
 done
-[ -n "$kernel" ] && [ $# -gt 0 ] || usage
+if [ -z "$kernel" ] || [ $# -eq 0 ]; then
+	usage
+fi
 case $timeout in
 '' | *[!0-9]*) err "--timeout takes whole seconds, got '$timeout'"; exit $EXIT_BOOT ;;
 esac
@@ -90,7 +95,8 @@ fi
 
 "$here/fetch-kernel.sh" "$rel" || { err "cannot fetch kernel $rel"; exit $EXIT_BOOT; }
 "$here/mkinitramfs.sh" "$rel" || { err "cannot build the initramfs for $rel"; exit $EXIT_BOOT; }
-kdir=$vmdir/kernels/$rel
+# build/vm/kernels may be a link to a cache shared between checkouts.
+kdir=$(cd "$vmdir/kernels/$rel" && pwd -P) || { err "no $vmdir/kernels/$rel"; exit $EXIT_BOOT; }
 initrd=$vmdir/initramfs/$rel.cpio.gz
 
 simgpu=
@@ -110,7 +116,9 @@ claim() {
 }
 # Private run directories (NAME.pid<N>) of runs that ended over half an hour ago go away.
 for d in "$vmdir"/run/*.pid[0-9]*; do
-	[ -d "$d" ] && [ -n "$(find "$d" -maxdepth 0 -mmin +30)" ] || continue
+	if [ ! -d "$d" ] || [ -z "$(find "$d" -maxdepth 0 -mmin +30)" ]; then
+		continue
+	fi
 	flock -n "$d.lock" rm -rf "$d" && rm -f "$d.lock"
 done
 # Only ever empty a directory that an earlier run filled.
@@ -148,6 +156,10 @@ fi
 	echo "VM_RELEASE=$(q "$rel")"
 	echo "VM_CWD=$(q "$top")"
 	echo "VM_MODULES_DIR=$(q "$kdir/lib/modules")"
+	# Host directories the guest must see at their own paths although they lie under /tmp,
+	# where the guest mounts its scratch tmpfs (one per line; guest-init.sh binds them back).
+	echo "VM_HOST_PATHS=$(q "$top
+$kdir")"
 	echo "VM_SIMGPU=$(q "$simgpu")"
 	echo "VM_SIMGPU_PARAMS=$(q "$simgpu_params")"
 	echo "VM_INTERACTIVE=$interactive"

@@ -1,37 +1,55 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # VM test stages: boot Debian's 6.1 and 6.12 kernels (the two releases
-# tests/vm/kernel-releases.sh prints) under QEMU TCG and run tests/vm/run-suite.sh once per
-# kernel. vm-test-<short> writes "<passed> <failed>" to $(RESULTS)/vm-test-<short>.
+# tests/vm/kernel-releases.sh prints) and unstable's newest 7.2 kernel (tests/vm/sid-root.sh)
+# under QEMU TCG and run tests/vm/run-suite.sh once per kernel. vm-test-<short> writes
+# "<passed> <failed>" to $(RESULTS)/vm-test-<short>.
 # Other fragments add what the guest suite needs with `VM_TEST_DEPS += <target>`.
 # Knobs: VM_TIMEOUT (seconds for the whole boot+suite), VM_CASE_TIMEOUT (per case),
 # VM_SIMGPU_PARAMS ("k=v ..." for simgpu), VM_CASES (run only these case names).
-# `make vm-shell KERNEL=6.1|6.12` opens an interactive root shell in the guest (Ctrl-A x quits).
+# `make vm-shell KERNEL=6.1|6.12|7.2` opens an interactive root shell in the guest (Ctrl-A x quits).
 
 VM_KERNELS := 6.1 6.12
+# Kernels Debian 12 does not have: from unstable, simgpu built for them in a chroot of it.
+VM_SID_KERNELS := 7.2
 VM_TEST_DEPS ?=
 VM_TIMEOUT ?= 1500
 KERNEL ?= 6.1
 # simgpu.mk defines simgpu-modules; without it the VM runs without simgpu.
 VM_SIMGPU_DEP := $(if $(wildcard tests/kmod/simgpu/simgpu.mk),simgpu-modules)
 
-TEST_TARGETS += $(addprefix vm-test-,$(VM_KERNELS))
+TEST_TARGETS += $(addprefix vm-test-,$(VM_KERNELS) $(VM_SID_KERNELS))
 
-.PHONY: $(addprefix vm-test-,$(VM_KERNELS)) vm-shell vm-kernels
+.PHONY: $(addprefix vm-test-,$(VM_KERNELS) $(VM_SID_KERNELS)) vm-shell vm-kernels
 
-# The prerequisites are expanded when the recipe runs (second expansion), so fragments
-# included after this one still add to VM_TEST_DEPS.
-.SECONDEXPANSION:
-$(addprefix vm-test-,$(VM_KERNELS)): vm-test-%: all $(VM_SIMGPU_DEP) $$(VM_TEST_DEPS)
+define vm_test_recipe
 	@VM_TIMEOUT=$(VM_TIMEOUT) VM_CASE_TIMEOUT="$(VM_CASE_TIMEOUT)" \
 		VM_SIMGPU_PARAMS="$(VM_SIMGPU_PARAMS)" VM_CASES="$(VM_CASES)" \
 		tests/vm/vm-test.sh $* $(RESULTS)/vm-test-$*
+endef
+
+# The prerequisites are expanded when the recipe runs (second expansion), so fragments
+# included after this one still add to VM_TEST_DEPS. A sid kernel's stage needs only its own
+# simgpu (simgpu-sid-<short>, which also makes or refreshes the chroot), not the host builds.
+.SECONDEXPANSION:
+$(addprefix vm-test-,$(VM_KERNELS)): vm-test-%: all $(VM_SIMGPU_DEP) $$(VM_TEST_DEPS)
+	$(vm_test_recipe)
+$(addprefix vm-test-,$(VM_SID_KERNELS)): vm-test-%: all \
+		$(VM_SIMGPU_DEP:simgpu-modules=simgpu-sid-%) $$(VM_TEST_DEPS)
+	$(vm_test_recipe)
+
+# The harness from a copy under /tmp (tests/vm/path-test.sh): a checkout anywhere must work.
+TEST_TARGETS += vm-path
+.PHONY: vm-path
+vm-path:
+	@tests/vm/path-test.sh $(RESULTS)/vm-path
 
 vm-shell:
 	@tests/vm/run-in-vm.sh --kernel $(KERNEL) --interactive --timeout 0 \
 		$(if $(VM_SIMGPU_PARAMS),--simgpu-params "$(VM_SIMGPU_PARAMS)") -- /bin/bash -i
 
-# Fetch both kernels ahead of time (CI caches build/vm/kernels).
+# Fetch every kernel ahead of time (CI caches build/vm/kernels, and build/sid for unstable's).
 vm-kernels:
-	@for k in $(VM_KERNELS); do \
+	@for k in $(VM_SID_KERNELS); do tests/vm/sid-root.sh prepare $$k >/dev/null || exit 1; done
+	@for k in $(VM_KERNELS) $(VM_SID_KERNELS); do \
 		tests/vm/fetch-kernel.sh $$(tests/vm/resolve-kernel.sh $$k) || exit 1; done

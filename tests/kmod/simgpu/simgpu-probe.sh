@@ -15,3 +15,9 @@ probe SIMGPU_SCHED_JOB_INIT_CREDITS drm/gpu_scheduler.h 'u32 credits, void \*own
 probe SIMGPU_SCHED_JOB_INIT_CLIENT_ID drm/gpu_scheduler.h '^[[:space:]]+u64 drm_client_id\);'
 probe SIMGPU_SCHED_INIT_NUM_RQS drm/gpu_scheduler.h '^[[:space:]]+u32 num_rqs;'
 probe SIMGPU_HAVE_DRM_SHOW_FDINFO drm/drm_file.h 'void drm_show_fdinfo\('
+# Gone or renamed by 7.x (checked on 7.2.13): drm_driver.date, the NOMINAL timeout status,
+# hrtimer_init() (hrtimer_setup() arrived in 6.13), MODULE_IMPORT_NS(ident) (a string since 6.13).
+probe SIMGPU_DRM_DRIVER_DATE drm/drm_drv.h '^[[:space:]]+char \*date;'
+probe SIMGPU_SCHED_STAT_NOMINAL drm/gpu_scheduler.h 'DRM_GPU_SCHED_STAT_NOMINAL,'
+probe SIMGPU_HAVE_HRTIMER_SETUP linux/hrtimer.h 'void hrtimer_setup\('
+probe SIMGPU_IMPORT_NS_STRING linux/module.h 'define MODULE_IMPORT_NS\(ns\)[[:space:]]+MODULE_INFO\(import_ns, ns\)'

@@ -19,13 +19,30 @@ simgpu-modules: $(SIMGPU_KOS) $(OUTPUT)/kmod/simgpu-smoke
 		{ echo "simgpu: tests/vm/kernel-releases.sh listed no kernel" >&2; exit 1; }
 simgpu-smoke: $(OUTPUT)/kmod/simgpu-smoke
 
+# Kernels from unstable (VM_SID_KERNELS, vm.mk) are built with a compiler that does not run on
+# Debian 12: their simgpu is built in the unstable chroot (tests/vm/sid-root.sh) with its gcc.
+SIMGPU_SID_KCC ?= gcc-16
+SID_ROOT ?= $(OUTPUT)/sid
+export SID_ROOT := $(abspath $(SID_ROOT))
+
+# simgpu-sid-<series>: make or refresh the chroot, then build simgpu for the newest release of
+# that series (found at run time, so the target cannot name the .ko itself).
+.PHONY: $(addprefix simgpu-sid-,$(VM_SID_KERNELS))
+$(addprefix simgpu-sid-,$(VM_SID_KERNELS)): simgpu-sid-%: $(OUTPUT)/kmod/simgpu-smoke
+	@rel=$$(tests/vm/sid-root.sh prepare $*) && \
+		$(MAKE) --no-print-directory $(OUTPUT)/kmod/$$rel/simgpu.ko
+
+# The headers decide where a release is built: the host's (Debian 12 kernels) or the chroot's.
 $(OUTPUT)/kmod/%/simgpu.ko: $(SIMGPU_KSRCS)
-	@test -d /usr/src/linux-headers-$* || \
+	@test -d /usr/src/linux-headers-$* || test -d $(SID_ROOT)/usr/src/linux-headers-$* || \
 		{ echo "simgpu: no /usr/src/linux-headers-$*; run scripts/install-deps.sh" >&2; exit 1; }
 	@rm -rf $(OUTPUT)/kmod/$*/src && mkdir -p $(OUTPUT)/kmod/$*/src
 	cp $(SIMGPU_KSRCS) $(OUTPUT)/kmod/$*/src/
-	$(MAKE) -C /usr/src/linux-headers-$* M=$(abspath $(OUTPUT)/kmod/$*/src) CC=$(SIMGPU_KCC) \
-		modules
+	$(if $(wildcard /usr/src/linux-headers-$*), \
+		$(MAKE) -C /usr/src/linux-headers-$* M=$(abspath $(OUTPUT)/kmod/$*/src) \
+			CC=$(SIMGPU_KCC) modules, \
+		tests/vm/sid-root.sh run --bind $(abspath $(OUTPUT)/kmod/$*/src) /var/tmp/simgpu -- \
+			make -C /usr/src/linux-headers-$* M=/var/tmp/simgpu CC=$(SIMGPU_SID_KCC) modules)
 	cp $(OUTPUT)/kmod/$*/src/simgpu.ko $@
 
 $(OUTPUT)/kmod/simgpu-smoke: $(SIMGPU_DIR)/simgpu-smoke.c $(SIMGPU_DIR)/simgpu_drm.h

@@ -6,12 +6,16 @@
  *
  * Checked on: 6.1.0-56-amd64 (6.1.192: init_args, job_init(job, entity, owner), no client_id,
  * no drm_show_fdinfo) and 6.12.117+deb12-amd64 (init_args with num_rqs/submit_wq,
- * job_init(job, entity, credits, owner, drm_client_id), drm_file.client_id, drm_show_fdinfo).
+ * job_init(job, entity, credits, owner, drm_client_id), drm_file.client_id, drm_show_fdinfo)
+ * and 7.2.13+deb14-amd64 (no drm_driver.date, DRM_GPU_SCHED_STAT_RESET, hrtimer_setup(),
+ * MODULE_IMPORT_NS("string"), drm_print.h no longer pulled in by the other DRM headers).
  */
 #ifndef SIMGPU_COMPAT_H
 #define SIMGPU_COMPAT_H
 
+#include <linux/hrtimer.h>
 #include <drm/drm_file.h>
+#include <drm/drm_print.h>
 #include <drm/gpu_scheduler.h>
 
 #ifndef SIMGPU_SCHED_INIT_ARGS
@@ -31,6 +35,29 @@ static inline int simgpu_sched_job_init(struct drm_sched_job *job, struct drm_sc
 	return drm_sched_job_init(job, entity, 1, owner);
 #else
 	return drm_sched_job_init(job, entity, owner);
+#endif
+}
+
+/*
+ * What timedout_job returns for a timeout it handled: NOMINAL until 6.16, RESET after it (the
+ * enum was redone, NOMINAL is gone).
+ */
+#if SIMGPU_SCHED_STAT_NOMINAL
+#define SIMGPU_SCHED_STAT_HANDLED DRM_GPU_SCHED_STAT_NOMINAL
+#else
+#define SIMGPU_SCHED_STAT_HANDLED DRM_GPU_SCHED_STAT_RESET
+#endif
+
+/* hrtimer_init() + .function became hrtimer_setup() in 6.13; hrtimer_init() is gone in 7.x. */
+static inline void simgpu_hrtimer_setup(struct hrtimer *timer,
+					enum hrtimer_restart (*fn)(struct hrtimer *),
+					clockid_t clock, enum hrtimer_mode mode)
+{
+#if SIMGPU_HAVE_HRTIMER_SETUP
+	hrtimer_setup(timer, fn, clock, mode);
+#else
+	hrtimer_init(timer, clock, mode);
+	timer->function = fn;
 #endif
 }
 

@@ -110,7 +110,9 @@ static const struct drm_driver simgpu_driver = {
 	.fops = &simgpu_fops,
 	.name = SIMGPU_DRIVER_NAME,
 	.desc = "drmtop simulated GPU",
+#if SIMGPU_DRM_DRIVER_DATE
 	.date = "20260101",
+#endif
 	.major = 1,
 	.minor = 0,
 };
@@ -267,4 +269,8 @@ module_exit(simgpu_exit);
 MODULE_DESCRIPTION("drmtop test rig: simulated GPU on drm_sched");
 MODULE_AUTHOR("drmtop developers");
 MODULE_LICENSE("GPL");
+#if SIMGPU_IMPORT_NS_STRING
+MODULE_IMPORT_NS("DMA_BUF");
+#else
 MODULE_IMPORT_NS(DMA_BUF);
+#endif

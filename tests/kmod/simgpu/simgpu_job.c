@@ -66,7 +66,7 @@ static enum drm_gpu_sched_stat simgpu_sched_timedout_job(struct drm_sched_job *s
 {
 	/* The scheduler timeout is MAX_SCHEDULE_TIMEOUT: reaching this is a driver bug. */
 	WARN_ONCE(1, "simgpu: job timed out although jobs cannot hang\n");
-	return DRM_GPU_SCHED_STAT_NOMINAL;
+	return SIMGPU_SCHED_STAT_HANDLED;
 }
 
 const struct drm_sched_backend_ops simgpu_sched_ops = {

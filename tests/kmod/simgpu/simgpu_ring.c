@@ -192,8 +192,8 @@ int simgpu_engines_init(struct simgpu_device *sdev)
 			lane->index = i;
 			INIT_LIST_HEAD(&lane->jobs);
 			lane->fence_context = dma_fence_context_alloc(1);
-			hrtimer_init(&lane->timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS);
-			lane->timer.function = simgpu_lane_irq;
+			simgpu_hrtimer_setup(&lane->timer, simgpu_lane_irq, CLOCK_MONOTONIC,
+					     HRTIMER_MODE_ABS);
 		}
 		ret = drm_sched_init(&eng->sched, &args);
 		if (ret) {

@@ -92,6 +92,14 @@ else
 	fi
 fi
 
+# The checkout is where the host has it, wherever that is (/tmp included: guest-init.sh binds it
+# back over the guest's scratch tmpfs), and it is this case's cwd.
+if [ -n "${VM_CWD:-}" ] && [ "$(pwd -P)" = "$VM_CWD" ] && [ -r "$VM_CWD/tests/vm/case-lib.sh" ]; then
+	pass env-checkout-path
+else
+	fail env-checkout-path "cwd $(pwd -P), host checkout '${VM_CWD:-}'"
+fi
+
 t=$(mktemp) && echo ok >"$t" && [ "$(cat "$t")" = ok ] && rm -f "$t" && pass env-tmp-writable ||
 	fail env-tmp-writable "cannot write /tmp"
 if [ -n "${VM_RESULTS:-}" ] && echo ok >"$VM_RESULTS/.probe" && rm -f "$VM_RESULTS/.probe"; then
