@@ -387,6 +387,24 @@ static void test_total_bytes_over_regions(void **state)
 	drm_fdinfo_free(&fi);
 }
 
+/*
+ * A non-spec key printed twice keeps its first value, like the spec keys, and counts as
+ * malformed: JSON's extras object must not hold one name twice (fuzz_fdinfo found it).
+ */
+static void test_duplicate_extra_first_kept(void **state)
+{
+	static const char buf[] = "pasid:\t1\ndrm-curfreq-x:\t5\npasid:\t2\ndrm-curfreq-x:\t6\n";
+	struct drm_fdinfo fi;
+
+	(void)state;
+	parse_str(&fi, buf);
+	assert_int_equal(fi.nr_extras, 2);
+	assert_string_equal(drm_fdinfo_extra(&fi, "pasid"), "1");
+	assert_string_equal(drm_fdinfo_extra(&fi, "drm-curfreq-x"), "5");
+	assert_int_equal(fi.nr_malformed, 2);
+	drm_fdinfo_free(&fi);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -403,6 +421,7 @@ int main(void)
 		cmocka_unit_test(no_fixed_limits),
 		cmocka_unit_test(reparse_replaces),
 		cmocka_unit_test(test_total_bytes_over_regions),
+		cmocka_unit_test(test_duplicate_extra_first_kept),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
