@@ -141,7 +141,8 @@ const struct drm_fdinfo_engine *drm_fdinfo_engine(const struct drm_fdinfo *fi, c
 const struct drm_fdinfo_region *drm_fdinfo_region(const struct drm_fdinfo *fi, const char *name);
 /*
  * A client's memory over all its regions: drm-total where printed, else resident (drivers that
- * print only drm-memory-<r>). *@any (if non-NULL) tells whether any region had either.
+ * print only drm-memory-<r>), saturating at UINT64_MAX. *@any (if non-NULL) tells whether any
+ * region had either.
  */
 uint64_t drm_fdinfo_total_bytes(const struct drm_fdinfo *fi, bool *any);
 

@@ -486,7 +486,7 @@ int drm_fdinfo_parse(struct drm_fdinfo *fi, const char *buf, size_t len)
 
 uint64_t drm_fdinfo_total_bytes(const struct drm_fdinfo *fi, bool *any)
 {
-	uint64_t total = 0;
+	uint64_t total = 0, part;
 	bool seen = false;
 	size_t i;
 
@@ -494,11 +494,13 @@ uint64_t drm_fdinfo_total_bytes(const struct drm_fdinfo *fi, bool *any)
 		const struct drm_fdinfo_region *r = &fi->regions[i];
 
 		if (r->present & DRM_REGION_HAS_TOTAL)
-			total += r->total;
+			part = r->total;
 		else if (r->present & DRM_REGION_HAS_RESIDENT)
-			total += r->resident;
+			part = r->resident;
 		else
 			continue;
+		/* Saturating: regions near 2^64 (a driver bug, hostile input) must not wrap. */
+		total = part > UINT64_MAX - total ? UINT64_MAX : total + part;
 		seen = true;
 	}
 	if (any)

@@ -388,6 +388,25 @@ static void test_total_bytes_over_regions(void **state)
 }
 
 /*
+ * Regions each near 2^64 (hostile or buggy fdinfo) saturate the sum instead of wrapping to a
+ * small figure (fuzz_fdinfo found the wrap).
+ */
+static void test_total_bytes_saturates(void **state)
+{
+	static const char buf[] = "drm-total-vram:\t18446744073709551615\n"
+				  "drm-total-gtt:\t18446744073709551615\n"
+				  "drm-memory-cpu:\t2\n";
+	struct drm_fdinfo fi;
+	bool any = false;
+
+	(void)state;
+	parse_str(&fi, buf);
+	assert_true(drm_fdinfo_total_bytes(&fi, &any) == UINT64_MAX);
+	assert_true(any);
+	drm_fdinfo_free(&fi);
+}
+
+/*
  * A non-spec key printed twice keeps its first value, like the spec keys, and counts as
  * malformed: JSON's extras object must not hold one name twice (fuzz_fdinfo found it).
  */
@@ -421,6 +440,7 @@ int main(void)
 		cmocka_unit_test(no_fixed_limits),
 		cmocka_unit_test(reparse_replaces),
 		cmocka_unit_test(test_total_bytes_over_regions),
+		cmocka_unit_test(test_total_bytes_saturates),
 		cmocka_unit_test(test_duplicate_extra_first_kept),
 	};
 
