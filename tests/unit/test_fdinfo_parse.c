@@ -32,6 +32,9 @@ static void u64_grammar(void **state)
 	assert_true(v == UINT64_MAX);
 	assert_int_equal(drm_parse_u64("18446744073709551616", 10, &v), -ERANGE);
 	assert_int_equal(drm_parse_u64("99999999999999999999", 10, &v), -ERANGE);
+	/* Junk is junk however long the digits before it (fuzz_number found these). */
+	assert_int_equal(drm_parse_u64("99999999999999999999x", 10, &v), -EINVAL);
+	assert_int_equal(drm_parse_u64_unit("99999999999999999999 ns ns", "ns", &v), -EINVAL);
 	assert_int_equal(drm_parse_u64(" \t42 \t", 10, &v), 0);
 	assert_int_equal(v, 42);
 	assert_int_equal(drm_parse_u64("0", 10, &v), 0);
