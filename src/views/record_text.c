@@ -46,14 +46,20 @@ static void print_client(FILE *out, const struct record_client *c, uint64_t span
 int record_session_print_text(const struct record_session *rs, const struct drmtop_model *last,
 			      FILE *out)
 {
+	char safe[DRMTOP_PRINTABLE_SIZE(STRBUF_LEN)];
 	uint64_t span = rs->end_ns - rs->start_ns;
+	struct strbuf sb;
 	size_t i;
 
-	fprintf(out, "drmtop record: %.2f s, %lu samples, %zu client%s, source: %s%s%s%s\n",
-		(double)span / 1e9, rs->samples, rs->nr_clients, rs->nr_clients == 1 ? "" : "s",
-		last->bpf_active ? "fdinfo + BPF" : "fdinfo only",
-		last->bpf_active ? "" : " (BPF off: ", last->bpf_active ? "" : last->bpf_reason,
-		last->bpf_active ? "" : ")");
+	/* The reason may quote what the system said (an errno text, a path): written safe too. */
+	sb_reset(&sb);
+	sb_printf(&sb, "drmtop record: %.2f s, %lu samples, %zu client%s, source: %s",
+		  (double)span / 1e9, rs->samples, rs->nr_clients, rs->nr_clients == 1 ? "" : "s",
+		  last->bpf_active ? "fdinfo + BPF" : "fdinfo only");
+	if (!last->bpf_active)
+		sb_printf(&sb, " (BPF off: %s)",
+			  last->bpf_reason ? last->bpf_reason : "not requested");
+	fprintf(out, "%s\n", drmtop_printable(safe, sizeof(safe), sb.s));
 	if (last->filtered)
 		fprintf(out, "only the clients of the processes given with -p\n");
 	if (!rs->nr_clients) {

@@ -13,7 +13,8 @@
  *
  * The JSON frame must be one strictly valid JSON line. The text frame and every line of every
  * sort order must be safe on a terminal: no control character but the newline ending a line,
- * well-formed UTF-8, no C1 control (U+0080..U+009F).
+ * well-formed UTF-8, no C1 control (U+0080..U+009F). The same for drmtop record's summaries of
+ * two samples of the model.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -22,6 +23,7 @@
 #include <sys/sysmacros.h>
 
 #include "drmtop/model_build.h"
+#include "drmtop/record.h"
 #include "drmtop/views.h"
 #include "fake_clients.h"
 #include "json_check.h"
@@ -197,6 +199,36 @@ static void setup_twin(struct fake_bpf *b, const struct fuzz_client *fc, size_t 
 	}
 }
 
+/* drmtop record over two samples of the model: its text and JSON summaries. */
+static void run_record(const struct drmtop_model *m)
+{
+	struct record_session rs = { .start_ns = 1000 * MS };
+	const char *why = NULL;
+	char *text = NULL;
+	size_t len = 0, at;
+	FILE *out;
+
+	if (record_session_add(&rs, m, 2000 * MS) || record_session_add(&rs, m, 3000 * MS))
+		abort();
+	out = open_memstream(&text, &len);
+	if (!out || record_session_print_text(&rs, m, out))
+		abort();
+	fclose(out);
+	check_terminal_safe(text, len, true);
+	free(text);
+	text = NULL;
+	out = open_memstream(&text, &len);
+	if (!out || record_session_print_json(&rs, m, out))
+		abort();
+	fclose(out);
+	if (!len || text[len - 1] != '\n' || memchr(text, '\n', len - 1))
+		fail("record JSON is not one line", text, len, 0);
+	if (json_check(text, len - 1, true, &why, &at))
+		fail(why, text, len, at);
+	free(text);
+	record_session_free(&rs);
+}
+
 static void run_views(const struct drmtop_model *m)
 {
 	char *text;
@@ -314,6 +346,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (drmtop_model_build(&m, &in))
 		abort();
 	run_views(&m);
+	run_record(&m);
 	drmtop_model_fini(&m);
 	drmtop_reconciler_free(rec);
 	for (i = 0; i < nr; i++)
