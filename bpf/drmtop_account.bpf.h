@@ -55,18 +55,23 @@ static __always_inline __u32 drmtop_lat_bucket(__u64 ns)
 	return b < DRMTOP_LAT_BUCKETS ? b : DRMTOP_LAT_BUCKETS - 1;
 }
 
-/* Memory counters never wrap: a release of bytes counted before attach saturates at 0. */
+/*
+ * Memory counters never wrap, because both directions are single atomic operations and every
+ * subtract follows its add: the programs add a handle's or object's bytes before they publish
+ * the map entry a release looks up. The former check of the value followed by a subtract (or
+ * a plain store of 0) was not atomic: two releases could both pass the check and wrap the
+ * counter, a store of 0 lost adds racing with it, and a release that ran before its add was
+ * clamped and its bytes then counted for ever. drmtop_mem_sub returns false when it took more
+ * than the counter held (bytes never added: a missed event), for the caller to count.
+ */
 static __always_inline void drmtop_mem_add(__u64 *v, __u64 bytes)
 {
 	__sync_fetch_and_add(v, bytes);
 }
 
-static __always_inline void drmtop_mem_sub(__u64 *v, __u64 bytes)
+static __always_inline bool drmtop_mem_sub(__u64 *v, __u64 bytes)
 {
-	if (*v >= bytes)
-		__sync_fetch_and_add(v, -bytes);
-	else
-		*v = 0;
+	return __sync_fetch_and_sub(v, bytes) >= bytes;
 }
 
 #endif /* DRMTOP_ACCOUNT_BPF_H */

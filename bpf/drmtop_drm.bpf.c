@@ -167,6 +167,17 @@ static __always_inline struct drmtop_device *device_of(struct drm_device *dev)
 	return bpf_map_lookup_elem(&devices, &key);
 }
 
+static __always_inline void mem_sub(__u64 *v, __u64 bytes)
+{
+	if (!drmtop_mem_sub(v, bytes))
+		drmtop_count(DRMTOP_CNT_MEM_UNDERFLOW);
+}
+
+/*
+ * The device totals count the object before its entry exists, and the entry says it was
+ * counted only if it was: the release, which finds the entry, then always subtracts what an
+ * add put there (drmtop_mem_sub).
+ */
 SEC("fexit/drm_gem_private_object_init")
 int BPF_PROG(drmtop_gem_init, struct drm_device *dev, struct drm_gem_object *obj, size_t size)
 {
@@ -174,18 +185,20 @@ int BPF_PROG(drmtop_gem_init, struct drm_device *dev, struct drm_gem_object *obj
 	struct drmtop_object o = {
 		.size = size,
 		.drm_dev = (__u64)dev,
-		.flags = DRMTOP_OBJ_SEEN_INIT,
 	};
-	struct drmtop_device *d;
+	struct drmtop_device *d = device_of(dev);
 
-	if (bpf_map_update_elem(&objects, &key, &o, BPF_ANY)) {
-		drmtop_count(DRMTOP_CNT_OBJECTS_FULL);
-		return 0;
-	}
-	d = device_of(dev);
 	if (d) {
 		__sync_fetch_and_add(&d->gem_objects, 1);
 		drmtop_mem_add(&d->gem_bytes, size);
+		o.flags = DRMTOP_OBJ_SEEN_INIT;
+	}
+	if (!bpf_map_update_elem(&objects, &key, &o, BPF_ANY))
+		return 0;
+	drmtop_count(DRMTOP_CNT_OBJECTS_FULL);
+	if (d) {
+		mem_sub(&d->gem_objects, 1);
+		mem_sub(&d->gem_bytes, size);
 	}
 	return 0;
 }
@@ -204,8 +217,8 @@ int BPF_PROG(drmtop_gem_object_release, struct drm_gem_object *obj)
 	if (o->flags & DRMTOP_OBJ_SEEN_INIT) {
 		d = bpf_map_lookup_elem(&devices, &o->drm_dev);
 		if (d) {
-			drmtop_mem_sub(&d->gem_objects, 1);
-			drmtop_mem_sub(&d->gem_bytes, o->size);
+			mem_sub(&d->gem_objects, 1);
+			mem_sub(&d->gem_bytes, o->size);
 		}
 	}
 	bpf_map_delete_elem(&objects, &key);
@@ -238,9 +251,27 @@ static __always_inline struct drmtop_object *object_sync(struct drm_gem_object *
 	return o;
 }
 
+static __always_inline void client_mem(struct drmtop_client *c, const struct drmtop_handle *h,
+				       bool add)
+{
+	if (add) {
+		drmtop_mem_add(&c->mem_total, h->size);
+		__sync_fetch_and_add(&c->handles, 1);
+		if (h->imported)
+			drmtop_mem_add(&c->mem_imported, h->size);
+		return;
+	}
+	mem_sub(&c->mem_total, h->size);
+	mem_sub(&c->handles, 1);
+	if (h->imported)
+		mem_sub(&c->mem_imported, h->size);
+}
+
 /*
  * Records handle @handle of @file for @obj and adds it to the client's totals, unless it is
  * known already (the adoption walk below and the create hook may both meet a new handle).
+ * The totals grow before the handle's entry exists: userspace may close the handle on another
+ * CPU before this program ends, and the release subtracts only what it finds an entry for.
  */
 static __always_inline bool handle_add(struct drmtop_client *c, __u64 file, __u32 handle,
 				       struct drm_gem_object *obj, bool imported)
@@ -253,19 +284,16 @@ static __always_inline bool handle_add(struct drmtop_client *c, __u64 file, __u3
 	h.size = o ? o->size : BPF_CORE_READ(obj, size);
 	h.uid = c ? c->uid : 0;
 	h.imported = imported || (o && (o->flags & DRMTOP_OBJ_FOREIGN));
+	if (c)
+		client_mem(c, &h, true);
 	err = bpf_map_update_elem(&handles, &k, &h, BPF_NOEXIST);
-	if (err) {
-		if (err == -E2BIG)
-			drmtop_count(DRMTOP_CNT_HANDLES_FULL);
-		return false;
-	}
-	if (c) {
-		drmtop_mem_add(&c->mem_total, h.size);
-		__sync_fetch_and_add(&c->handles, 1);
-		if (h.imported)
-			drmtop_mem_add(&c->mem_imported, h.size);
-	}
-	return true;
+	if (!err)
+		return true;
+	if (c)
+		client_mem(c, &h, false);
+	if (err == -E2BIG)
+		drmtop_count(DRMTOP_CNT_HANDLES_FULL);
+	return false;
 }
 
 SEC("fexit/drm_gem_handle_create_tail")
@@ -300,12 +328,8 @@ int BPF_PROG(drmtop_handle_release, int id, void *ptr, void *data)
 		return 0;
 	}
 	c = bpf_map_lookup_elem(&clients, &k.file);
-	if (c && c->uid == h->uid) {
-		drmtop_mem_sub(&c->mem_total, h->size);
-		drmtop_mem_sub(&c->handles, 1);
-		if (h->imported)
-			drmtop_mem_sub(&c->mem_imported, h->size);
-	}
+	if (c && c->uid == h->uid)
+		client_mem(c, h, false);
 	bpf_map_delete_elem(&handles, &k);
 	return 0;
 }

@@ -18,6 +18,7 @@ __u64 out_busy;
 __u64 out_last_done;
 __u32 out_bucket;
 __u64 out_mem;
+__u32 out_mem_ok;
 
 SEC("raw_tp/drmtop_test_busy")
 int BPF_PROG(test_busy, __u64 run_ns, __u64 done_ns, __u64 last_done_ns)
@@ -36,14 +37,48 @@ int BPF_PROG(test_bucket, __u64 ns)
 	return 0;
 }
 
+/* Counter several CPUs add to and subtract from at once (test_mem_race). */
+__u64 race_v;
+
+struct race {
+	__u64 op;
+	__u64 bytes;
+};
+
+static long race_step(__u32 i, struct race *r)
+{
+	if (r->op) {
+		drmtop_mem_sub(&race_v, r->bytes);
+		drmtop_mem_add(&race_v, r->bytes);
+	} else {
+		drmtop_mem_add(&race_v, r->bytes);
+		drmtop_mem_sub(&race_v, r->bytes);
+	}
+	return 0;
+}
+
+/*
+ * @n times, on race_v: op 0 adds @bytes then releases them, op 1 releases them first (a release
+ * that a CPU runs before the add it follows); a loop inside, so CPUs overlap
+ */
+SEC("raw_tp/drmtop_test_mem_race")
+int BPF_PROG(test_mem_race, __u64 op, __u64 bytes, __u64 n)
+{
+	struct race r = { .op = op, .bytes = bytes };
+
+	bpf_loop(n, race_step, &r, 0);
+	return 0;
+}
+
 /* op 0 adds, op 1 subtracts @bytes from @start */
 SEC("raw_tp/drmtop_test_mem")
 int BPF_PROG(test_mem, __u64 start, __u64 op, __u64 bytes)
 {
 	__u64 v = start;
 
+	out_mem_ok = 1;
 	if (op)
-		drmtop_mem_sub(&v, bytes);
+		out_mem_ok = drmtop_mem_sub(&v, bytes);
 	else
 		drmtop_mem_add(&v, bytes);
 	out_mem = v;

@@ -37,6 +37,7 @@
 #define DRMTOP_CLIENT_KERNEL	(1u << 0)	/* jobs the driver submitted itself */
 #define DRMTOP_CLIENT_LATE	(1u << 1)	/* opened before attach: first seen at an ioctl */
 #define DRMTOP_CLIENT_CLOSED	(1u << 2)	/* record came from the ring buffer */
+#define DRMTOP_CLIENT_ORPHAN	(1u << 3)	/* closed, its record lost: made by the reader */
 
 /*
  * One DRM client (struct drm_file), value of the "clients" map and payload of the ring buffer
@@ -139,42 +140,51 @@ struct drmtop_fd_rec {
 	__u32 rdev_minor;
 };
 
-/* Index into the "counters" array map: everything dropped or unmatched. */
+/*
+ * The "counters" array map: every event the tracer dropped, could not attribute, or merely
+ * notes. One table gives each counter its enum, its name (JSON, exporter) and its kind, so a
+ * name can never drift from its index. Kinds: LOSS, an event dropped or possibly charged to the
+ * wrong client, counted where it happened; NOTE, what the tracer found at attach or the
+ * consequence of a loss already counted; TOTAL, totals for cross-checks.
+ */
+#define DRMTOP_COUNTERS(X)							\
+	X(CLIENTS_FULL, clients_full, LOSS)	/* clients map full: not tracked */	\
+	X(ENGINES_FULL, engines_full, LOSS)	/* a job's busy time dropped */	\
+	X(RINGS_FULL, rings_full, LOSS)						\
+	X(JOBS_FULL, jobs_full, LOSS)		/* a queued job not tracked */	\
+	X(HANDLES_FULL, handles_full, LOSS)					\
+	X(OBJECTS_FULL, objects_full, LOSS)					\
+	X(DEVICES_FULL, devices_full, LOSS)					\
+	X(TASKS_FULL, tasks_full, LOSS)						\
+	X(RINGBUF_FULL, ringbuf_full, LOSS)	/* a close record lost */	\
+	/* run/done of a job never seen queued: queued before attach, or its queue run	\
+	 * was skipped (then counted in that program's recursion misses) */		\
+	X(RUN_UNKNOWN, run_unknown, NOTE)					\
+	X(DONE_UNKNOWN, done_unknown, NOTE)					\
+	X(DONE_WITHOUT_RUN, done_without_run, LOSS)	/* no busy time */	\
+	X(ENDED_WITHOUT_DONE, ended_without_done, LOSS)	/* cleanup while in flight */	\
+	X(JOB_CLIENT_UNKNOWN, job_client_unknown, LOSS)	/* charged to the kernel */	\
+	X(HANDLE_UNKNOWN, handle_unknown, NOTE)	/* released, made before attach */	\
+	X(OBJECT_UNKNOWN, object_unknown, NOTE)					\
+	X(CLIENT_LATE, client_late, NOTE)	/* first seen after it opened */	\
+	X(ENTITIES_FULL, entities_full, LOSS)					\
+	X(ENTITY_GUESSED, entity_guessed, LOSS)	/* pre-attach entity: owner guessed */	\
+	X(DONE_NO_HW_TIME, done_no_hw_time, NOTE)	/* end taken at the tracepoint */	\
+	X(ADOPT_TRUNCATED, adopt_truncated, LOSS)	/* adoption walk stopped early */	\
+	X(ADOPTED, adopted, NOTE)		/* handles that existed at attach */	\
+	X(MEM_UNDERFLOW, mem_underflow, LOSS)	/* a release took more than was held */	\
+	/* counted by the reader: engine entries of a client neither live nor known	\
+	 * closed (its close record was lost), reported as orphans and deleted */	\
+	X(ORPHAN_ENGINES, orphan_engines, LOSS)					\
+	X(JOBS_QUEUED, jobs_queued, TOTAL)					\
+	X(JOBS_DONE, jobs_done, TOTAL)						\
+	X(KERNEL_JOBS, kernel_jobs, TOTAL)	/* jobs charged to a kernel client */
+
 enum drmtop_counter {
-	DRMTOP_CNT_CLIENTS_FULL,	/* clients map full: client not tracked */
-	DRMTOP_CNT_ENGINES_FULL,	/* engines map full: job's busy time dropped */
-	DRMTOP_CNT_RINGS_FULL,
-	DRMTOP_CNT_JOBS_FULL,		/* queued job not tracked */
-	DRMTOP_CNT_HANDLES_FULL,
-	DRMTOP_CNT_OBJECTS_FULL,
-	DRMTOP_CNT_DEVICES_FULL,
-	DRMTOP_CNT_TASKS_FULL,
-	DRMTOP_CNT_RINGBUF_FULL,	/* close record lost */
-	DRMTOP_CNT_RUN_UNKNOWN,		/* run of a job not seen queued (queued before attach) */
-	DRMTOP_CNT_DONE_UNKNOWN,	/* done of a job not seen queued */
-	DRMTOP_CNT_DONE_WITHOUT_RUN,	/* done of a job never seen running: no busy time */
-	DRMTOP_CNT_ENDED_WITHOUT_DONE,	/* drm_sched_job_cleanup of a job still in flight */
-	DRMTOP_CNT_JOB_CLIENT_UNKNOWN,	/* drm_client_id with no known client: charged to kernel */
-	DRMTOP_CNT_HANDLE_UNKNOWN,	/* handle released that was created before attach */
-	DRMTOP_CNT_OBJECT_UNKNOWN,	/* object released that was created before attach */
-	DRMTOP_CNT_CLIENT_LATE,		/* clients first seen after they opened */
-	DRMTOP_CNT_ENTITIES_FULL,
-	DRMTOP_CNT_ENTITY_GUESSED,	/* no client id, entity made before attach: owner guessed */
-	DRMTOP_CNT_DONE_NO_HW_TIME,	/* done without a hardware fence timestamp: end = now */
-	DRMTOP_CNT_ADOPT_TRUNCATED,	/* adoption walk of a handle table stopped early */
-	DRMTOP_CNT_ADOPTED,		/* handles found by the adoption walk (existed at attach) */
-	DRMTOP_CNT_JOBS_QUEUED,		/* totals, for cross-checks */
-	DRMTOP_CNT_JOBS_DONE,
-	DRMTOP_CNT_KERNEL_JOBS,		/* jobs charged to a kernel client */
+#define DRMTOP_COUNTER_ENUM(id, name, kind) DRMTOP_CNT_##id,
+	DRMTOP_COUNTERS(DRMTOP_COUNTER_ENUM)
+#undef DRMTOP_COUNTER_ENUM
 	DRMTOP_CNT_MAX
 };
-
-#define DRMTOP_COUNTER_NAMES { \
-	"clients_full", "engines_full", "rings_full", "jobs_full", "handles_full", \
-	"objects_full", "devices_full", "tasks_full", "ringbuf_full", "run_unknown", \
-	"done_unknown", "done_without_run", "ended_without_done", "job_client_unknown", \
-	"handle_unknown", "object_unknown", "client_late", "entities_full", \
-	"entity_guessed", "done_no_hw_time", "adopt_truncated", "adopted", "jobs_queued", "jobs_done", \
-	"kernel_jobs" }
 
 #endif /* DRMTOP_BPF_H */

@@ -10,7 +10,8 @@
  * .closed with its engine figures and the memory it held at close, so a client living between
  * two snapshots is never lost. Jobs of a closed client that were still running at close are
  * reported in a later snapshot as another .closed entry with the same uid (engine figures only,
- * memory zero): consumers add .closed entries up per uid.
+ * memory zero): consumers add .closed entries up per uid. A client whose close record was lost
+ * is reported in .orphans instead (see there).
  */
 #ifndef DRMTOP_BPF_READER_H
 #define DRMTOP_BPF_READER_H
@@ -28,10 +29,10 @@ struct drmtop_bpf_engine {
 	__u64 jobs;			/* jobs done */
 	__u64 lat_hist[DRMTOP_LAT_BUCKETS];	/* queue-to-run latency, b: [2^b, 2^(b+1)) ns */
 	/*
-	 * Time the ring's oldest running job of this client has run so far (live clients
-	 * only): busy_ns grows only when a job ends, so rates over short intervals add this
-	 * (busy_ns + running_ns may then step back a little when the job's hardware end turns
-	 * out earlier than the snapshot: keep the larger value, as for fdinfo).
+	 * Time the ring's oldest running job of this client has run up to the snapshot's
+	 * taken_ns (live clients only): busy_ns grows only when a job ends, so rates over short
+	 * intervals add this (busy_ns + running_ns may then step back a little when the job's
+	 * hardware end turns out earlier than the snapshot: keep the larger value, as for fdinfo).
 	 */
 	__u64 running_ns;
 };
@@ -53,7 +54,12 @@ struct drmtop_bpf_device {
 };
 
 struct drmtop_bpf_snapshot {
-	__u64 taken_ns;			/* CLOCK_MONOTONIC, the clock of all *_ns fields */
+	/*
+	 * CLOCK_MONOTONIC (the clock of all *_ns fields): the one instant the engine figures
+	 * stand for, read after the engine totals and before the running jobs. busy_ns holds no
+	 * time after it, running_ns runs exactly up to it.
+	 */
+	__u64 taken_ns;
 	size_t n_clients;
 	struct drmtop_bpf_client *clients;
 	size_t n_closed;
@@ -61,7 +67,32 @@ struct drmtop_bpf_snapshot {
 	size_t n_devices;
 	struct drmtop_bpf_device *devices;
 	__u64 counters[DRMTOP_CNT_MAX];	/* enum drmtop_counter; names: drmtop_bpf_counter_name() */
+	/*
+	 * Engine figures of clients whose close record never reached the reader (the ring buffer
+	 * was full: counter ringbuf_full), found in the map with no live or closed client for
+	 * their uid over a grace period (seconds), then reported here once and deleted from the
+	 * map (counter orphan_engines). Flags DRMTOP_CLIENT_CLOSED | DRMTOP_CLIENT_ORPHAN; the
+	 * identity (tgid, comm, ...) is the one the previous snapshot saw live, or only the uid
+	 * if none did; memory figures are 0 (what it held at close is unknown). Like .closed,
+	 * later jobs of the same uid come as further entries: add them up per uid.
+	 */
+	size_t n_orphans;
+	struct drmtop_bpf_client *orphans;
 };
+
+/* The kernel's own figures of one loaded program (struct bpf_prog_info). */
+struct drmtop_bpf_prog_stat {
+	char name[48];
+	__u64 run_cnt;			/* runs; with BPF stats enabled only */
+	__u64 run_time_ns;
+	__u64 recursion_misses;		/* runs the kernel skipped: events the tracer missed */
+};
+
+#define DRMTOP_BPF_MAX_PROGS	48
+
+/* Fills @out with up to @max loaded programs of both parts; returns how many. */
+size_t drmtop_bpf_prog_stats(const struct drmtop_bpf *b, struct drmtop_bpf_prog_stat *out,
+			     size_t max);
 
 /* Fills @s (free it with drmtop_bpf_snapshot_free). Returns 0 or a negative errno. */
 int drmtop_bpf_snapshot(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s);

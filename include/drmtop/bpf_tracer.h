@@ -55,8 +55,6 @@ int drmtop_bpf_poll(struct drmtop_bpf *b);
 /* True once at least one hook is attached. */
 bool drmtop_bpf_ready(const struct drmtop_bpf *b);
 
-/* True when the part is loaded: "drm" (clients, memory) or "sched" (engine time). */
-bool drmtop_bpf_part_loaded(const struct drmtop_bpf *b, const char *part);
 
 /* What is attached and what is missing, one line, e.g. for the CLI's header or JSON. */
 const char *drmtop_bpf_reason(const struct drmtop_bpf *b);

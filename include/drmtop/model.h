@@ -50,13 +50,14 @@ struct drmtop_fd_engine {
 };
 
 struct drmtop_bpf_figures {
-	uint64_t busy_ns;		/* since attach, all rings feeding the engine, running job incl. */
+	uint64_t busy_ns;	/* since attach, all the engine's rings, running job too */
 	uint64_t jobs;
 	bool has_rate;
 	uint64_t busy_delta_ns;		/* over the tracer's interval, with has_rate */
 	uint64_t jobs_delta;
 	double pct;
-	uint64_t lat_hist[DRMTOP_MODEL_LAT_BUCKETS];	/* queue-to-run latency since attach */
+	/* queue-to-run latency since attach */
+	uint64_t lat_hist[DRMTOP_MODEL_LAT_BUCKETS];
 };
 
 /* One engine of one client, from either source or both. */
@@ -66,7 +67,14 @@ struct drmtop_model_engine {
 	struct drmtop_fd_engine fd;	/* valid with in_fdinfo */
 	bool in_bpf;			/* the tracer has figures (a matched client has all) */
 	struct drmtop_bpf_figures bpf;	/* valid with in_bpf */
+	/*
+	 * The tracer's run -> done includes time the job did not execute (firmware-scheduled
+	 * queues, preemptible rings): its figure is at least fdinfo's, never a lie when higher.
+	 */
+	bool occupancy;
+	bool unmapped;			/* fed by rings the driver table does not map */
 	bool diverged;			/* both rates known and too far apart */
+	bool inconclusive;		/* as far apart, but the tracer missed events meanwhile */
 };
 
 /* drmtop_model_region.present */
@@ -150,21 +158,34 @@ struct drmtop_model_client {
 	struct drmtop_model_extra *extras;
 	size_t nr_extras;
 
-	struct drmtop_model_engine *engines;	/* fdinfo's engines in its order, then tracer-only */
+	/* fdinfo's engines in its order, then those only the tracer has */
+	struct drmtop_model_engine *engines;
 	size_t nr_engines;
 	struct drmtop_model_region *regions;
 	size_t nr_regions;
 
-	/* Derived once: memory over all regions ("total, else resident"), sort keys. */
+	/*
+	 * Derived once: memory over all regions ("total, else resident"), sort keys. A figure no
+	 * region printed is absent (has_* false), never 0: 7.x prints drm-resident-* only once some
+	 * buffer reports that status.
+	 */
 	bool has_mem;
 	uint64_t mem_total;
+	bool has_resident;
 	uint64_t mem_resident;
+	bool has_shared;
 	uint64_t mem_shared;
 	double busy_sum_pct;		/* sum of the shown engine figures */
 	bool over;			/* some engine figure over 100 % */
 
 	struct drmtop_model_bpf *bpf;	/* NULL without the tracer or no matching drm_file */
 	bool diverged;			/* an engine or the memory figures disagree */
+	/*
+	 * The tracer missed events in the interval: its figures may be short (a lower bound) and
+	 * a disagreement with fdinfo is no finding (diverged stays false, inconclusive is set).
+	 */
+	bool lower_bound;
+	bool inconclusive;
 };
 
 struct drmtop_model_device_engine {
@@ -220,7 +241,24 @@ enum drmtop_counter_kind {
 struct drmtop_model_counter {
 	const char *name;
 	enum drmtop_counter_kind kind;
-	uint64_t value;
+	uint64_t value;			/* since the tracer attached */
+	uint64_t delta;			/* in the last interval (0 at the first refresh) */
+};
+
+/* One of the tracer's programs, as the kernel counts it (bpf_prog_info). */
+struct drmtop_model_prog {
+	const char *name;
+	uint64_t recursion_misses;	/* runs the kernel skipped: events never seen */
+	uint64_t misses_delta;		/* in the last interval */
+	uint64_t run_cnt, run_time_ns;	/* with sysctl kernel.bpf_stats_enabled only */
+};
+
+/* Everything the tracer missed: loss counters plus skipped program runs. */
+struct drmtop_model_missed {
+	uint64_t since_start;
+	uint64_t interval;
+	uint64_t skipped_runs;		/* of which recursion misses, since start */
+	uint64_t skipped_runs_interval;
 };
 
 struct drmtop_model_bpf_device {
@@ -256,6 +294,9 @@ struct drmtop_model {
 	const char *bpf_reason;		/* why not, or what is attached */
 	struct drmtop_model_counter *counters;
 	size_t nr_counters;
+	struct drmtop_model_prog *progs;
+	size_t nr_progs;
+	struct drmtop_model_missed missed;	/* with bpf_active */
 	struct drmtop_model_bpf_device *bpf_devices;
 	size_t nr_bpf_devices;
 

@@ -27,6 +27,12 @@ struct drmtop_model_input {
 	const char *bpf_reason;
 	const struct drmtop_bpf_snapshot *snap;
 	const struct drmtop_reconciler *rec;
+	/* The tracer's counters at the previous refresh (NULL at the first): interval figures */
+	const __u64 *prev_counters;
+	const struct drmtop_bpf_prog_stat *progs;
+	size_t nr_progs;
+	const struct drmtop_bpf_prog_stat *prev_progs;	/* matched by name */
+	size_t nr_prev_progs;
 
 	/* -p: only clients held by these processes (none: all) */
 	const pid_t *pids;

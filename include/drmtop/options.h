@@ -40,7 +40,7 @@ struct drmtop_options {
 	unsigned long iterations; /* -n; 0 = until interrupted */
 	double duration_s;	/* record -t */
 	pid_t *pids;		/* -p, repeatable; empty = every process */
-	size_t nr_pids;
+	size_t nr_pids, pids_cap;
 	const char *proc_root;	/* --proc-root, for tests and containers */
 	const char *sys_root;	/* --sys-root; "" = no sysfs look-ups */
 	double diverge_pct;	/* --diverge-threshold, percent */

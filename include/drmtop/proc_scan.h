@@ -48,12 +48,18 @@
 /* Places in a scan where drm_scan_ops.hook is called (tests change the tree there). */
 enum drm_scan_point {
 	DRM_SCAN_AT_PID,	/* pid directory listed, before opendir(<pid>/fd); fd = -1 */
-	DRM_SCAN_AT_FD,		/* fd listed, before stat(<pid>/fd/<fd>) */
+	DRM_SCAN_AT_FD,		/* fd listed, before readlink(<pid>/fd/<fd>) */
 	DRM_SCAN_AT_FDINFO,	/* fd is a DRM/accel device, before open(<pid>/fdinfo/<fd>) */
 };
 
 /* Seam for tests; every member may be NULL (then the real system call is used). */
 struct drm_scan_ops {
+	/*
+	 * readlink(2) of <pid>/fd/<n>: the link text's length (not terminated, may fill @len
+	 * when truncated) or -errno. Only fds whose text drm_fd_link_may_be_node() accepts are
+	 * stat()ed.
+	 */
+	long (*readlink)(void *ctx, const char *path, char *buf, size_t len);
 	/* stat(2) following the link: 0 or -errno. Tests map fake fd links to device numbers. */
 	int (*stat)(void *ctx, const char *path, struct stat *st);
 	/* kcmp(pid1, pid2, KCMP_FILE, fd1, fd2): 0 same open file, >0 different, -errno. */
@@ -145,9 +151,25 @@ int drm_scan_sample(struct drm_scan *scan);
 const struct drm_client *drm_scan_clients(const struct drm_scan *scan, size_t *nr);
 /* Clients of the previous sample that the latest one no longer has (with their last data). */
 const struct drm_client *drm_scan_gone(const struct drm_scan *scan, size_t *nr);
-/* Per-device totals of the latest sample (see drm_devices_build). */
-const struct drm_device *drm_scan_devices(const struct drm_scan *scan, size_t *nr);
 const struct drm_scan_stats *drm_scan_stats(const struct drm_scan *scan);
+
+/*
+ * Whether the text of a /proc/<pid>/fd/<n> link may name a DRM or accel device node, decided
+ * without touching the file: stat() of an fd open on a hung network filesystem blocks (procfs
+ * follows the magic link, then the filesystem's revalidation and getattr may wait on the
+ * server), while readlink() only prints the path the kernel already holds (d_path).
+ *
+ * Accepted: absolute paths starting with "/dev/" (any node under /dev, renamed ones included:
+ * devtmpfs or a container's tmpfs, never a network filesystem), and paths with a "/dev/dri/" or
+ * "/dev/accel/" part anywhere (a process chroot()ed into a tree with its own dev directory, as
+ * the scanner sees it from outside), each also with the " (deleted)" suffix d_path adds when
+ * the node was removed after open (hot unplug, a container's /dev gone).
+ * Refused: pseudo files, whose text is not a path ("socket:[N]", "pipe:[N]", "anon_inode:...",
+ * "net:[N]") or is a made-up one ("/memfd:x (deleted)", "/dmabuf:", "/SYSV..."), and every
+ * other path. The price: a DRM node mknod()ed outside any dev directory is not found.
+ * Link texts as printed by d_path() on 6.1, 6.12 and the host's 6.18.
+ */
+bool drm_fd_link_may_be_node(const char *link, size_t len);
 
 /*
  * Name of a device node from its number, as under /dev: "dri/card<N>" (226, minor < 128),

@@ -9,10 +9,11 @@
  * driver-private) through the task_file iterator's (pid, fd) -> drm_file map, using any holder
  * of the fdinfo client.
  *
- * Engines: BPF accounts per hardware ring (drm_gpu_scheduler), fdinfo per engine class. A ring
- * belongs to the fdinfo engine of the same name, or to the engine whose name it starts with
- * followed by a separator ("gfx_0.0.0" -> "gfx"); several rings of one engine add up. A ring
- * matching no fdinfo engine stays a BPF-only engine under its own name.
+ * Engines: BPF accounts per hardware ring (drm_gpu_scheduler), fdinfo per engine class. The
+ * driver table (drivers.h) says which engine each ring feeds and whether its run -> done is
+ * execution or occupancy; a driver it does not know keeps the prefix rule ("gfx_0.0.0" ->
+ * "gfx"). Several rings of one engine add up. A ring no rule maps stays an engine of its own,
+ * under the ring's name, marked unmapped.
  *
  * Whether the two sources agree is decided in the model (drmtop_model_build), which has both
  * intervals: this only matches clients and groups their rings into engines with rates.
@@ -25,11 +26,14 @@
 #include <stdint.h>
 
 #include "drmtop/bpf_reader.h"
+#include "drmtop/drivers.h"
 #include "drmtop/proc_scan.h"
 
 struct drmtop_engine_view {
-	char name[DRMTOP_NAME_LEN];	/* fdinfo engine name, or the ring's name if unmatched */
+	char name[DRMTOP_NAME_LEN];	/* fdinfo engine name, or the ring's name if unmapped */
 	bool in_fdinfo;			/* the fdinfo client prints this engine */
+	bool unmapped;			/* a ring no rule of the driver table maps */
+	enum drmtop_timing timing;	/* occupancy when any of its rings is */
 	uint64_t busy_ns;		/* BPF, since attach, all rings of the engine */
 	uint64_t jobs;
 	uint64_t busy_delta_ns;		/* over the interval; valid with has_rate */
@@ -83,8 +87,5 @@ void drmtop_reconcile_window(const struct drmtop_reconciler *r, __u64 *start, __
 
 /* True when some fdinfo client is still unmatched while unmatched BPF clients exist. */
 bool drmtop_reconcile_wants_fds(const struct drmtop_reconciler *r);
-
-/* Engine name matching as described above (exposed for tests). */
-bool drmtop_ring_matches_engine(const char *ring, const char *engine);
 
 #endif /* DRMTOP_RECONCILE_H */

@@ -72,9 +72,13 @@ struct record_client {
 };
 
 struct record_session {
-	uint64_t start_ns;	/* monotonic */
+	uint64_t start_ns;	/* monotonic, of the first sample */
 	uint64_t end_ns;
 	unsigned long samples;
+	/* What the tracer missed during the session (its figures are lower bounds when not 0). */
+	bool bpf_seen;
+	uint64_t missed;
+	uint64_t skipped_runs;
 	struct record_client *clients;
 	size_t nr_clients, cap;
 };

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Utilisation math over two fdinfo samples of one DRM client, and per-device totals.
+ * Utilisation math over two fdinfo samples of one DRM client (per-device totals are the model's).
  *
  * Spec rule for counters that go backwards (drm-usage-stats.rst): keep the larger previous value
  * until a monotonic update is seen. So each counter has an "effective" value that is
@@ -73,47 +73,5 @@ void drm_engine_usage_update(struct drm_engine_track *t, const struct drm_fdinfo
  * when there is none. *@over is set when the figure exceeds 100 %.
  */
 bool drm_engine_usage_pct(const struct drm_engine_usage *u, double *pct, bool *over);
-
-struct drm_client;
-
-/* Per-device totals, summed over the clients of one device. */
-struct drm_device_engine {
-	char *name;
-	double pct;		/* sum of the clients' drm_engine_usage_pct() */
-	bool valid;		/* at least one client had a figure */
-	bool over;		/* pct > 100 (or a client figure was over) */
-	size_t nr_clients;	/* clients that contributed a figure */
-};
-
-struct drm_device_region {
-	char *name;
-	unsigned int present;	/* union of the clients' DRM_REGION_HAS_* */
-	/* Sums of the clients' figures. Shared memory is counted once per client that maps it. */
-	uint64_t total;
-	uint64_t shared;
-	uint64_t resident;
-	uint64_t purgeable;
-	uint64_t active;
-};
-
-struct drm_device {
-	char *key;		/* == drm_client.dev_key of its clients */
-	char *driver;		/* NULL if no client printed drm-driver */
-	char *pdev;		/* NULL on platform devices */
-	dev_t rdev;		/* device number of the first client's node */
-	size_t nr_clients;
-	struct drm_device_engine *engines;
-	size_t nr_engines;
-	struct drm_device_region *regions;
-	size_t nr_regions;
-};
-
-/*
- * Build per-device totals from @clients (as returned by drm_scan_clients). Devices in order of
- * first appearance. Returns 0 or -ENOMEM. Free with drm_devices_free().
- */
-int drm_devices_build(const struct drm_client *clients, size_t nr_clients,
-		      struct drm_device **devices, size_t *nr_devices);
-void drm_devices_free(struct drm_device *devices, size_t nr_devices);
 
 #endif /* DRMTOP_USAGE_H */

@@ -18,6 +18,7 @@
 #include "drmtop/commands.h"
 #include "drmtop/formats.h"
 #include "drmtop/options.h"
+#include "drmtop/probe.h"
 #include "drmtop/sampler.h"
 #include "drmtop/util/clock.h"
 
@@ -79,7 +80,8 @@ static int run_stream(struct drmtop_sampler *s, const struct drmtop_options *opt
 
 	if (drmtop_sampler_next(s, &m))
 		goto fail;
-	if (!m.nr_clients) {
+	/* Only the tracer's clients (or none): no fdinfo rate to wait for, say so at once. */
+	if (!m.nr_fdinfo_clients) {
 		rc = emit(opts, &m, shown++);
 		/* Without -n, a machine with no device would print the same frame forever. */
 		if (rc || (m.status == DRMTOP_STATUS_NO_DEVICE && !opts->iterations))
@@ -161,6 +163,7 @@ static const struct {
 } commands[] = {
 	{ "top", cmd_top },
 	{ "record", cmd_record },
+	{ "probe", drmtop_probe_main },
 };
 
 int main(int argc, char **argv)

@@ -8,6 +8,7 @@
 
 #include "drmtop/formats.h"
 #include "drmtop/options.h"
+#include "drmtop/util/vec.h"
 
 #define DEFAULT_INTERVAL_S	2.0
 #define DEFAULT_DIVERGE_PCT	5.0
@@ -41,6 +42,7 @@ void drmtop_usage(FILE *out, const char *prog)
 	fprintf(out,
 		"Usage: %1$s [top] [OPTIONS]\n"
 		"       %1$s record -t DURATION [OPTIONS]\n"
+		"       %1$s probe [-J]             what this kernel and machine give drmtop\n"
 		"\n"
 		"Per-client GPU and accelerator usage: engine busy time, jobs and memory of every DRM\n"
 		"client, from the kernel's fdinfo and, as root, from BPF tracing of the GPU scheduler\n"
@@ -111,7 +113,7 @@ static int add_pids(struct drmtop_options *opts, const char *arg, FILE *err)
 	while (*p) {
 		char *end;
 		long v;
-		pid_t *grown;
+		pid_t *slot;
 
 		errno = 0;
 		v = strtol(p, &end, 10);
@@ -119,13 +121,12 @@ static int add_pids(struct drmtop_options *opts, const char *arg, FILE *err)
 			fprintf(err, "drmtop: invalid pid list '%s': want PID[,PID...]\n", arg);
 			return -1;
 		}
-		grown = realloc(opts->pids, (opts->nr_pids + 1) * sizeof(*grown));
-		if (!grown) {
+		slot = vec_push(opts->pids, opts->nr_pids, opts->pids_cap);
+		if (!slot) {
 			fprintf(err, "drmtop: out of memory\n");
 			return -1;
 		}
-		opts->pids = grown;
-		opts->pids[opts->nr_pids++] = (pid_t)v;
+		*slot = (pid_t)v;
 		p = *end ? end + 1 : end;
 	}
 	return 0;
@@ -272,7 +273,7 @@ void drmtop_options_free(struct drmtop_options *opts)
 {
 	free(opts->pids);
 	opts->pids = NULL;
-	opts->nr_pids = 0;
+	opts->nr_pids = opts->pids_cap = 0;
 }
 
 bool drmtop_options_want_pid(const struct drmtop_options *opts, pid_t pid)

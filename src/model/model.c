@@ -151,8 +151,9 @@ static const struct drm_engine_track *track_of(const struct drm_client *c, const
 	return NULL;
 }
 
-static void fill_bpf_figures(struct drmtop_bpf_figures *bf, const struct drmtop_engine_view *ev)
+static void fill_bpf_figures(struct drmtop_model_engine *me, const struct drmtop_engine_view *ev)
 {
+	struct drmtop_bpf_figures *bf = &me->bpf;
 	size_t i;
 
 	bf->busy_ns = ev->busy_ns;
@@ -163,6 +164,9 @@ static void fill_bpf_figures(struct drmtop_bpf_figures *bf, const struct drmtop_
 	bf->pct = ev->bpf_pct;
 	for (i = 0; i < DRMTOP_MODEL_LAT_BUCKETS && i < DRMTOP_LAT_BUCKETS; i++)
 		bf->lat_hist[i] = ev->lat_hist[i];
+	me->in_bpf = true;
+	me->occupancy = ev->timing == DRMTOP_TIMING_OCCUPANCY;
+	me->unmapped = ev->unmapped;
 }
 
 static void fill_bpf_identity(struct build *b, struct drmtop_model_bpf *mb,
@@ -255,10 +259,14 @@ static void fill_regions(struct build *b, struct drmtop_model_client *mc,
 		mr->resident = r->resident;
 		mr->purgeable = r->purgeable;
 		mr->active = r->active;
-		if (mr->present & DRMTOP_MEM_RESIDENT)
+		if (mr->present & DRMTOP_MEM_RESIDENT) {
+			mc->has_resident = true;
 			add_sat(&mc->mem_resident, r->resident);
-		if (mr->present & DRMTOP_MEM_SHARED)
+		}
+		if (mr->present & DRMTOP_MEM_SHARED) {
+			mc->has_shared = true;
 			add_sat(&mc->mem_shared, r->shared);
+		}
 	}
 	mc->mem_total = drm_fdinfo_total_bytes(fi, &mc->has_mem);
 }
@@ -297,15 +305,23 @@ static void fill_engines(struct build *b, struct drmtop_model_client *mc,
 			me = &mc->engines[mc->nr_engines++];
 			me->name = copy_arr(b, ev->name, sizeof(ev->name));
 		}
-		me->in_bpf = true;
-		fill_bpf_figures(&me->bpf, ev);
-		/* The driver's ns figure against the tracer's, each over its own window. */
+		fill_bpf_figures(me, ev);
+		/*
+		 * The driver's ns figure against the tracer's, each over its own window. Occupancy
+		 * above execution is expected; only a tracer figure below fdinfo's is a finding.
+		 */
 		if (me->in_fdinfo && (me->fd.flags & DRMTOP_FD_BUSY_RATE) &&
-		    (me->fd.flags & DRMTOP_FD_RATE) && me->bpf.has_rate)
+		    (me->fd.flags & DRMTOP_FD_RATE) && me->bpf.has_rate &&
+		    (!me->occupancy || me->bpf.pct < me->fd.pct))
 			me->diverged = drmtop_rates_diverge(me->fd.pct, c->sample_ns - c->dt_ns,
 							    c->sample_ns, me->bpf.pct, bpf_start,
 							    bpf_end, b->in->diverge_pct);
+		if (me->diverged && b->m->missed.interval) {
+			me->diverged = false;
+			me->inconclusive = true;
+		}
 		mc->diverged |= me->diverged;
+		mc->inconclusive |= me->inconclusive;
 	}
 }
 
@@ -362,8 +378,13 @@ static void fill_fdinfo_client(struct build *b, struct drmtop_model_client *mc,
 	fill_engines(b, mc, c, v, bpf_start, bpf_end);
 	if (v) {
 		mc->bpf = bpf_side(b, v, fi);
+		if (mc->bpf && mc->bpf->mem_diverged && b->m->missed.interval) {
+			mc->bpf->mem_diverged = false;
+			mc->inconclusive = true;
+		}
 		if (mc->bpf)
 			mc->diverged |= mc->bpf->mem_diverged;
+		mc->lower_bound = mc->bpf && b->m->missed.interval;
 	}
 }
 
@@ -395,16 +416,16 @@ static void fill_bpf_client(struct build *b, struct drmtop_model_client *mc,
 			struct drmtop_model_engine *me = &mc->engines[i];
 
 			me->name = copy_arr(b, v->engines[i].name, sizeof(v->engines[i].name));
-			me->in_bpf = true;
-			fill_bpf_figures(&me->bpf, &v->engines[i]);
+			fill_bpf_figures(me, &v->engines[i]);
 			if (me->bpf.has_rate)
 				mc->busy_sum_pct += me->bpf.pct;
 		}
 		mc->nr_engines = v->nr_engines;
 	}
 	mc->bpf = bpf_side(b, v, NULL);
+	mc->lower_bound = b->m->missed.interval != 0;
 	if (mc->bpf) {
-		mc->has_mem = true;
+		mc->has_mem = mc->has_shared = true;
 		mc->mem_total = mc->bpf->mem_total;
 		mc->mem_shared = mc->bpf->mem_shared;
 	}
@@ -570,13 +591,35 @@ static void build_closed(struct build *b)
 	}
 }
 
+/* The kind of each counter, from the one table in drmtop_bpf.h. */
 static enum drmtop_counter_kind counter_kind(unsigned int i)
 {
-	if (i == DRMTOP_CNT_CLIENT_LATE || i == DRMTOP_CNT_ADOPTED)
-		return DRMTOP_COUNTER_NOTE;
-	if (i >= DRMTOP_CNT_JOBS_QUEUED)
-		return DRMTOP_COUNTER_TOTAL;
-	return DRMTOP_COUNTER_LOSS;
+	static const enum drmtop_counter_kind kinds[] = {
+#define DRMTOP_COUNTER_KIND(id, name, kind) [DRMTOP_CNT_##id] = DRMTOP_COUNTER_##kind,
+		DRMTOP_COUNTERS(DRMTOP_COUNTER_KIND)
+#undef DRMTOP_COUNTER_KIND
+	};
+
+	return i < DRMTOP_CNT_MAX ? kinds[i] : DRMTOP_COUNTER_LOSS;
+}
+
+static const struct drmtop_bpf_prog_stat *prev_prog(const struct drmtop_model_input *in,
+						    const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < in->nr_prev_progs; i++)
+		if (!strcmp(in->prev_progs[i].name, name))
+			return &in->prev_progs[i];
+	return NULL;
+}
+
+/* A counter's growth since the previous refresh; all of it at the first. */
+static uint64_t growth(uint64_t now, const __u64 *before)
+{
+	if (!before)
+		return now;
+	return now > *before ? now - *before : 0;
 }
 
 static void build_bpf_summary(struct build *b)
@@ -590,12 +633,37 @@ static void build_bpf_summary(struct build *b)
 	m->counters = alloc_array(b, DRMTOP_CNT_MAX, sizeof(*m->counters));
 	if (m->counters) {
 		for (i = 0; i < DRMTOP_CNT_MAX; i++) {
-			m->counters[i].name = drmtop_bpf_counter_name(i);
-			m->counters[i].kind = counter_kind(i);
-			m->counters[i].value = s->counters[i];
+			struct drmtop_model_counter *c = &m->counters[i];
+
+			c->name = drmtop_bpf_counter_name(i);
+			c->kind = counter_kind(i);
+			c->value = s->counters[i];
+			c->delta = growth(c->value,
+					  b->in->prev_counters ? &b->in->prev_counters[i] : NULL);
+			if (c->kind != DRMTOP_COUNTER_LOSS)
+				continue;
+			m->missed.since_start += c->value;
+			m->missed.interval += c->delta;
 		}
 		m->nr_counters = DRMTOP_CNT_MAX;
 	}
+	m->progs = alloc_array(b, b->in->nr_progs, sizeof(*m->progs));
+	for (i = 0; m->progs && i < b->in->nr_progs; i++) {
+		const struct drmtop_bpf_prog_stat *ps = &b->in->progs[i], *before;
+		struct drmtop_model_prog *mp = &m->progs[m->nr_progs++];
+
+		before = b->in->prev_counters ? prev_prog(b->in, ps->name) : NULL;
+		mp->name = copy_arr(b, ps->name, sizeof(ps->name));
+		mp->recursion_misses = ps->recursion_misses;
+		mp->misses_delta = growth(ps->recursion_misses,
+					  before ? &before->recursion_misses : NULL);
+		mp->run_cnt = ps->run_cnt;
+		mp->run_time_ns = ps->run_time_ns;
+		m->missed.skipped_runs += mp->recursion_misses;
+		m->missed.skipped_runs_interval += mp->misses_delta;
+	}
+	m->missed.since_start += m->missed.skipped_runs;
+	m->missed.interval += m->missed.skipped_runs_interval;
 	m->bpf_devices = alloc_array(b, s->n_devices, sizeof(*m->bpf_devices));
 	if (!m->bpf_devices)
 		return;
@@ -671,10 +739,11 @@ int drmtop_model_build(struct drmtop_model *m, const struct drmtop_model_input *
 	m->bpf_active = in->bpf_active;
 	m->bpf_reason = copy_str(&b, in->bpf_reason);
 
+	/* The tracer's losses first: they decide how its figures of each client read. */
+	build_bpf_summary(&b);
 	build_clients(&b);
 	build_devices(&b);
 	build_closed(&b);
-	build_bpf_summary(&b);
 	build_scan(&b);
 	m->notes = alloc_array(&b, in->nr_notes, sizeof(*m->notes));
 	for (i = 0; m->notes && i < in->nr_notes; i++)

@@ -7,6 +7,7 @@
 #include <sys/sysmacros.h>
 
 #include "drmtop/reconcile.h"
+#include "drmtop/util/vec.h"
 
 /*
  * A ring's cumulative figures at the previous reconcile, to turn totals into rates. busy_ns is
@@ -88,17 +89,6 @@ static int cmp_prev(const void *a, const void *b)
 	return 0;
 }
 
-bool drmtop_ring_matches_engine(const char *ring, const char *engine)
-{
-	size_t n = strlen(engine);
-
-	if (!n || strncmp(ring, engine, n))
-		return false;
-	/* "gfx" owns "gfx", "gfx_0.0.0", "gfx.1", "gfx0"; not "gfxhub". */
-	return ring[n] == '\0' || ring[n] == '_' || ring[n] == '.' || ring[n] == '-' ||
-	       isdigit((unsigned char)ring[n]);
-}
-
 static void add_ring(struct drmtop_engine_view *ev, const struct ring_rate *rr, __u64 dt_ns)
 {
 	size_t b;
@@ -127,41 +117,55 @@ static struct drmtop_engine_view *find_engine(struct drmtop_client_view *v, cons
 
 /*
  * Groups a view's rings into engines: the fdinfo client's engines first (in its order), then
- * rings that match none under their own names. @c is NULL for an unmatched client.
+ * the engines the driver table gives rings the client does not print, then rings no rule maps,
+ * under their own names. @c is NULL for an unmatched client.
  */
 static int group_engines(struct drmtop_reconciler *r, size_t vi, const struct drm_client *c)
 {
 	struct drmtop_client_view *v = &r->views[vi];
 	const struct view_rings *vr = &r->rings[vi];
-	size_t i, j, max = vr->n + (c ? c->info.nr_engines : 0);
+	size_t i, j, nr_fd = c ? c->info.nr_engines : 0, max = vr->n + nr_fd;
+	char bpf_driver[sizeof(v->c.driver) + 1];
+	const char **names;
+	const char *driver;
 
 	free(v->engines);
 	v->nr_engines = 0;
 	v->engines = calloc(max ? max : 1, sizeof(*v->engines));
-	if (!v->engines)
+	names = calloc(nr_fd ? nr_fd : 1, sizeof(*names));
+	if (!v->engines || !names) {
+		free(names);
 		return -ENOMEM;
-	for (i = 0; c && i < c->info.nr_engines; i++) {
+	}
+	snprintf(bpf_driver, sizeof(bpf_driver), "%.*s", (int)sizeof(v->c.driver), v->c.driver);
+	driver = c && c->info.driver ? c->info.driver : bpf_driver;
+	for (i = 0; i < nr_fd; i++) {
 		struct drmtop_engine_view *ev = &v->engines[v->nr_engines++];
 
 		snprintf(ev->name, sizeof(ev->name), "%s", c->info.engines[i].name);
 		ev->in_fdinfo = true;
+		names[i] = c->info.engines[i].name;
 	}
 	for (j = 0; j < vr->n; j++) {
 		const struct ring_rate *rr = &vr->v[j];
-		struct drmtop_engine_view *ev = NULL;
+		const char *ring = rr->e->name[0] ? rr->e->name : "?";
+		enum drmtop_timing timing;
+		struct drmtop_engine_view *ev;
+		const char *engine;
 
-		for (i = 0; c && i < c->info.nr_engines && !ev; i++)
-			if (drmtop_ring_matches_engine(rr->e->name, v->engines[i].name))
-				ev = &v->engines[i];
-		if (!ev)
-			ev = find_engine(v, rr->e->name[0] ? rr->e->name : "?");
+		engine = drmtop_ring_engine(driver, ring, names, nr_fd, &timing, NULL);
+		ev = find_engine(v, engine ? engine : ring);
 		if (!ev) {
 			ev = &v->engines[v->nr_engines++];
-			snprintf(ev->name, sizeof(ev->name), "%s",
-				 rr->e->name[0] ? rr->e->name : "?");
+			snprintf(ev->name, sizeof(ev->name), "%s", engine ? engine : ring);
+			ev->unmapped = !engine;
 		}
+		/* One ring that may include time not executed makes the engine's figure so. */
+		if (timing == DRMTOP_TIMING_OCCUPANCY)
+			ev->timing = DRMTOP_TIMING_OCCUPANCY;
 		add_ring(ev, rr, r->dt_ns);
 	}
+	free(names);
 	return 0;
 }
 
@@ -198,7 +202,7 @@ static int compute_rates(struct drmtop_reconciler *r, const struct drmtop_bpf_sn
 		vr->n = bc->n_engines;
 		for (j = 0; j < bc->n_engines; j++) {
 			const struct drmtop_bpf_engine *e = &bc->engines[j];
-			struct ring_prev key = { .uid = bc->c.uid, .ring = e->ring }, *p;
+			struct ring_prev key = { .uid = bc->c.uid, .ring = e->ring }, *p, *slot;
 			__u64 busy = e->busy_ns + e->running_ns, before;
 
 			vr->v[j].e = e;
@@ -211,18 +215,12 @@ static int compute_rates(struct drmtop_reconciler *r, const struct drmtop_bpf_sn
 			vr->v[j].jobs_delta = e->jobs - (p && p->jobs <= e->jobs ? p->jobs : 0);
 			if (busy < before)
 				busy = before;	/* the running job ended earlier than it seemed */
-			if (nr_next == cap) {
-				struct ring_prev *grown;
-
-				cap = cap ? cap * 2 : 64;
-				grown = realloc(next, cap * sizeof(*grown));
-				if (!grown)
-					goto oom;
-				next = grown;
-			}
+			slot = vec_push(next, nr_next, cap);
+			if (!slot)
+				goto oom;
 			key.busy_ns = busy;
 			key.jobs = e->jobs;
-			next[nr_next++] = key;
+			*slot = key;
 		}
 	}
 	if (nr_next)

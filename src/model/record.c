@@ -304,13 +304,27 @@ static int record_bpf_client(struct record_session *rs, const struct drmtop_mode
 
 int record_session_add(struct record_session *rs, const struct drmtop_model *m, uint64_t now_ns)
 {
-	uint64_t offset = now_ns - rs->start_ns;
 	bool first = rs->samples == 0;
+	uint64_t offset;
+
+	/*
+	 * The session runs from its first sample: that is where the busy time of clients already
+	 * open is counted from, so a slow first scan must not lengthen the span it is divided by.
+	 */
+	if (first)
+		rs->start_ns = now_ns;
+	offset = now_ns - rs->start_ns;
 	size_t i;
 	int err;
 
 	rs->samples++;
 	rs->end_ns = now_ns;
+	if (m->bpf_active) {
+		/* The first refresh's interval runs from attach, just before the session. */
+		rs->bpf_seen = true;
+		rs->missed += m->missed.interval;
+		rs->skipped_runs += m->missed.skipped_runs_interval;
+	}
 	for (i = 0; i < m->nr_fdinfo_clients; i++) {
 		err = record_fdinfo_client(rs, &m->clients[i], first, offset);
 		if (err)

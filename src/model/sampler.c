@@ -24,6 +24,11 @@ struct drmtop_sampler {
 	uint64_t prev_ns;		/* monotonic time of the previous sample, 0 at first */
 	bool bpf_active;
 	char bpf_reason[256];
+	/* the tracer's counters of the previous refresh, for the interval's losses */
+	bool have_prev;
+	__u64 prev_counters[DRMTOP_CNT_MAX];
+	struct drmtop_bpf_prog_stat progs[DRMTOP_BPF_MAX_PROGS], prev_progs[DRMTOP_BPF_MAX_PROGS];
+	size_t nr_progs, nr_prev_progs;
 	char notes[DRMTOP_SAMPLER_NOTES][256];
 	size_t nr_notes;
 	char error[512];
@@ -97,6 +102,7 @@ static void sample_bpf(struct drmtop_sampler *s, const struct drm_client *client
 		return;
 	}
 	s->have_snap = true;
+	s->nr_progs = drmtop_bpf_prog_stats(s->bpf, s->progs, DRMTOP_BPF_MAX_PROGS);
 	err = drmtop_reconcile(s->rec, &s->snap, clients, n);
 	if (!err && drmtop_reconcile_wants_fds(s->rec) && !drmtop_bpf_fds(s->bpf, &fds, &nr_fds)) {
 		err = drmtop_reconcile_fds(s->rec, clients, n, fds, nr_fds);
@@ -173,6 +179,11 @@ int drmtop_sampler_next(struct drmtop_sampler *s, struct drmtop_model *m)
 	if (in.bpf_active) {
 		in.snap = &s->snap;
 		in.rec = s->rec;
+		in.prev_counters = s->have_prev ? s->prev_counters : NULL;
+		in.progs = s->progs;
+		in.nr_progs = s->nr_progs;
+		in.prev_progs = s->prev_progs;
+		in.nr_prev_progs = s->nr_prev_progs;
 	}
 	in.pids = s->opts->pids;
 	in.nr_pids = s->opts->nr_pids;
@@ -182,9 +193,17 @@ int drmtop_sampler_next(struct drmtop_sampler *s, struct drmtop_model *m)
 	in.notes = notes;
 	in.nr_notes = s->nr_notes;
 	err = drmtop_model_build(m, &in);
-	if (err)
+	if (err) {
 		snprintf(s->error, sizeof(s->error), "out of memory");
-	return err;
+		return err;
+	}
+	if (in.bpf_active) {
+		memcpy(s->prev_counters, s->snap.counters, sizeof(s->prev_counters));
+		memcpy(s->prev_progs, s->progs, s->nr_progs * sizeof(s->progs[0]));
+		s->nr_prev_progs = s->nr_progs;
+		s->have_prev = true;
+	}
+	return 0;
 }
 
 const char *drmtop_sampler_error(const struct drmtop_sampler *s)

@@ -25,6 +25,19 @@ enum drmtop_bpf_map {
 #define DRMTOP_BPF_MAX_HOOKS	48
 #define DRMTOP_BPF_RETIRED	4096	/* closed clients remembered for late job residue */
 
+/*
+ * Test knobs of the map walks (tests/unit/test_bpf_reader.c): zero in normal use.
+ * @hook runs between two steps of a walk, with the last key the walk returned, so a test can
+ * insert and delete entries the way the tracer does while the reader walks; @batch and
+ * @no_batch as in struct drmtop_walk.
+ */
+struct drmtop_walk_test {
+	void (*hook)(void *ctx, int fd, const void *last_key);
+	void *ctx;
+	unsigned int batch;
+	bool no_batch;
+};
+
 struct drmtop_bpf {
 	struct drmtop_drm_bpf *drm;
 	struct drmtop_sched_bpf *sched;
@@ -50,12 +63,44 @@ struct drmtop_bpf {
 	 */
 	struct drmtop_reported *reported;
 	size_t n_reported, cap_reported;
+	/*
+	 * Engine entries whose uid is neither live nor known closed: a client that closed after
+	 * the ring buffer was drained (its record comes with the next snapshot), one opened after
+	 * the clients map was read, or one whose close record was lost (ring buffer full, or
+	 * closed so long ago that it left the retired ring). After a grace period only the last
+	 * kind can still be unknown: it is settled as an orphan (see read_engines).
+	 */
+	struct drmtop_orphan *orphans;
+	size_t n_orphans, cap_orphans;
+	__u64 orphan_engines;		/* entries settled as orphans: DRMTOP_CNT_ORPHAN_ENGINES */
+	__u64 orphan_grace_ns;		/* 0: DRMTOP_BPF_ORPHAN_GRACE_NS (tests set others) */
+	unsigned int orphan_grace_snaps;	/* 0: DRMTOP_BPF_ORPHAN_GRACE_SNAPS */
+	__u64 seq;			/* snapshots taken */
+	struct drmtop_client *prev_live;	/* the latest snapshot's live clients */
+	size_t n_prev_live;
+	struct drmtop_walk_test walk_test;
 };
+
+/*
+ * An unknown uid stays unknown for this long and this many snapshots before it is settled:
+ * a close record committed after a drain is consumed by the next one, and the grace in time
+ * covers a record its program reserved but has not submitted yet (it holds up those behind).
+ */
+#define DRMTOP_BPF_ORPHAN_GRACE_NS	(5 * 1000000000ull)
+#define DRMTOP_BPF_ORPHAN_GRACE_SNAPS	2
 
 struct drmtop_reported {
 	struct drmtop_engine_key key;
 	struct drmtop_engine e;		/* the figures reported so far */
 	bool quiet;			/* unchanged in the latest snapshot: delete in the next */
+	struct drmtop_client owner;	/* the closed (or orphan) client they were reported for */
+};
+
+struct drmtop_orphan {
+	__u64 uid;
+	__u64 first_seq, first_ns;	/* snapshot and time it was first found unknown */
+	__u64 last_seq;			/* latest snapshot that found it unknown */
+	struct drmtop_client c;		/* identity if it was live in the snapshot before */
 };
 
 extern const char *const drmtop_bpf_map_names[MAP_COUNT];
@@ -67,5 +112,27 @@ struct bpf_program;
  * appended to *out (malloc'ed, count in *n) unless @out is NULL. 0 or a negative errno.
  */
 int drmtop_bpf_run_iter(struct bpf_program *prog, size_t rec_size, void **out, size_t *n);
+
+/*
+ * One walk over every entry of a BPF map while BPF programs insert and delete entries (see
+ * src/sources/bpf_walk.c): @each gets each entry's key and value at most once and returns 0 to
+ * go on, or a negative errno that ends the walk and is returned. Every entry that is in the map
+ * from the start to the end of the walk is passed; one inserted or deleted meanwhile may be or
+ * not. @each must not delete from the map (collect keys, delete after the walk).
+ */
+struct drmtop_walk {
+	int fd;
+	int (*each)(const void *key, const void *value, void *ctx);
+	void *ctx;
+	void (*hook)(void *hook_ctx, int fd, const void *last_key);	/* tests only */
+	void *hook_ctx;
+	unsigned int batch;	/* entries per batch read, 0: the default */
+	bool no_batch;		/* walk keys even where batch reads work (tests) */
+};
+
+int drmtop_bpf_map_walk(const struct drmtop_walk *w);
+
+/* Walks that fell back to the key walk because the kernel refused batch reads (tests). */
+extern unsigned long drmtop_bpf_batch_refused;
 
 #endif /* DRMTOP_BPF_INTERNAL_H */

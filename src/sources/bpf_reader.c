@@ -21,7 +21,14 @@
 
 int drmtop_bpf_on_closed(void *ctx, void *data, size_t len);
 
-static const char *const counter_names[DRMTOP_CNT_MAX] = DRMTOP_COUNTER_NAMES;
+/* Indexed by the enum itself: a name cannot land at another counter's index. */
+static const char *const counter_names[] = {
+#define DRMTOP_COUNTER_NAME(id, name, kind) [DRMTOP_CNT_##id] = #name,
+	DRMTOP_COUNTERS(DRMTOP_COUNTER_NAME)
+#undef DRMTOP_COUNTER_NAME
+};
+_Static_assert(sizeof(counter_names) / sizeof(counter_names[0]) == DRMTOP_CNT_MAX,
+	       "every counter has a name");
 
 const char *drmtop_bpf_counter_name(unsigned int counter)
 {
@@ -111,46 +118,70 @@ static int add_engine(struct drmtop_bpf_client *cl, __u64 ring, const struct drm
 	return 0;
 }
 
+/* Walks map @map of @b, with the test hook if one is set. */
+static int walk(struct drmtop_bpf *b, enum drmtop_bpf_map map,
+		int (*each)(const void *key, const void *value, void *ctx), void *ctx)
+{
+	struct drmtop_walk w = {
+		.fd = b->map_fd[map], .each = each, .ctx = ctx,
+		.hook = b->walk_test.hook, .hook_ctx = b->walk_test.ctx,
+		.batch = b->walk_test.batch, .no_batch = b->walk_test.no_batch,
+	};
+
+	return drmtop_bpf_map_walk(&w);
+}
+
+struct clients_walk {
+	struct drmtop_bpf_snapshot *s;
+	size_t cap;
+};
+
+static int each_client(const void *key, const void *value, void *ctx)
+{
+	struct clients_walk *cw = ctx;
+	struct drmtop_client c = *(const struct drmtop_client *)value;
+
+	(void)key;
+	c.mem_shared = 0;
+	return push_client(&cw->s->clients, &cw->s->n_clients, &cw->cap, &c);
+}
+
 static int read_clients(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
 {
-	size_t cap = 0;
-	__u64 key, next, *prev = NULL;
-	struct drmtop_client c;
-	int fd = b->map_fd[MAP_CLIENTS], err;
+	struct clients_walk cw = { .s = s };
 
-	while (!bpf_map_get_next_key(fd, prev, &next)) {
-		key = next;
-		prev = &key;
-		if (bpf_map_lookup_elem(fd, &key, &c))
-			continue;	/* closed meanwhile */
-		c.mem_shared = 0;
-		err = push_client(&s->clients, &s->n_clients, &cap, &c);
-		if (err)
-			return err;
-	}
+	return walk(b, MAP_CLIENTS, each_client, &cw);
+}
+
+struct shared_walk {
+	struct drmtop_bpf_snapshot *s;
+	int objects_fd;
+};
+
+/* Live shared bytes, counted the way drm_show_memory_stats counts them, per handle. */
+static int each_handle(const void *key, const void *value, void *ctx)
+{
+	const struct drmtop_handle *h = value;
+	struct shared_walk *sw = ctx;
+	struct drmtop_bpf_client *cl;
+	struct drmtop_object o;
+
+	(void)key;
+	if (bpf_map_lookup_elem(sw->objects_fd, &h->obj, &o))
+		return 0;
+	if (o.handle_count <= 1 && !(o.flags & DRMTOP_OBJ_DMABUF))
+		return 0;
+	cl = find_uid(sw->s->clients, sw->s->n_clients, h->uid);
+	if (cl)
+		cl->c.mem_shared += h->size;
 	return 0;
 }
 
-/* Live shared bytes, counted the way drm_show_memory_stats counts them, per handle. */
-static void compute_shared(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
+static int compute_shared(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
 {
-	struct drmtop_handle_key key, next, *prev = NULL;
-	int hfd = b->map_fd[MAP_HANDLES], ofd = b->map_fd[MAP_OBJECTS];
-	struct drmtop_bpf_client *cl;
-	struct drmtop_handle h;
-	struct drmtop_object o;
+	struct shared_walk sw = { .s = s, .objects_fd = b->map_fd[MAP_OBJECTS] };
 
-	while (!bpf_map_get_next_key(hfd, prev, &next)) {
-		key = next;
-		prev = &key;
-		if (bpf_map_lookup_elem(hfd, &key, &h) || bpf_map_lookup_elem(ofd, &h.obj, &o))
-			continue;
-		if (o.handle_count <= 1 && !(o.flags & DRMTOP_OBJ_DMABUF))
-			continue;
-		cl = find_uid(s->clients, s->n_clients, h.uid);
-		if (cl)
-			cl->c.mem_shared += h.size;
-	}
+	return walk(b, MAP_HANDLES, each_handle, &sw);
 }
 
 static struct drmtop_reported *find_reported(struct drmtop_bpf *b,
@@ -182,27 +213,59 @@ static bool engine_growth(const struct drmtop_engine *now, const struct drmtop_e
 	return grew;
 }
 
-/* The closed entry of @uid in @s, a residue entry made from the retired record if needed. */
-static struct drmtop_bpf_client *closed_entry(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s,
-					      size_t *closed_cap, __u64 uid, int *err)
+/* Capacities of the snapshot's growing arrays. */
+struct snap_caps {
+	size_t closed, orphans;
+};
+
+/*
+ * The entry of closed (or orphan) client @owner in @s that engine figures go to: the record
+ * drained in this snapshot, else a residue entry made from @owner (figures only, memory 0).
+ */
+static struct drmtop_bpf_client *owner_entry(struct drmtop_bpf_snapshot *s, struct snap_caps *caps,
+					     const struct drmtop_client *owner, int *err)
 {
-	struct drmtop_bpf_client *cl = find_uid(s->closed, s->n_closed, uid);
-	const struct drmtop_client *old;
+	bool orphan = owner->flags & DRMTOP_CLIENT_ORPHAN;
+	struct drmtop_bpf_client **arr = orphan ? &s->orphans : &s->closed;
+	size_t *n = orphan ? &s->n_orphans : &s->n_closed;
+	struct drmtop_bpf_client *cl = find_uid(*arr, *n, owner->uid);
 	struct drmtop_client residue;
 
 	*err = 0;
-	if (cl || !(old = find_retired(b, uid)))
+	if (cl)
 		return cl;
-	residue = *old;
+	residue = *owner;
 	residue.mem_total = residue.mem_shared = residue.mem_imported = 0;
 	residue.handles = 0;
-	*err = push_client(&s->closed, &s->n_closed, closed_cap, &residue);
-	return *err ? NULL : &s->closed[s->n_closed - 1];
+	*err = push_client(arr, n, orphan ? &caps->orphans : &caps->closed, &residue);
+	return *err ? NULL : &(*arr)[*n - 1];
 }
 
-/* Remembers what was reported of a closed client's engine entry. */
-static int remember_reported(struct drmtop_bpf *b, const struct drmtop_engine_key *key,
-			     const struct drmtop_engine *e)
+/* The closed or settled orphan client @uid, NULL if none is known. */
+static const struct drmtop_client *find_owner(struct drmtop_bpf *b,
+					      const struct drmtop_bpf_snapshot *s, __u64 uid)
+{
+	const struct drmtop_client *c;
+	size_t i;
+
+	for (i = 0; i < s->n_closed; i++)
+		if (s->closed[i].c.uid == uid)
+			return &s->closed[i].c;
+	c = find_retired(b, uid);
+	if (c)
+		return c;
+	/* reported before and since pushed out of the retired ring by later closes */
+	for (i = 0; i < b->n_reported; i++)
+		if (b->reported[i].key.uid == uid)
+			return &b->reported[i].owner;
+	return NULL;
+}
+
+/* Remembers what was reported of a closed client's engine entry; NULL if out of memory. */
+static struct drmtop_reported *remember_reported(struct drmtop_bpf *b,
+						 const struct drmtop_engine_key *key,
+						 const struct drmtop_engine *e,
+						 const struct drmtop_client *owner)
 {
 	struct drmtop_reported *r = find_reported(b, key);
 
@@ -212,16 +275,138 @@ static int remember_reported(struct drmtop_bpf *b, const struct drmtop_engine_ke
 			struct drmtop_reported *p = realloc(b->reported, nc * sizeof(*p));
 
 			if (!p)
-				return -ENOMEM;
+				return NULL;
 			b->reported = p;
 			b->cap_reported = nc;
 		}
 		r = &b->reported[b->n_reported++];
 		r->key = *key;
+		r->owner = *owner;
 	}
 	r->e = *e;
 	r->quiet = false;
-	return 0;
+	return r;
+}
+
+static struct drmtop_orphan *find_orphan(struct drmtop_bpf *b, __u64 uid)
+{
+	size_t i;
+
+	for (i = 0; i < b->n_orphans; i++)
+		if (b->orphans[i].uid == uid)
+			return &b->orphans[i];
+	return NULL;
+}
+
+/*
+ * @uid has no live or known closed client in this snapshot. Returns the orphan client to
+ * settle its entries with once the grace period is over, NULL until then (or on ENOMEM, *err).
+ */
+static const struct drmtop_client *unknown_uid(struct drmtop_bpf *b, __u64 uid, __u64 now,
+					       int *err)
+{
+	__u64 grace_ns = b->orphan_grace_ns ? b->orphan_grace_ns : DRMTOP_BPF_ORPHAN_GRACE_NS;
+	unsigned int grace = b->orphan_grace_snaps ? b->orphan_grace_snaps :
+			     DRMTOP_BPF_ORPHAN_GRACE_SNAPS;
+	struct drmtop_orphan *o = find_orphan(b, uid);
+	size_t i;
+
+	*err = 0;
+	if (!o) {
+		if (b->n_orphans == b->cap_orphans) {
+			size_t nc = b->cap_orphans ? 2 * b->cap_orphans : 16;
+			struct drmtop_orphan *p = realloc(b->orphans, nc * sizeof(*p));
+
+			if (!p) {
+				*err = -ENOMEM;
+				return NULL;
+			}
+			b->orphans = p;
+			b->cap_orphans = nc;
+		}
+		o = &b->orphans[b->n_orphans++];
+		memset(o, 0, sizeof(*o));
+		o->uid = uid;
+		o->first_seq = b->seq;
+		o->first_ns = now;
+		o->c.uid = uid;
+		o->c.minor_index = -1;
+		for (i = 0; i < b->n_prev_live; i++)
+			if (b->prev_live[i].uid == uid)
+				o->c = b->prev_live[i];
+	}
+	o->last_seq = b->seq;
+	if (b->seq - o->first_seq < grace || now - o->first_ns < grace_ns)
+		return NULL;
+	/* settled: from now on a known client, as a closed one whose record was drained */
+	o->c.flags |= DRMTOP_CLIENT_CLOSED | DRMTOP_CLIENT_ORPHAN;
+	o->c.close_ns = 0;
+	retire(b, &o->c);
+	return find_retired(b, uid);
+}
+
+struct engines_walk {
+	struct drmtop_bpf *b;
+	struct drmtop_bpf_snapshot *s;
+	struct snap_caps *caps;
+	__u64 now;
+	struct drmtop_engine_key *del;	/* entries to delete once the walk is over */
+	size_t n_del, cap_del;
+};
+
+static int each_engine(const void *kp, const void *value, void *ctx)
+{
+	static const struct drmtop_engine zero;
+	const struct drmtop_engine_key *key = kp;
+	const struct drmtop_engine *e = value;
+	const struct drmtop_client *owner;
+	struct engines_walk *ew = ctx;
+	struct drmtop_bpf *b = ew->b;
+	struct drmtop_bpf_client *cl;
+	struct drmtop_reported *rep;
+	struct drmtop_engine d;
+	bool grew;
+	int err;
+
+	cl = find_uid(ew->s->clients, ew->s->n_clients, key->uid);
+	if (cl)
+		return add_engine(cl, key->ring, e, b->map_fd[MAP_RINGS]);
+	owner = find_owner(b, ew->s, key->uid);
+	if (!owner) {
+		owner = unknown_uid(b, key->uid, ew->now, &err);
+		if (!owner)
+			return err;	/* within the grace period: its record may still come */
+	}
+	rep = find_reported(b, key);
+	grew = engine_growth(e, rep ? &rep->e : &zero, &d);
+	if (!rep && (owner->flags & DRMTOP_CLIENT_ORPHAN))
+		b->orphan_engines++;
+	if (!grew) {
+		/* kept until a snapshot finds it unchanged, then deleted in the next one */
+		if (!rep)
+			return remember_reported(b, key, e, owner) ? 0 : -ENOMEM;
+		if (!rep->quiet) {
+			rep->quiet = true;
+			return 0;
+		}
+		if (ew->n_del == ew->cap_del) {
+			size_t nc = ew->cap_del ? 2 * ew->cap_del : 64;
+			struct drmtop_engine_key *p = realloc(ew->del, nc * sizeof(*p));
+
+			if (!p)
+				return -ENOMEM;
+			ew->del = p;
+			ew->cap_del = nc;
+		}
+		ew->del[ew->n_del++] = *key;
+		return 0;
+	}
+	cl = owner_entry(ew->s, ew->caps, owner, &err);
+	if (!err)
+		err = add_engine(cl, key->ring, &d, b->map_fd[MAP_RINGS]);
+	if (!err && !remember_reported(b, key, e, owner))
+		err = -ENOMEM;
+	return err;
 }
 
 /*
@@ -229,184 +414,157 @@ static int remember_reported(struct drmtop_bpf *b, const struct drmtop_engine_ke
  * closed client's jobs still add after its close (jobs running at close end later) becomes a
  * further closed entry of the same uid. A closed client's entry leaves the map only after a
  * snapshot found it unchanged, and then atomically with what it held at that moment: a job that
- * ended between the read and the delete is still reported, never lost.
+ * ended between the read and the delete is still reported, never lost. An entry of a uid no
+ * client is known for waits for the grace period (its close record may still be on its way),
+ * then goes the same way as an orphan's: nothing in the map outlives its client for long.
  */
-static int read_engines(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s, size_t *closed_cap)
+static int read_engines(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s,
+			struct snap_caps *caps)
 {
-	struct drmtop_engine_key key, next, *prev = NULL, *del = NULL;
-	size_t n_del = 0, cap_del = 0, i;
-	int fd = b->map_fd[MAP_ENGINES], err = 0;
+	struct engines_walk ew = { .b = b, .s = s, .caps = caps };
+	int fd = b->map_fd[MAP_ENGINES], err;
 	struct drmtop_bpf_client *cl;
-	struct drmtop_engine e, d;
 	struct drmtop_reported *rep;
+	struct drmtop_engine e, d;
+	struct timespec ts;
+	size_t i, j;
 
-	while (!bpf_map_get_next_key(fd, prev, &next)) {
-		static const struct drmtop_engine zero;
-
-		key = next;
-		prev = &key;
-		if (bpf_map_lookup_elem(fd, &key, &e))
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	ew.now = (__u64)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+	err = walk(b, MAP_ENGINES, each_engine, &ew);
+	for (i = 0; !err && i < ew.n_del; i++) {
+		rep = find_reported(b, &ew.del[i]);
+		if (!rep)
 			continue;
-		cl = find_uid(s->clients, s->n_clients, key.uid);
-		if (cl) {
-			err = add_engine(cl, key.ring, &e, b->map_fd[MAP_RINGS]);
-			if (err)
-				break;
-			continue;
-		}
-		rep = find_reported(b, &key);
-		if (!engine_growth(&e, rep ? &rep->e : &zero, &d)) {
-			if (!rep)
-				continue;	/* nothing ever counted: leave it to its client */
-			if (!rep->quiet) {
-				rep->quiet = true;
-				continue;
-			}
-			if (n_del == cap_del) {
-				size_t nc = cap_del ? 2 * cap_del : 64;
-				struct drmtop_engine_key *p = realloc(del, nc * sizeof(*p));
-
-				if (!p) {
-					err = -ENOMEM;
-					break;
-				}
-				del = p;
-				cap_del = nc;
-			}
-			del[n_del++] = key;
-			continue;
-		}
-		cl = closed_entry(b, s, closed_cap, key.uid, &err);
-		if (err)
-			break;
-		if (!cl)
-			continue;	/* closed after the ring buffer was drained */
-		err = add_engine(cl, key.ring, &d, b->map_fd[MAP_RINGS]);
-		if (!err)
-			err = remember_reported(b, &key, &e);
-		if (err)
-			break;
-	}
-	/* Deleting while walking would restart get_next_key: delete afterwards. */
-	for (i = 0; !err && i < n_del; i++) {
-		rep = find_reported(b, &del[i]);
-		if (bpf_map_lookup_and_delete_elem(fd, &del[i], &e) || !rep)
-			continue;
-		if (engine_growth(&e, &rep->e, &d)) {
-			cl = closed_entry(b, s, closed_cap, del[i].uid, &err);
-			if (!err && cl)
-				err = add_engine(cl, del[i].ring, &d, b->map_fd[MAP_RINGS]);
+		if (!bpf_map_lookup_and_delete_elem(fd, &ew.del[i], &e) &&
+		    engine_growth(&e, &rep->e, &d)) {
+			cl = owner_entry(s, caps, &rep->owner, &err);
+			if (!err)
+				err = add_engine(cl, ew.del[i].ring, &d, b->map_fd[MAP_RINGS]);
 		}
 		*rep = b->reported[--b->n_reported];
 	}
-	free(del);
+	free(ew.del);
+	/* unknown uids this snapshot did not meet again are known now, or their entries gone */
+	for (i = 0, j = 0; i < b->n_orphans; i++)
+		if (b->orphans[i].last_seq == b->seq && !(b->orphans[i].c.flags &
+							   DRMTOP_CLIENT_ORPHAN))
+			b->orphans[j++] = b->orphans[i];
+	b->n_orphans = j;
 	return err;
+}
+
+struct oldest {
+	__u64 ring, uid, run_ns;
+};
+
+struct running_walk {
+	struct oldest *old;
+	size_t n;
+};
+
+static int each_job(const void *key, const void *value, void *ctx)
+{
+	const struct drmtop_job *job = value;
+	struct running_walk *rw = ctx;
+	struct oldest *p;
+	size_t i;
+
+	(void)key;
+	if (!job->run_ns)
+		return 0;
+	for (i = 0; i < rw->n && rw->old[i].ring != job->ring; i++)
+		;
+	if (i == rw->n) {
+		p = realloc(rw->old, (rw->n + 1) * sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		rw->old = p;
+		rw->old[rw->n++] = (struct oldest){ job->ring, job->uid, job->run_ns };
+	} else if (job->run_ns < rw->old[i].run_ns) {
+		rw->old[i] = (struct oldest){ job->ring, job->uid, job->run_ns };
+	}
+	return 0;
 }
 
 /*
  * The running part: per ring, the oldest job handed to the hardware and not done has run
- * from max(its run time, the ring's previous job end) until now (union rule, as in the BPF
- * accounting); the younger ones on a deep ring start when it ends, so they add nothing yet.
+ * from max(its run time, the ring's previous job end) until s->taken_ns (union rule, as in the
+ * BPF accounting); the younger ones on a deep ring start when it ends, so they add nothing yet.
+ * A job that started after taken_ns adds nothing either.
  */
 static int add_running(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
 {
-	struct oldest {
-		__u64 ring, uid, run_ns;
-	} *old = NULL, *p;
-	size_t n = 0, i, j;
-	__u64 key, next, *prev = NULL;
-	int fd = b->map_fd[MAP_JOBS], err = 0;
-	struct drmtop_job job;
-	struct timespec ts;
-	__u64 now;
+	struct running_walk rw = {};
+	__u64 now = s->taken_ns;
+	size_t i, j;
+	int err;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	now = (__u64)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-	while (!bpf_map_get_next_key(fd, prev, &next)) {
-		key = next;
-		prev = &key;
-		if (bpf_map_lookup_elem(fd, &key, &job) || !job.run_ns)
-			continue;
-		for (i = 0; i < n && old[i].ring != job.ring; i++)
-			;
-		if (i == n) {
-			p = realloc(old, (n + 1) * sizeof(*p));
-			if (!p) {
-				free(old);
-				return -ENOMEM;
-			}
-			old = p;
-			old[n++] = (struct oldest){ job.ring, job.uid, job.run_ns };
-		} else if (job.run_ns < old[i].run_ns) {
-			old[i] = (struct oldest){ job.ring, job.uid, job.run_ns };
-		}
-	}
-	for (i = 0; i < n; i++) {
-		struct drmtop_bpf_client *cl = find_uid(s->clients, s->n_clients, old[i].uid);
+	err = walk(b, MAP_JOBS, each_job, &rw);
+	for (i = 0; !err && i < rw.n; i++) {
+		struct drmtop_bpf_client *cl = find_uid(s->clients, s->n_clients, rw.old[i].uid);
 		struct drmtop_engine zero = {};
 		struct drmtop_ring r = {};
 		__u64 start;
 
 		if (!cl)
 			continue;
-		bpf_map_lookup_elem(b->map_fd[MAP_RINGS], &old[i].ring, &r);
-		start = old[i].run_ns > r.last_done_ns ? old[i].run_ns : r.last_done_ns;
+		bpf_map_lookup_elem(b->map_fd[MAP_RINGS], &rw.old[i].ring, &r);
+		start = rw.old[i].run_ns > r.last_done_ns ? rw.old[i].run_ns : r.last_done_ns;
 		if (now <= start)
 			continue;
-		for (j = 0; j < cl->n_engines && cl->engines[j].ring != old[i].ring; j++)
+		for (j = 0; j < cl->n_engines && cl->engines[j].ring != rw.old[i].ring; j++)
 			;
 		if (j == cl->n_engines) {
-			err = add_engine(cl, old[i].ring, &zero, b->map_fd[MAP_RINGS]);
+			err = add_engine(cl, rw.old[i].ring, &zero, b->map_fd[MAP_RINGS]);
 			if (err)
 				break;
 		}
 		cl->engines[j].running_ns = now - start;
 	}
-	free(old);
+	free(rw.old);
 	return err;
+}
+
+static int each_device(const void *key, const void *value, void *ctx)
+{
+	struct drmtop_bpf_snapshot *s = ctx;
+	struct drmtop_bpf_device *p;
+
+	p = realloc(s->devices, (s->n_devices + 1) * sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	s->devices = p;
+	p[s->n_devices].drm_dev = *(const __u64 *)key;
+	p[s->n_devices].d = *(const struct drmtop_device *)value;
+	s->n_devices++;
+	return 0;
 }
 
 static int read_devices(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
 {
-	__u64 key, next, *prev = NULL;
-	int fd = b->map_fd[MAP_DEVICES];
-	struct drmtop_bpf_device *p;
-	struct drmtop_device d;
-
-	while (!bpf_map_get_next_key(fd, prev, &next)) {
-		key = next;
-		prev = &key;
-		if (bpf_map_lookup_elem(fd, &key, &d))
-			continue;
-		p = realloc(s->devices, (s->n_devices + 1) * sizeof(*p));
-		if (!p)
-			return -ENOMEM;
-		s->devices = p;
-		p[s->n_devices].drm_dev = key;
-		p[s->n_devices].d = d;
-		s->n_devices++;
-	}
-	return 0;
+	return walk(b, MAP_DEVICES, each_device, s);
 }
 
 int drmtop_bpf_snapshot(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
 {
+	struct snap_caps caps = {};
+	struct drmtop_client *live;
 	struct timespec ts;
-	size_t closed_cap = 0, i;
 	__u32 k;
+	size_t i;
 	int err;
 
 	memset(s, 0, sizeof(*s));
 	if (!b->rb || b->map_fd[0] < 0)
 		return -ENOENT;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	s->taken_ns = (__u64)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+	b->seq++;
 
 	err = ring_buffer__consume(b->rb);
 	if (err < 0)
 		goto fail;
 	for (i = 0; i < b->n_pending; i++) {
-		err = push_client(&s->closed, &s->n_closed, &closed_cap, &b->pending[i]);
+		err = push_client(&s->closed, &s->n_closed, &caps.closed, &b->pending[i]);
 		if (err)
 			goto fail;
 		retire(b, &b->pending[i]);
@@ -416,10 +574,19 @@ int drmtop_bpf_snapshot(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
 	err = read_clients(b, s);
 	if (err)
 		goto fail;
-	compute_shared(b, s);
-	err = read_engines(b, s, &closed_cap);
+	err = compute_shared(b, s);
 	if (err)
 		goto fail;
+	err = read_engines(b, s, &caps);
+	if (err)
+		goto fail;
+	/*
+	 * The snapshot's one instant, after the engine totals and before the running jobs: totals
+	 * hold only jobs that ended before it (a job's end is a past hardware timestamp), running
+	 * parts run up to it, so no interval is counted twice or past it (no rate above 100 %).
+	 */
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	s->taken_ns = (__u64)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 	err = add_running(b, s);
 	if (err)
 		goto fail;
@@ -428,6 +595,17 @@ int drmtop_bpf_snapshot(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
 		goto fail;
 	for (k = 0; k < DRMTOP_CNT_MAX; k++)
 		bpf_map_lookup_elem(b->map_fd[MAP_COUNTERS], &k, &s->counters[k]);
+	s->counters[DRMTOP_CNT_ORPHAN_ENGINES] += b->orphan_engines;
+	/* who was live, for naming a client whose close record turns out lost */
+	live = realloc(b->prev_live, (s->n_clients ? s->n_clients : 1) * sizeof(*live));
+	if (!live) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	for (i = 0; i < s->n_clients; i++)
+		live[i] = s->clients[i].c;
+	b->prev_live = live;
+	b->n_prev_live = s->n_clients;
 	return 0;
 fail:
 	drmtop_bpf_snapshot_free(s);
@@ -442,8 +620,11 @@ void drmtop_bpf_snapshot_free(struct drmtop_bpf_snapshot *s)
 		free(s->clients[i].engines);
 	for (i = 0; i < s->n_closed; i++)
 		free(s->closed[i].engines);
+	for (i = 0; i < s->n_orphans; i++)
+		free(s->orphans[i].engines);
 	free(s->clients);
 	free(s->closed);
+	free(s->orphans);
 	free(s->devices);
 	memset(s, 0, sizeof(*s));
 }

@@ -490,15 +490,6 @@ bool drmtop_bpf_ready(const struct drmtop_bpf *b)
 	return false;
 }
 
-bool drmtop_bpf_part_loaded(const struct drmtop_bpf *b, const char *part)
-{
-	if (!strcmp(part, "drm"))
-		return b->drm != NULL;
-	if (!strcmp(part, "sched"))
-		return b->sched != NULL;
-	return false;
-}
-
 const char *drmtop_bpf_reason(const struct drmtop_bpf *b)
 {
 	return b->reason;
@@ -527,5 +518,7 @@ void drmtop_bpf_close(struct drmtop_bpf *b)
 	btf__free(b->vmlinux_btf);
 	free(b->pending);
 	free(b->reported);
+	free(b->orphans);
+	free(b->prev_live);
 	free(b);
 }

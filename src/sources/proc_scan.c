@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * DRM client discovery over a proc tree and sample-to-sample state; see include/drmtop/proc_scan.h
- * for the identity rules. procfs behaviour relied on: fd/<n> magic links stat to the device node,
- * fdinfo/<n> is text, exiting tasks give ENOENT/ESRCH, foreign ones EACCES. Checked on the
- * host's 6.18 procfs; 6.1 and 6.12 through the VM suites.
+ * for the identity rules. procfs behaviour relied on: fd/<n> magic links read as the file's
+ * d_path() text and stat to the device node, fdinfo/<n> is text, exiting tasks give
+ * ENOENT/ESRCH, foreign ones EACCES. Checked on the host's 6.18 procfs; 6.1 and 6.12 through the
+ * VM suites.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -35,8 +36,6 @@ struct drm_scan {
 
 	struct clients cur;	/* latest sample */
 	struct clients gone;	/* of the previous sample, absent from the latest */
-	struct drm_device *devices;
-	size_t nr_devices;
 	struct drm_scan_stats stats;
 };
 
@@ -69,6 +68,15 @@ struct walk {
 	struct node_rec *nodes;
 	size_t nr_nodes, cap_nodes;
 };
+
+static long sys_readlink(void *ctx, const char *path, char *buf, size_t len)
+{
+	ssize_t n;
+
+	(void)ctx;
+	n = readlink(path, buf, len);
+	return n < 0 ? -errno : (long)n;
+}
 
 static int sys_stat(void *ctx, const char *path, struct stat *st)
 {
@@ -127,6 +135,8 @@ struct drm_scan *drm_scan_new(const struct drm_scan_opts *opts)
 	}
 	if (opts && opts->ops)
 		s->ops = *opts->ops;
+	if (!s->ops.readlink)
+		s->ops.readlink = sys_readlink;
 	if (!s->ops.stat)
 		s->ops.stat = sys_stat;
 	if (!s->ops.same_file)
@@ -171,7 +181,6 @@ void drm_scan_free(struct drm_scan *scan)
 		return;
 	clients_free(&scan->cur);
 	clients_free(&scan->gone);
-	drm_devices_free(scan->devices, scan->nr_devices);
 	free(scan->root);
 	free(scan->sys_root);
 	free(scan);
@@ -277,6 +286,37 @@ static int note_process(struct drm_scan *s, struct walk *w, pid_t pid)
 	return 0;
 }
 
+static bool has_prefix(const char *s, size_t len, const char *prefix)
+{
+	size_t n = strlen(prefix);
+
+	return len >= n && !memcmp(s, prefix, n);
+}
+
+/* @needle anywhere in the first @len bytes of @s (which need not be terminated). */
+static bool contains(const char *s, size_t len, const char *needle)
+{
+	size_t n = strlen(needle), i;
+
+	for (i = 0; i + n <= len; i++)
+		if (!memcmp(s + i, needle, n))
+			return true;
+	return false;
+}
+
+bool drm_fd_link_may_be_node(const char *link, size_t len)
+{
+	static const char deleted[] = " (deleted)";
+	const size_t dlen = sizeof(deleted) - 1;
+
+	if (!len || link[0] != '/')
+		return false;
+	if (len > dlen && !memcmp(link + len - dlen, deleted, dlen))
+		len -= dlen;
+	return has_prefix(link, len, "/dev/") || contains(link, len, "/dev/dri/") ||
+	       contains(link, len, "/dev/accel/");
+}
+
 static bool is_drm_node(const struct stat *st)
 {
 	return S_ISCHR(st->st_mode) &&
@@ -286,16 +326,29 @@ static bool is_drm_node(const struct stat *st)
 /* One fd of @pid: keep it if it is a DRM/accel device whose fdinfo could be read. */
 static int scan_fd(struct drm_scan *s, struct walk *w, pid_t pid, int fd)
 {
-	char path[PATH_MAX];
+	char path[PATH_MAX], link[PATH_MAX];
 	struct fd_rec *r;
 	struct stat st;
 	size_t len;
 	char *buf;
+	long n;
 	int err;
 
 	s->stats.fds++;
 	s->ops.hook(s->ops.ctx, DRM_SCAN_AT_FD, pid, fd);
 	snprintf(path, sizeof(path), "%s/%d/fd/%d", s->root, (int)pid, fd);
+	/*
+	 * The link text first: stat() would reach the file's filesystem, and on a hung network
+	 * mount it never returns. A path too long for d_path (ENAMETOOLONG) is no device node.
+	 */
+	n = s->ops.readlink(s->ops.ctx, path, link, sizeof(link));
+	if (n < 0) {
+		if (n != -ENAMETOOLONG)
+			count_error(&s->stats, (int)n);
+		return 0;
+	}
+	if (!drm_fd_link_may_be_node(link, (size_t)n))
+		return 0;
 	err = s->ops.stat(s->ops.ctx, path, &st);
 	if (err) {
 		count_error(&s->stats, err);
@@ -689,8 +742,7 @@ int drm_scan_sample(struct drm_scan *s)
 {
 	struct drm_scan_stats saved = s->stats;
 	struct clients cur = { 0 }, gone = { 0 };
-	struct drm_device *devs = NULL;
-	size_t nr_devs = 0, i;
+	size_t i;
 	struct walk w = { 0 };
 	bool *matched = NULL;
 	int err;
@@ -721,16 +773,11 @@ int drm_scan_sample(struct drm_scan *s)
 	 * the next sample starts as new rather than with counters missing.
 	 */
 	err = carry_over(&cur, &s->cur, matched);
-	if (!err)
-		err = drm_devices_build(cur.v, cur.nr, &devs, &nr_devs);
 	if (err) {
 		free(matched);
 		clients_free(&cur);
 		clients_free(&s->cur);
 		clients_free(&s->gone);
-		drm_devices_free(s->devices, s->nr_devices);
-		s->devices = NULL;
-		s->nr_devices = 0;
 		s->stats = saved;
 		return err;
 	}
@@ -750,11 +797,8 @@ int drm_scan_sample(struct drm_scan *s)
 	free(matched);
 	clients_free(&s->cur);
 	clients_free(&s->gone);
-	drm_devices_free(s->devices, s->nr_devices);
 	s->cur = cur;
 	s->gone = gone;
-	s->devices = devs;
-	s->nr_devices = nr_devs;
 
 	s->stats.clients = (unsigned int)cur.nr;
 	s->stats.gone_clients = (unsigned int)gone.nr;
@@ -773,12 +817,6 @@ const struct drm_client *drm_scan_gone(const struct drm_scan *scan, size_t *nr)
 {
 	*nr = scan->gone.nr;
 	return scan->gone.v;
-}
-
-const struct drm_device *drm_scan_devices(const struct drm_scan *scan, size_t *nr)
-{
-	*nr = scan->nr_devices;
-	return scan->devices;
 }
 
 const struct drm_scan_stats *drm_scan_stats(const struct drm_scan *scan)

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The -J record. Keys are snake_case with the unit in the name (busy_ns, total_bytes, busy_pct).
- * A figure the driver did not print is left out, not written as 0; a rate that cannot be known
- * yet (new client, zero interval) is null.
+ * A memory figure the driver did not print is null, never 0; an engine counter it did not print
+ * is left out; a rate that cannot be known yet (new client, zero interval) is null.
  */
 #include <stdio.h>
 #include <string.h>
@@ -36,13 +36,11 @@ static void json_fd_engine(struct json_writer *w, const struct drmtop_model_engi
 	jw_object_end(w);
 }
 
+/* A key the driver did not print is null: not reported, which is not 0. */
 static void json_u64_if(struct json_writer *w, unsigned int present, unsigned int bit,
 			const char *key, uint64_t v)
 {
-	if (!(present & bit))
-		return;
-	jw_key(w, key);
-	jw_u64(w, v);
+	jw_kv_u64_or_null(w, key, present & bit, v);
 }
 
 static void json_region(struct json_writer *w, const struct drmtop_model_region *r)
@@ -167,6 +165,9 @@ static void json_bpf_view(struct json_writer *w, const struct drmtop_model_clien
 		jw_kv_u64(w, "busy_ns", e->bpf.busy_ns);
 		jw_kv_u64(w, "jobs", e->bpf.jobs);
 		jw_kv_double_or_null(w, "busy_pct", e->bpf.has_rate, e->bpf.pct, 2);
+		/* occupancy: run -> done includes time the job did not execute (drivers.h) */
+		jw_kv_string(w, "timing", e->occupancy ? "occupancy" : "execution");
+		jw_kv_bool(w, "unmapped", e->unmapped);
 		if (e->bpf.has_rate) {
 			jw_kv_u64(w, "busy_delta_ns", e->bpf.busy_delta_ns);
 			jw_kv_u64(w, "jobs_delta", e->bpf.jobs_delta);
@@ -177,14 +178,19 @@ static void json_bpf_view(struct json_writer *w, const struct drmtop_model_clien
 					     e->in_fdinfo && (e->fd.flags & DRMTOP_FD_BUSY_RATE) &&
 					     (e->fd.flags & DRMTOP_FD_RATE), e->fd.pct, 2);
 			jw_kv_bool(w, "diverged", e->diverged);
+			jw_kv_bool(w, "inconclusive", e->inconclusive);
 		}
 		jw_key(w, "queue_to_run_latency");
 		json_lat_hist(w, e->bpf.lat_hist);
 		jw_object_end(w);
 	}
 	jw_array_end(w);
-	if (c->in_fdinfo)
+	if (c->in_fdinfo) {
 		jw_kv_bool(w, "diverged", c->diverged);
+		jw_kv_bool(w, "inconclusive", c->inconclusive);
+	}
+	/* The tracer missed events in the interval: these figures may be short. */
+	jw_kv_bool(w, "lower_bound", c->lower_bound);
 	jw_object_end(w);
 }
 
@@ -224,6 +230,13 @@ static void json_bpf_summary(struct json_writer *w, const struct drmtop_model *m
 	jw_key(w, m->bpf_active ? "detail" : "reason");
 	jw_string(w, m->bpf_reason);
 	if (m->bpf_active) {
+		jw_key(w, "missed");
+		jw_object_begin(w);
+		jw_kv_u64(w, "since_start", m->missed.since_start);
+		jw_kv_u64(w, "interval", m->missed.interval);
+		jw_kv_u64(w, "skipped_runs", m->missed.skipped_runs);
+		jw_kv_u64(w, "skipped_runs_interval", m->missed.skipped_runs_interval);
+		jw_object_end(w);
 		jw_key(w, "counters");
 		jw_object_begin(w);
 		for (i = 0; i < m->nr_counters; i++) {
@@ -231,6 +244,33 @@ static void json_bpf_summary(struct json_writer *w, const struct drmtop_model *m
 			jw_u64(w, m->counters[i].value);
 		}
 		jw_object_end(w);
+		jw_key(w, "counters_interval");
+		jw_object_begin(w);
+		for (i = 0; i < m->nr_counters; i++) {
+			jw_key(w, m->counters[i].name);
+			jw_u64(w, m->counters[i].delta);
+		}
+		jw_object_end(w);
+		jw_key(w, "loss_counters");
+		jw_array_begin(w);
+		for (i = 0; i < m->nr_counters; i++)
+			if (m->counters[i].kind == DRMTOP_COUNTER_LOSS)
+				jw_string(w, m->counters[i].name);
+		jw_array_end(w);
+		jw_key(w, "programs");
+		jw_array_begin(w);
+		for (i = 0; i < m->nr_progs; i++) {
+			const struct drmtop_model_prog *p = &m->progs[i];
+
+			jw_object_begin(w);
+			jw_kv_string(w, "name", p->name);
+			jw_kv_u64(w, "recursion_misses", p->recursion_misses);
+			jw_kv_u64(w, "recursion_misses_interval", p->misses_delta);
+			jw_kv_u64(w, "run_cnt", p->run_cnt);
+			jw_kv_u64(w, "run_time_ns", p->run_time_ns);
+			jw_object_end(w);
+		}
+		jw_array_end(w);
 		jw_key(w, "devices");
 		jw_array_begin(w);
 		for (i = 0; i < m->nr_bpf_devices; i++) {

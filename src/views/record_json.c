@@ -102,6 +102,11 @@ int record_session_print_json(const struct record_session *rs, const struct drmt
 	jw_kv_bool(&w, "active", last->bpf_active);
 	if (!last->bpf_active)
 		jw_kv_string(&w, "reason", last->bpf_reason);
+	if (rs->bpf_seen) {
+		/* not 0: every tracer figure below is a lower bound */
+		jw_kv_u64(&w, "missed", rs->missed);
+		jw_kv_u64(&w, "skipped_runs", rs->skipped_runs);
+	}
 	jw_object_end(&w);
 	jw_kv_string(&w, "status",
 		     drmtop_status_name(rs->nr_clients ? DRMTOP_STATUS_OK : last->status));

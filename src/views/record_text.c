@@ -60,6 +60,10 @@ int record_session_print_text(const struct record_session *rs, const struct drmt
 		sb_printf(&sb, " (BPF off: %s)",
 			  last->bpf_reason ? last->bpf_reason : "not requested");
 	fprintf(out, "%s\n", drmtop_printable(safe, sizeof(safe), sb.s));
+	if (rs->bpf_seen)
+		fprintf(out, "bpf missed: %llu events during the session (%llu skipped program runs)%s\n",
+			(unsigned long long)rs->missed, (unsigned long long)rs->skipped_runs,
+			rs->missed ? ": the bpf figures are lower bounds" : "");
 	if (last->filtered)
 		fprintf(out, "only the clients of the processes given with -p\n");
 	if (!rs->nr_clients) {

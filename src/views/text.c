@@ -60,13 +60,19 @@ static void bpf_figures(struct strbuf *sb, const struct drmtop_model_client *c)
 			continue;
 		shown++;
 		if (e->bpf.has_rate)
-			sb_printf(sb, " %s %.1f%% %llu jobs%s", e->name, e->bpf.pct,
+			sb_printf(sb, " %s %.1f%%%s %llu jobs%s", e->name, e->bpf.pct,
+				  e->occupancy ? " occupancy" : "",
 				  (unsigned long long)e->bpf.jobs_delta,
 				  e->diverged ? " [DIVERGES]" : "");
 		else
 			sb_printf(sb, " %s ... %llu jobs", e->name, (unsigned long long)e->bpf.jobs);
+		if (e->unmapped)
+			sb_printf(sb, " (unmapped ring)");
 		if (e->diverged)
 			sb_printf(sb, " (fdinfo %.1f%%)", e->fd.pct);
+		else if (e->inconclusive)
+			sb_printf(sb, " [INCONCLUSIVE: fdinfo %.1f%%, the tracer missed events]",
+				  e->fd.pct);
 	}
 	if (!shown)
 		sb_printf(sb, " no jobs");
@@ -74,6 +80,8 @@ static void bpf_figures(struct strbuf *sb, const struct drmtop_model_client *c)
 		  drmtop_fmt_bytes(tot, sizeof(tot), c->bpf->mem_total),
 		  drmtop_fmt_bytes(shr, sizeof(shr), c->bpf->mem_shared),
 		  c->bpf->mem_diverged ? " [DIVERGES from fdinfo]" : "");
+	if (c->lower_bound)
+		sb_printf(sb, " [lower bound: the tracer missed events]");
 }
 
 static void device_header(struct sink *s, const struct drmtop_model_device *d)
@@ -103,6 +111,12 @@ static void device_header(struct sink *s, const struct drmtop_model_device *d)
 	flush(s, DRMTOP_LINE_HEADER);
 }
 
+/* A memory figure, or "-" when the driver printed none (absent is not zero). */
+static const char *mem_cell(char *buf, size_t len, bool has, uint64_t bytes)
+{
+	return has ? drmtop_fmt_bytes(buf, len, bytes) : "-";
+}
+
 static void client_row(struct sink *s, const struct drmtop_model_device *d,
 		       const struct drmtop_model_client *c)
 {
@@ -115,9 +129,9 @@ static void client_row(struct sink *s, const struct drmtop_model_device *d,
 		  id);
 	for (j = 0; j < d->nr_engines; j++)
 		engine_cell(&s->sb, c, d->engines[j].name);
-	sb_printf(&s->sb, " %10s %10s %10s  ", drmtop_fmt_bytes(tot, sizeof(tot), c->mem_total),
-		  drmtop_fmt_bytes(res, sizeof(res), c->mem_resident),
-		  drmtop_fmt_bytes(shr, sizeof(shr), c->mem_shared));
+	sb_printf(&s->sb, " %10s %10s %10s  ", mem_cell(tot, sizeof(tot), c->has_mem, c->mem_total),
+		  mem_cell(res, sizeof(res), c->has_resident, c->mem_resident),
+		  mem_cell(shr, sizeof(shr), c->has_shared, c->mem_shared));
 	for (j = 0; j < c->nr_holders; j++)
 		sb_printf(&s->sb, "%s%d/%d", j ? "," : "", (int)c->holders[j].pid,
 			  c->holders[j].fd);
@@ -194,19 +208,48 @@ static void render_closed(struct sink *s, const struct drmtop_model_closed *c)
 	flush(s, DRMTOP_LINE_NOTE);
 }
 
-/* The tracer's own counters of one kind, zeros included: a quiet tracer shows zero. */
-static void render_counters(struct sink *s, const struct drmtop_model *m,
-			    enum drmtop_counter_kind kind, const char *title)
+/*
+ * What the tracer missed, always shown (zero as zero: a quiet tracer and a blind one must not
+ * look alike), then which kinds, since start (and in the last interval).
+ */
+static void render_missed(struct sink *s, const struct drmtop_model *m)
 {
+	const struct drmtop_model_missed *x = &m->missed;
 	size_t i;
 
-	sb_printf(&s->sb, "bpf %s:", title);
+	sb_printf(&s->sb, "bpf missed: %llu events since start, %llu in the last interval",
+		  (unsigned long long)x->since_start, (unsigned long long)x->interval);
 	for (i = 0; i < m->nr_counters; i++)
-		if (m->counters[i].kind == kind && m->counters[i].value)
+		if (m->counters[i].kind == DRMTOP_COUNTER_LOSS && m->counters[i].value)
+			sb_printf(&s->sb, "; %s %llu (%llu)", m->counters[i].name,
+				  (unsigned long long)m->counters[i].value,
+				  (unsigned long long)m->counters[i].delta);
+	if (x->skipped_runs)
+		sb_printf(&s->sb, "; skipped program runs %llu (%llu)",
+			  (unsigned long long)x->skipped_runs,
+			  (unsigned long long)x->skipped_runs_interval);
+	flush(s, x->interval ? DRMTOP_LINE_FLAG : DRMTOP_LINE_NOTE);
+	for (i = 0; i < m->nr_progs; i++)
+		if (m->progs[i].recursion_misses) {
+			sb_printf(&s->sb, "  skipped runs of %s: %llu (%llu)", m->progs[i].name,
+				  (unsigned long long)m->progs[i].recursion_misses,
+				  (unsigned long long)m->progs[i].misses_delta);
+			flush(s, DRMTOP_LINE_NOTE);
+		}
+}
+
+static void render_notes(struct sink *s, const struct drmtop_model *m)
+{
+	size_t i, off;
+
+	sb_printf(&s->sb, "bpf noted:");
+	off = s->sb.len;
+	for (i = 0; i < m->nr_counters; i++)
+		if (m->counters[i].kind == DRMTOP_COUNTER_NOTE && m->counters[i].value)
 			sb_printf(&s->sb, " %s %llu", m->counters[i].name,
 				  (unsigned long long)m->counters[i].value);
-	if (s->sb.len == strlen("bpf :") + strlen(title))
-		sb_printf(&s->sb, " none");
+	if (s->sb.len == off)
+		sb_printf(&s->sb, " nothing");
 	flush(s, DRMTOP_LINE_NOTE);
 }
 
@@ -230,8 +273,8 @@ static void render_bpf_sections(struct sink *s, const struct drmtop_model *m)
 	for (i = 0; i < m->nr_closed; i++)
 		if (m->closed[i].from_bpf)
 			render_closed(s, &m->closed[i]);
-	render_counters(s, m, DRMTOP_COUNTER_LOSS, "dropped or unmatched");
-	render_counters(s, m, DRMTOP_COUNTER_NOTE, "noted");
+	render_missed(s, m);
+	render_notes(s, m);
 }
 
 static void render_scan_notes(struct sink *s, const struct drmtop_model *m)

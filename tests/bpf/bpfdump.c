@@ -3,7 +3,8 @@
  * bpfdump: test tool for the BPF tracer's reader API (include/drmtop/bpf_reader.h). Attaches
  * the tracer, snapshots it every interval (so closed clients are drained as drmtop would),
  * and on exit prints one JSON object: hooks, live clients, every client that closed while it
- * ran (entries of one uid merged), devices, counters and, with --fds, the task_file iterator's
+ * ran (entries of one uid merged), the orphans (clients whose close record was lost, merged
+ * the same way), devices, counters and, with --fds, the task_file iterator's
  * (tgid, fd) -> drm_file records. Kernel addresses are hex strings (jq reads numbers as
  * doubles).
  *
@@ -52,24 +53,28 @@ static void u64(struct json_writer *w, const char *key, __u64 v)
 	jw_u64(w, v);
 }
 
-/* Closed clients accumulated over the run, merged per uid. */
-static struct drmtop_bpf_client *closed;
-static size_t n_closed;
+/* Closed clients and orphans accumulated over the run, merged per uid. */
+struct merged {
+	struct drmtop_bpf_client *c;
+	size_t n;
+};
 
-static int merge_closed(const struct drmtop_bpf_client *in)
+static struct merged closed, orphans;
+
+static int merge_closed(struct merged *m, const struct drmtop_bpf_client *in)
 {
 	struct drmtop_bpf_client *c = NULL, *p;
 	size_t i, j;
 
-	for (i = 0; i < n_closed; i++)
-		if (closed[i].c.uid == in->c.uid)
-			c = &closed[i];
+	for (i = 0; i < m->n; i++)
+		if (m->c[i].c.uid == in->c.uid)
+			c = &m->c[i];
 	if (!c) {
-		p = realloc(closed, (n_closed + 1) * sizeof(*p));
+		p = realloc(m->c, (m->n + 1) * sizeof(*p));
 		if (!p)
 			return -ENOMEM;
-		closed = p;
-		c = &closed[n_closed++];
+		m->c = p;
+		c = &m->c[m->n++];
 		memset(c, 0, sizeof(*c));
 		c->c = in->c;
 	}
@@ -128,6 +133,8 @@ static void print_client(struct json_writer *w, const struct drmtop_bpf_client *
 	jw_bool(w, c->flags & DRMTOP_CLIENT_LATE);
 	jw_key(w, "closed");
 	jw_bool(w, c->flags & DRMTOP_CLIENT_CLOSED);
+	jw_key(w, "orphan");
+	jw_bool(w, c->flags & DRMTOP_CLIENT_ORPHAN);
 	u64(w, "open_ns", c->open_ns);
 	u64(w, "close_ns", c->close_ns);
 	u64(w, "mem_total", c->mem_total);
@@ -192,8 +199,13 @@ static void print_all(struct drmtop_bpf *b, const struct drmtop_bpf_snapshot *s,
 	jw_array_end(&w);
 	jw_key(&w, "closed");
 	jw_array_begin(&w);
-	for (i = 0; i < n_closed; i++)
-		print_client(&w, &closed[i]);
+	for (i = 0; i < closed.n; i++)
+		print_client(&w, &closed.c[i]);
+	jw_array_end(&w);
+	jw_key(&w, "orphans");
+	jw_array_begin(&w);
+	for (i = 0; i < orphans.n; i++)
+		print_client(&w, &orphans.c[i]);
 	jw_array_end(&w);
 	jw_key(&w, "devices");
 	jw_array_begin(&w);
@@ -339,7 +351,9 @@ int main(int argc, char **argv)
 			memset(&s, 0, sizeof(s));
 		}
 		for (i = 0; i < s.n_closed; i++)
-			merge_closed(&s.closed[i]);
+			merge_closed(&closed, &s.closed[i]);
+		for (i = 0; i < s.n_orphans; i++)
+			merge_closed(&orphans, &s.orphans[i]);
 		if (last) {
 			print_all(b, &s, fds);
 			drmtop_bpf_snapshot_free(&s);

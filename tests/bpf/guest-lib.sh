@@ -242,8 +242,9 @@ def device_checks:
 # Nothing dropped or unmatched, every queued job accounted for.
 def counter_checks:
 	b.counters as $k |
-	([$k | to_entries[] | select((.key | test("_full$|_unknown$|_truncated$|done_without_run|done_no_hw_time"))
-		and .value != 0)]) as $bad |
+	"_full$|_unknown$|_truncated$|done_without_run|done_no_hw_time|mem_underflow|orphan_engines"
+		as $losses |
+	([$k | to_entries[] | select((.key | test($losses)) and .value != 0)]) as $bad |
 	check("counters-clean"; ($bad | length) == 0; "\($bad)"),
 	check("jobs-balanced"; $k.jobs_queued == $k.jobs_done + $k.ended_without_done;
 		"queued \($k.jobs_queued), done \($k.jobs_done), ended without done \($k.ended_without_done)");

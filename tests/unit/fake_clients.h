@@ -19,10 +19,10 @@ struct fake_fdinfo {
 void fake_fdinfo_init(struct fake_fdinfo *f, uint64_t client_id, const char *engine, double pct,
 		      uint64_t total, pid_t pid, int fd);
 
-/* A BPF client with up to two rings. */
+/* A BPF client with up to four rings. */
 struct fake_bpf {
 	struct drmtop_bpf_client bc;
-	struct drmtop_bpf_engine eng[2];
+	struct drmtop_bpf_engine eng[4];
 };
 
 void fake_bpf_init(struct fake_bpf *b, uint64_t uid, uint64_t file, uint64_t client_id,

@@ -54,15 +54,41 @@ static void make_dir(const char *path)
 		fp_die("mkdir", path);
 }
 
+static long fp_readlink(void *ctx, const char *path, char *buf, size_t len)
+{
+	ssize_t n;
+
+	(void)ctx;
+	n = readlink(path, buf, len);
+	return n < 0 ? -errno : (long)n;
+}
+
 static int fp_stat(void *ctx, const char *path, struct stat *st)
 {
+	static const char deleted[] = " (deleted)";
 	struct fake_proc *fp = ctx;
+	char link[300];
+	ssize_t n;
 	size_t i;
 
-	if (stat(path, st))
-		return -errno;
+	n = readlink(path, link, sizeof(link) - 1);
+	link[n < 0 ? 0 : n] = '\0';
+	if (fp->stat_calls < sizeof(fp->stat_links) / sizeof(fp->stat_links[0]))
+		snprintf(fp->stat_links[fp->stat_calls], sizeof(fp->stat_links[0]), "%s", link);
+	fp->stat_calls++;
+	if (stat(path, st)) {
+		size_t dl = sizeof(deleted) - 1, ll = strlen(link);
+
+		/* procfs stats a removed node's magic link fine; the symlink here dangles */
+		if (errno != ENOENT || ll <= dl || strcmp(link + ll - dl, deleted))
+			return -errno;
+		link[ll - dl] = '\0';
+		if (stat(link, st))
+			return -errno;
+	}
 	for (i = 0; i < fp->nr_nodes; i++) {
-		if (fp->nodes[i].ino == st->st_ino && fp->nodes[i].dev == st->st_dev) {
+		if (fp->nodes[i].rdev && fp->nodes[i].ino == st->st_ino &&
+		    fp->nodes[i].dev == st->st_dev) {
 			st->st_mode = (st->st_mode & ~S_IFMT) | S_IFCHR;
 			st->st_rdev = fp->nodes[i].rdev;
 			break;
@@ -137,6 +163,7 @@ struct fake_proc *fp_new(void)
 	snprintf(path, sizeof(path), "%s/self", fp->proc);
 	if (symlink("1", path))
 		fp_die("symlink", path);
+	fp->ops.readlink = fp_readlink;
 	fp->ops.stat = fp_stat;
 	fp->ops.same_file = fp_same_file;
 	fp->ops.now_ns = fp_now;
@@ -189,22 +216,43 @@ int fp_teardown(void **state)
 
 void fp_node(struct fake_proc *fp, const char *name, int maj, int min)
 {
+	const char *dir = maj == DRM_MAJOR ? "dri/" : maj == ACCEL_MAJOR ? "accel/" : "";
+	struct fp_node *n;
 	char path[512];
 	struct stat st;
 
-	snprintf(path, sizeof(path), "%s/dev/%s", fp->root, name);
+	snprintf(path, sizeof(path), "%s/dev/%s", fp->root, dir);
+	make_dir(path);
+	snprintf(path, sizeof(path), "%s/dev/%s%s", fp->root, dir, name);
 	write_file(path, "", 0);
-	if (maj < 0)
-		return;
 	if (stat(path, &st))
 		fp_die("stat", path);
 	fp->nodes = realloc(fp->nodes, (fp->nr_nodes + 1) * sizeof(*fp->nodes));
 	if (!fp->nodes)
 		fp_die("realloc", "");
-	fp->nodes[fp->nr_nodes].ino = st.st_ino;
-	fp->nodes[fp->nr_nodes].dev = st.st_dev;
-	fp->nodes[fp->nr_nodes].rdev = makedev((unsigned int)maj, (unsigned int)min);
-	fp->nr_nodes++;
+	n = &fp->nodes[fp->nr_nodes++];
+	n->ino = st.st_ino;
+	n->dev = st.st_dev;
+	/* a plain file: rdev 0 never matches in fp_stat's mapping */
+	n->rdev = maj < 0 ? 0 : makedev((unsigned int)maj, (unsigned int)min);
+	snprintf(n->rel, sizeof(n->rel), "%s%s", dir, name);
+}
+
+const char *fp_node_path(struct fake_proc *fp, const char *node)
+{
+	static char path[512];
+	size_t i;
+
+	for (i = 0; i < fp->nr_nodes; i++) {
+		const char *base = strrchr(fp->nodes[i].rel, '/');
+
+		if (!strcmp(base ? base + 1 : fp->nodes[i].rel, node)) {
+			snprintf(path, sizeof(path), "%s/dev/%s", fp->root, fp->nodes[i].rel);
+			return path;
+		}
+	}
+	snprintf(path, sizeof(path), "%s/dev/%s", fp->root, node);
+	return path;
 }
 
 /* mkdir -p */
@@ -272,17 +320,13 @@ void fp_fdinfo(struct fake_proc *fp, pid_t pid, int fd, const char *fdinfo)
 	write_file(fp_path(fp, pid, rel), fdinfo, strlen(fdinfo));
 }
 
-void fp_fd(struct fake_proc *fp, pid_t pid, int fd, const char *node, int file_id,
-	   const char *fdinfo)
+void fp_fd_link(struct fake_proc *fp, pid_t pid, int fd, const char *link, int file_id)
 {
-	char target[512], rel[64];
+	char rel[64];
 
-	snprintf(target, sizeof(target), "%s/dev/%s", fp->root, node);
 	snprintf(rel, sizeof(rel), "fd/%d", fd);
-	if (symlink(target, fp_path(fp, pid, rel)))
+	if (symlink(link, fp_path(fp, pid, rel)))
 		fp_die("symlink", fp_path(fp, pid, rel));
-	if (fdinfo)
-		fp_fdinfo(fp, pid, fd, fdinfo);
 	fp->fds = realloc(fp->fds, (fp->nr_fds + 1) * sizeof(*fp->fds));
 	if (!fp->fds)
 		fp_die("realloc", "");
@@ -290,6 +334,17 @@ void fp_fd(struct fake_proc *fp, pid_t pid, int fd, const char *node, int file_i
 	fp->fds[fp->nr_fds].fd = fd;
 	fp->fds[fp->nr_fds].file_id = file_id;
 	fp->nr_fds++;
+}
+
+void fp_fd(struct fake_proc *fp, pid_t pid, int fd, const char *node, int file_id,
+	   const char *fdinfo)
+{
+	char target[512];
+
+	snprintf(target, sizeof(target), "%s", fp_node_path(fp, node));
+	fp_fd_link(fp, pid, fd, target, file_id);
+	if (fdinfo)
+		fp_fdinfo(fp, pid, fd, fdinfo);
 }
 
 void fp_close(struct fake_proc *fp, pid_t pid, int fd)

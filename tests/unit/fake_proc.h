@@ -2,9 +2,12 @@
 /*
  * Test helper: a synthetic proc tree in a temporary directory, plus the drm_scan_ops seam that
  * makes it look real. <tmp>/proc/<pid>/{comm,cmdline,fd/<n>,fdinfo/<n>} as procfs lays them out;
- * fd/<n> are symlinks to files under <tmp>/dev. Regular files registered as device nodes stat as
- * character devices with the given numbers, so no mknod or privilege is needed. Which fds are
- * the same open file (what kcmp answers) is declared per fd with a file id.
+ * fd/<n> are symlinks to files under <tmp>/dev (DRM nodes in dev/dri, accel nodes in dev/accel,
+ * as udev names them), or links with any text (sockets, pipes, files elsewhere). Regular files
+ * registered as device nodes stat as character devices with the given numbers, so no mknod or
+ * privilege is needed; a link to a node with " (deleted)" appended stats as that node, as
+ * procfs does. Which fds are the same open file (what kcmp answers) is declared per fd with a
+ * file id. Every stat() the scanner makes is counted and its link text kept.
  */
 #ifndef DRMTOP_TEST_FAKE_PROC_H
 #define DRMTOP_TEST_FAKE_PROC_H
@@ -29,11 +32,13 @@ struct fake_proc {
 	uint64_t tick;		/* ... then advanced by this much per call */
 	int same_file_err;	/* when non-zero, same_file fails with this -errno */
 	unsigned int same_file_calls;
+	unsigned int stat_calls;
+	char stat_links[64][300];	/* link text of the first 64 fds stat()ed */
 	fp_hook_fn hook;	/* called from the scanner's hook, may be NULL */
 	void *user;
 
 	/* private */
-	struct fp_node { ino_t ino; dev_t dev; dev_t rdev; } *nodes;
+	struct fp_node { ino_t ino; dev_t dev; dev_t rdev; char rel[64]; } *nodes;
 	size_t nr_nodes;
 	struct fp_fd { pid_t pid; int fd; int file_id; } *fds;
 	size_t nr_fds;
@@ -48,7 +53,10 @@ void fp_release(struct fake_proc *fp);
 /* fp_free every tree still alive: a cmocka teardown, for tests that failed half-way. */
 int fp_teardown(void **state);
 
-/* <root>/dev/<name> standing for a char device major:minor (or a plain file when major < 0). */
+/*
+ * <root>/dev/[dri/|accel/]<name> standing for a char device major:minor (or a plain file under
+ * dev/ when major < 0).
+ */
 void fp_node(struct fake_proc *fp, const char *name, int major, int minor);
 /* Process directory with comm and cmdline (@cmdline may hold NULs; @cmdline_len bytes). */
 void fp_proc(struct fake_proc *fp, pid_t pid, const char *comm, const char *cmdline,
@@ -59,6 +67,10 @@ void fp_proc(struct fake_proc *fp, pid_t pid, const char *comm, const char *cmdl
  */
 void fp_fd(struct fake_proc *fp, pid_t pid, int fd, const char *node, int file_id,
 	   const char *fdinfo);
+/* fd/<fd> as a link with exactly the text @link (need not exist), no fdinfo; for same_file. */
+void fp_fd_link(struct fake_proc *fp, pid_t pid, int fd, const char *link, int file_id);
+/* The absolute path fp_fd would link to for @node, in a static buffer. */
+const char *fp_node_path(struct fake_proc *fp, const char *node);
 /*
  * sysfs for node major:minor as the driver core lays it out: <sys>/dev/char/<M>:<m>/device
  * resolving to <sys>/devices/<devpath>.

@@ -6,6 +6,7 @@
  * Needs root (CI runs as root): without it the test fails and says so, it never skips.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -201,14 +202,76 @@ static __u64 mem(__u64 start, int sub, __u64 bytes)
 
 static void test_mem_add_sub(void **state)
 {
+	__u64 v;
+	__u32 ok;
+
 	(void)state;
 	assert_int_equal(mem(0, 0, 4096), 4096);
 	assert_int_equal(mem(4096, 0, 1ull << 33), 4096 + (1ull << 33));
 	assert_int_equal(mem(3 * 4096, 1, 4096), 2 * 4096);
+	assert_true(skel->bss->out_mem_ok);
 	assert_int_equal(mem(4096, 1, 4096), 0);
-	/* bytes counted before attach: a release never wraps the counter */
-	assert_int_equal(mem(4096, 1, 8192), 0);
-	assert_int_equal(mem(0, 1, 1), 0);
+	assert_true(skel->bss->out_mem_ok);
+	/*
+	 * A release run before the add it follows (two CPUs): the sum is exact once both ran,
+	 * and the subtract that took more than the counter held says so. A check-then-subtract
+	 * clamped it to 0, and the add then left 4096 bytes counted for ever.
+	 */
+	v = mem(0, 1, 4096);
+	ok = skel->bss->out_mem_ok;
+	v = mem(v, 0, 4096);
+	if (v != 0)
+		fail_msg("release then add of 4096 bytes left %llu", (unsigned long long)v);
+	assert_false(ok);
+}
+
+/*
+ * Adds and releases racing on one counter from three CPUs, each thread adding bytes and
+ * releasing them, one of them in the other order (the release first): the counter must end
+ * exactly where it started. A release that checks the value and then subtracts, or stores 0
+ * when the value is short, loses or keeps bytes as the CPUs interleave.
+ */
+struct race_arg {
+	__u64 op;
+	unsigned int calls;
+};
+
+#define RACE_LOOP	200000	/* iterations per BPF_PROG_TEST_RUN, inside the program */
+
+static void *race_thread(void *p)
+{
+	const struct race_arg *a = p;
+	__u64 args[3] = { a->op, 4096, RACE_LOOP };
+	unsigned int i;
+
+	for (i = 0; i < a->calls; i++) {
+		LIBBPF_OPTS(bpf_test_run_opts, opts, .ctx_in = args, .ctx_size_in = sizeof(args));
+
+		if (bpf_prog_test_run_opts(bpf_program__fd(skel->progs.test_mem_race), &opts))
+			return (void *)1;
+	}
+	return NULL;
+}
+
+static void test_mem_concurrent_release(void **state)
+{
+	struct race_arg in_order = { .op = 0, .calls = 20 }, reversed = { .op = 1, .calls = 20 };
+	pthread_t t[3];
+	void *ret;
+	int i;
+
+	(void)state;
+	skel->bss->race_v = 0;
+	assert_int_equal(pthread_create(&t[0], NULL, race_thread, &in_order), 0);
+	assert_int_equal(pthread_create(&t[1], NULL, race_thread, &in_order), 0);
+	assert_int_equal(pthread_create(&t[2], NULL, race_thread, &reversed), 0);
+	for (i = 0; i < 3; i++) {
+		assert_int_equal(pthread_join(t[i], &ret), 0);
+		assert_null(ret);
+	}
+	if (skel->bss->race_v != 0)
+		fail_msg("counter at %llu after 3 x %u x %u adds and releases of 4096 bytes",
+			 (unsigned long long)skel->bss->race_v, in_order.calls, RACE_LOOP);
 }
 
 int main(void)
@@ -219,6 +282,7 @@ int main(void)
 		cmocka_unit_test(test_busy_deep_ring_matches_union),
 		cmocka_unit_test(test_lat_bucket),
 		cmocka_unit_test(test_mem_add_sub),
+		cmocka_unit_test(test_mem_concurrent_release),
 	};
 
 	return cmocka_run_group_tests_name("bpf_account", tests, setup, teardown);

@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -219,6 +220,247 @@ static void test_client_memory_saturates(void **state)
 	drmtop_model_fini(&m);
 }
 
+/*
+ * Absent is not zero: a 7.x client with no buffer that reports a status prints drm-total-* but
+ * no drm-resident-*; its resident figure is "-" in text and null in JSON (it was "0 B"), and
+ * the tracer's memory is still compared against the total it did print.
+ */
+static void test_absent_is_not_zero(void **state)
+{
+	struct drmtop_model_input in = { .diverge_pct = 5.0 };
+	struct drmtop_model m = { 0 };
+	struct fake_fdinfo a;
+	char *text, *json;
+
+	(void)state;
+	fake_fdinfo_init(&a, 1, "gfx", 10.0, 8192, 10, 3);
+	identity(&a, "kA", "alpha");
+	a.reg.present = DRM_REGION_HAS_TOTAL;
+	in.clients = &a.c;
+	in.nr_clients = 1;
+	assert_int_equal(drmtop_model_build(&m, &in), 0);
+	assert_true(m.clients[0].has_mem);
+	assert_false(m.clients[0].has_resident);
+	assert_false(m.clients[0].has_shared);
+	text = render(drmtop_text_frame, &m);
+	json = render(drmtop_json_frame, &m);
+	assert_non_null(strstr(text, "8.0 KiB          -          -"));
+	assert_non_null(strstr(json, "\"total_bytes\":8192,\"shared_bytes\":null,"
+				     "\"resident_bytes\":null"));
+	free(text);
+	free(json);
+	drmtop_model_fini(&m);
+}
+
+/* One matched client whose driver says 75 % while the tracer measured 50 % over 1 s. */
+struct lossy {
+	struct drmtop_reconciler *r;
+	struct drmtop_bpf_snapshot snap;
+	struct fake_fdinfo fi;
+	struct fake_bpf b;
+	struct drmtop_model_input in;
+};
+
+static void lossy_step(struct lossy *l, struct drmtop_model *m)
+{
+	__u64 start, end;
+
+	assert_int_equal(drmtop_reconcile(l->r, &l->snap, &l->fi.c, 1), 0);
+	drmtop_reconcile_window(l->r, &start, &end);
+	l->fi.c.sample_ns = end;
+	l->fi.c.dt_ns = end - start;
+	assert_int_equal(drmtop_model_build(m, &l->in), 0);
+}
+
+/*
+ * What the tracer missed: counted since start and per interval (recursion misses of its
+ * programs included); while it misses events its figures are lower bounds and a disagreement
+ * with fdinfo is inconclusive, not the driver's misreport.
+ */
+static void test_losses_make_figures_lower_bounds(void **state)
+{
+	struct drmtop_bpf_prog_stat progs[1] = { { .name = "drmtop_queue_btf_617" } };
+	struct drmtop_bpf_prog_stat prev[1];
+	__u64 prev_counters[DRMTOP_CNT_MAX];
+	struct drmtop_model m = { 0 };
+	static struct lossy l;
+	char *text, *json;
+
+	(void)state;
+	l.r = drmtop_reconciler_new();
+	fake_fdinfo_init(&l.fi, 7, "gfx", 75.0, 0, 100, 3);
+	identity(&l.fi, "k7", "liar");
+	fake_bpf_init(&l.b, 3, 0x2000, 7, 0);
+	fake_ring(&l.b, 0xa000, "gfx", 0, 0);
+	fake_snap(&l.snap, &l.b.bc, 1, S);
+	l.in = (struct drmtop_model_input){
+		.clients = &l.fi.c, .nr_clients = 1, .bpf_active = true, .snap = &l.snap,
+		.rec = l.r, .diverge_pct = 5.0, .progs = progs, .nr_progs = 1,
+	};
+	/* First refresh: 3 jobs lost to a full map and 2 skipped runs since attach. */
+	l.snap.counters[DRMTOP_CNT_JOBS_FULL] = 3;
+	progs[0].recursion_misses = 2;
+	lossy_step(&l, &m);
+	assert_int_equal(m.missed.since_start, 5);
+	assert_int_equal(m.missed.interval, 5);
+	assert_int_equal(m.missed.skipped_runs, 2);
+
+	/* A quiet interval: the misreport is flagged, nothing is a lower bound. */
+	memcpy(prev_counters, l.snap.counters, sizeof(prev_counters));
+	prev[0] = progs[0];
+	l.in.prev_counters = prev_counters;
+	l.in.prev_progs = prev;
+	l.in.nr_prev_progs = 1;
+	l.b.eng[0].busy_ns = S / 2;
+	l.snap.taken_ns += S;
+	lossy_step(&l, &m);
+	assert_int_equal(m.missed.since_start, 5);
+	assert_int_equal(m.missed.interval, 0);
+	assert_true(m.clients[0].engines[0].diverged);
+	assert_false(m.clients[0].engines[0].inconclusive);
+	assert_false(m.clients[0].lower_bound);
+	text = render(drmtop_text_frame, &m);
+	assert_non_null(strstr(text, "bpf missed: 5 events since start, 0 in the last interval"));
+	assert_non_null(strstr(text, "[DIVERGES]"));
+	free(text);
+
+	/* One skipped run in the next interval: inconclusive, and a lower bound. */
+	prev[0] = progs[0];
+	progs[0].recursion_misses = 3;
+	l.b.eng[0].busy_ns = S;
+	l.snap.taken_ns += S;
+	lossy_step(&l, &m);
+	assert_int_equal(m.missed.interval, 1);
+	assert_int_equal(m.progs[0].misses_delta, 1);
+	assert_false(m.clients[0].engines[0].diverged);
+	assert_true(m.clients[0].engines[0].inconclusive);
+	assert_true(m.clients[0].lower_bound);
+	text = render(drmtop_text_frame, &m);
+	json = render(drmtop_json_frame, &m);
+	assert_non_null(strstr(text, "bpf missed: 6 events since start, 1 in the last interval"));
+	assert_non_null(strstr(text, "[INCONCLUSIVE"));
+	assert_non_null(strstr(text, "[lower bound"));
+	assert_null(strstr(text, "[DIVERGES]"));
+	assert_non_null(strstr(json, "\"missed\":{\"since_start\":6,\"interval\":1,"));
+	assert_non_null(strstr(json, "\"lower_bound\":true"));
+	free(text);
+	free(json);
+	drmtop_model_fini(&m);
+	drmtop_reconciler_free(l.r);
+}
+
+/* Every counter that means a lost or misattributed event reaches the "missed" total. */
+static void test_every_loss_counter_counts(void **state)
+{
+	static const unsigned int losses[] = {
+		DRMTOP_CNT_CLIENTS_FULL, DRMTOP_CNT_ENGINES_FULL, DRMTOP_CNT_RINGS_FULL,
+		DRMTOP_CNT_JOBS_FULL, DRMTOP_CNT_HANDLES_FULL, DRMTOP_CNT_OBJECTS_FULL,
+		DRMTOP_CNT_DEVICES_FULL, DRMTOP_CNT_TASKS_FULL, DRMTOP_CNT_RINGBUF_FULL,
+		DRMTOP_CNT_DONE_WITHOUT_RUN,
+		DRMTOP_CNT_ENDED_WITHOUT_DONE, DRMTOP_CNT_JOB_CLIENT_UNKNOWN,
+		DRMTOP_CNT_ENTITIES_FULL, DRMTOP_CNT_ENTITY_GUESSED, DRMTOP_CNT_ADOPT_TRUNCATED,
+		DRMTOP_CNT_MEM_UNDERFLOW, DRMTOP_CNT_ORPHAN_ENGINES,
+	};
+	struct drmtop_bpf_snapshot snap;
+	struct drmtop_model m = { 0 };
+	struct drmtop_model_input in = { .bpf_active = true, .snap = &snap };
+	size_t i, k;
+
+	(void)state;
+	for (i = 0; i < DRMTOP_CNT_MAX; i++) {
+		bool loss = false;
+
+		for (k = 0; k < sizeof(losses) / sizeof(losses[0]); k++)
+			loss |= losses[k] == i;
+		fake_snap(&snap, NULL, 0, S);
+		snap.counters[i] = 4;
+		assert_int_equal(drmtop_model_build(&m, &in), 0);
+		assert_int_equal(m.counters[i].kind == DRMTOP_COUNTER_LOSS, loss);
+		assert_int_equal(m.missed.interval, loss ? 4 : 0);
+	}
+	drmtop_model_fini(&m);
+}
+
+/*
+ * Device totals: engine figures and regions summed per device over the clients, in the model
+ * (the scan used to build a second copy of these).
+ */
+static void test_device_totals(void **state)
+{
+	static const char *const text[] = {
+		"drm-driver: i915\ndrm-pdev: 0000:00:02.0\ndrm-client-id: 1\n"
+		"drm-engine-render: 0 ns\ndrm-resident-system: 4 KiB\ndrm-total-system: 8 KiB\n",
+		"drm-driver: i915\ndrm-pdev: 0000:00:02.0\ndrm-client-id: 2\n"
+		"drm-engine-render: 0 ns\ndrm-engine-copy: 0 ns\ndrm-resident-system: 1 KiB\n",
+		"drm-driver: v3d\ndrm-client-id: 3\ndrm-engine-bin: 0 ns\n"
+		"drm-total-memory: 18446744073709551615\n",
+		"drm-driver: v3d\ndrm-client-id: 4\ndrm-total-memory: 1\n",
+	};
+	/* busy per client engine, in % of the 1000 ns interval; -1: no figure (new client) */
+	static const double pct[][2] = { { 60, 0 }, { 50, 10 }, { -1, 0 }, { 0, 0 } };
+	static char *const keys[] = { "k1", "k2", "k3", "k4" };
+	struct drmtop_model_input in = { .diverge_pct = 5.0 };
+	struct drmtop_model m = { 0 };
+	struct drmtop_model_device *d;
+	struct drm_client c[4];
+	size_t i, j;
+
+	(void)state;
+	memset(c, 0, sizeof(c));
+	for (i = 0; i < 4; i++) {
+		drm_fdinfo_init(&c[i].info);
+		assert_int_equal(drm_fdinfo_parse(&c[i].info, text[i], strlen(text[i])), 0);
+		c[i].dev_key = i < 2 ? "pdev:0000:00:02.0" : "v3d@226:128";
+		c[i].key = keys[i];
+		c[i].usage = calloc(4, sizeof(*c[i].usage));
+		assert_non_null(c[i].usage);
+		for (j = 0; j < c[i].info.nr_engines; j++) {
+			if (pct[i][j] < 0)
+				continue;
+			c[i].usage[j].flags = DRM_USAGE_BUSY_VALID;
+			c[i].usage[j].busy_pct = pct[i][j];
+		}
+	}
+	in.clients = c;
+	in.nr_clients = 4;
+	assert_int_equal(drmtop_model_build(&m, &in), 0);
+	assert_int_equal(m.nr_devices, 2);
+	d = m.devices;
+
+	assert_string_equal(d[0].key, "pdev:0000:00:02.0");
+	assert_string_equal(d[0].driver, "i915");
+	assert_string_equal(d[0].pdev, "0000:00:02.0");
+	assert_int_equal(d[0].nr_clients, 2);
+	assert_int_equal(d[0].nr_engines, 2);
+	assert_string_equal(d[0].engines[0].name, "render");
+	assert_true(fabs(d[0].engines[0].pct - 110.0) < 1e-9);	/* 60 + 50: over, flagged */
+	assert_true(d[0].engines[0].over);
+	assert_true(d[0].engines[0].valid);
+	assert_int_equal(d[0].engines[0].nr_clients, 2);
+	assert_string_equal(d[0].engines[1].name, "copy");
+	assert_true(fabs(d[0].engines[1].pct - 10.0) < 1e-9);
+	assert_false(d[0].engines[1].over);
+	assert_int_equal(d[0].nr_regions, 1);
+	assert_int_equal(d[0].regions[0].resident, 5120);
+	assert_int_equal(d[0].regions[0].total, 8192);
+	assert_int_equal(d[0].regions[0].present, DRMTOP_MEM_RESIDENT | DRMTOP_MEM_TOTAL);
+
+	assert_string_equal(d[1].key, "v3d@226:128");
+	assert_null(d[1].pdev);
+	assert_int_equal(d[1].nr_clients, 2);
+	assert_int_equal(d[1].nr_engines, 1);
+	assert_false(d[1].engines[0].valid);	/* only a new client: no figure */
+	assert_int_equal(d[1].engines[0].nr_clients, 0);
+	/* u64 max + 1 saturates instead of wrapping to 0 */
+	assert_true(d[1].regions[0].total == UINT64_MAX);
+
+	drmtop_model_fini(&m);
+	for (i = 0; i < 4; i++) {
+		drm_fdinfo_free(&c[i].info);
+		free(c[i].usage);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -227,6 +469,10 @@ int main(void)
 		cmocka_unit_test(test_notes_reach_views),
 		cmocka_unit_test(test_derived_memory_and_sort),
 		cmocka_unit_test(test_client_memory_saturates),
+		cmocka_unit_test(test_absent_is_not_zero),
+		cmocka_unit_test(test_losses_make_figures_lower_bounds),
+		cmocka_unit_test(test_every_loss_counter_counts),
+		cmocka_unit_test(test_device_totals),
 	};
 
 	return cmocka_run_group_tests_name("model", tests, NULL, NULL);

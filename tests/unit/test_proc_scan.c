@@ -23,6 +23,7 @@
 
 #include <cmocka.h>
 
+#include "drmtop/model_build.h"
 #include "drmtop/proc_scan.h"
 #include "fake_proc.h"
 
@@ -100,13 +101,27 @@ static struct fake_proc *typical_tree(void)
 	return fp;
 }
 
+
+/* The model's per-device totals of the scan's latest sample. */
+static const struct drmtop_model_device *devices_of(struct drm_scan *s, struct drmtop_model *m,
+						     size_t *nr)
+{
+	struct drmtop_model_input in = { .diverge_pct = 5.0 };
+
+	in.clients = drm_scan_clients(s, &in.nr_clients);
+	assert_int_equal(drmtop_model_build(m, &in), 0);
+	*nr = m->nr_devices;
+	return m->devices;
+}
+
 static void discovery_and_dedup(void **state)
 {
 	struct fake_proc *fp = typical_tree();
 	struct drm_scan *s = new_scan(fp, true);
 	const struct drm_scan_stats *st;
 	const struct drm_client *c, *x;
-	const struct drm_device *d;
+	const struct drmtop_model_device *d;
+	struct drmtop_model m = { 0 };
 	size_t nr, nr_dev;
 
 	(void)state;
@@ -154,7 +169,7 @@ static void discovery_and_dedup(void **state)
 	assert_int_equal(st->vanished + st->denied + st->errors, 0);
 	assert_int_equal(st->sample_ns, 1000000000);
 
-	d = drm_scan_devices(s, &nr_dev);
+	d = devices_of(s, &m, &nr_dev);
 	assert_int_equal(nr_dev, 2);
 	assert_string_equal(d[0].key, "pdev:0000:00:02.0");
 	assert_int_equal(d[0].nr_clients, 2);
@@ -163,6 +178,7 @@ static void discovery_and_dedup(void **state)
 
 	drm_scan_gone(s, &nr);
 	assert_int_equal(nr, 0);
+	drmtop_model_fini(&m);
 	drm_scan_free(s);
 	fp_free(fp);
 }
@@ -172,7 +188,8 @@ static void samples_new_gone_and_usage(void **state)
 	struct fake_proc *fp = typical_tree();
 	struct drm_scan *s = new_scan(fp, false);
 	const struct drm_client *c, *x;
-	const struct drm_device *d;
+	const struct drmtop_model_device *d;
+	struct drmtop_model m = { 0 };
 	size_t nr;
 	uint64_t t0;
 
@@ -220,7 +237,7 @@ static void samples_new_gone_and_usage(void **state)
 	assert_int_equal(drm_scan_stats(s)->new_clients, 1);
 	assert_int_equal(drm_scan_stats(s)->gone_clients, 1);
 
-	d = drm_scan_devices(s, &nr);
+	d = devices_of(s, &m, &nr);
 	assert_int_equal(nr, 2);
 	assert_true(d[0].engines[0].valid);
 	assert_int_equal(d[0].engines[0].nr_clients, 1);
@@ -245,6 +262,7 @@ static void samples_new_gone_and_usage(void **state)
 	x = find(c, nr, "pdev:0000:00:02.0#5");
 	assert_int_equal(x->usage[0].busy_delta_ns, 100000000);
 	assert_false(x->usage[0].flags & DRM_USAGE_BACKWARDS);
+	drmtop_model_fini(&m);
 	drm_scan_free(s);
 	fp_free(fp);
 }
@@ -359,11 +377,99 @@ static void other_errors_counted(void **state)
 	s = drm_scan_new(&o);
 	assert_non_null(s);
 	assert_int_equal(drm_scan_sample(s), 0);
-	assert_int_equal(drm_scan_stats(s)->errors, 9);
+	/* the 6 DRM/accel fds; the 3 others (a plain file, /dev-less kfd) are never stat()ed */
+	assert_int_equal(drm_scan_stats(s)->errors, 6);
 	drm_scan_clients(s, &nr);
 	assert_int_equal(nr, 0);
 	drm_scan_free(s);
 	fp_free(fp);
+}
+
+/*
+ * A stat() of an fd open on a hung NFS mount never returns, so only fds whose link text may be a
+ * device node are stat()ed: sockets, pipes, anonymous inodes, memfd/dma-buf pseudo paths and
+ * files elsewhere are decided from the text alone. DRM nodes are still found when removed
+ * after open (" (deleted)").
+ */
+static void non_device_fds_never_stated(void **state)
+{
+	struct fake_proc *fp = fp_new();
+	const struct drm_client *c;
+	struct drm_scan *s;
+	char link[600];
+	size_t nr, i;
+
+	(void)state;
+	fp_node(fp, "renderD128", DRM_MAJOR, 128);
+	fp_node(fp, "card0", DRM_MAJOR, 0);
+	fp_node(fp, "accel0", ACCEL_MAJOR, 0);
+	fp_proc(fp, 10, "app", "", 0);
+	fp_fd(fp, 10, 3, "renderD128", 1, I915(1, 0));
+	fp_fd_link(fp, 10, 4, "socket:[4242]", 2);
+	fp_fd_link(fp, 10, 5, "pipe:[77]", 3);
+	fp_fd_link(fp, 10, 6, "anon_inode:[eventfd]", 4);
+	fp_fd_link(fp, 10, 7, "anon_inode:sync_file", 5);
+	fp_fd_link(fp, 10, 8, "/mnt/nfs/hung/data.bin", 6);
+	fp_fd_link(fp, 10, 9, "/home/u/dev/notes.txt", 7);
+	fp_fd_link(fp, 10, 10, "/memfd:wayland-shm (deleted)", 8);
+	fp_fd_link(fp, 10, 11, "/dmabuf:", 9);
+	fp_fd_link(fp, 10, 12, "net:[4026531840]", 10);
+	snprintf(link, sizeof(link), "%s (deleted)", fp_node_path(fp, "card0"));
+	fp_fd_link(fp, 10, 13, link, 11);
+	fp_fdinfo(fp, 10, 13, "drm-driver: v3d\ndrm-client-id: 2\n");
+	fp_fd(fp, 10, 14, "accel0", 12, "drm-driver: amdxdna\ndrm-client-id: 3\n");
+
+	s = new_scan(fp, false);
+	assert_int_equal(drm_scan_sample(s), 0);
+	assert_int_equal(fp->stat_calls, 3);
+	for (i = 0; i < fp->stat_calls; i++)
+		assert_true(strstr(fp->stat_links[i], "/dev/dri/") ||
+			    strstr(fp->stat_links[i], "/dev/accel/"));
+	c = drm_scan_clients(s, &nr);
+	assert_int_equal(nr, 3);
+	assert_int_equal(drm_scan_stats(s)->fds, 12);
+	assert_int_equal(drm_scan_stats(s)->vanished + drm_scan_stats(s)->errors, 0);
+	assert_int_equal(minor(c[1].rdev), 0);	/* the deleted card0, sorted by fd */
+	assert_true(c[2].accel);
+	drm_scan_free(s);
+	fp_free(fp);
+}
+
+/* The link-text rule itself, on texts d_path() prints (fs/d_path.c and the *_dname helpers). */
+static void link_text_rule(void **state)
+{
+	static const struct { const char *link; bool node; } t[] = {
+		{ "/dev/dri/renderD128", true },
+		{ "/dev/dri/card1 (deleted)", true },	/* unplugged after open */
+		{ "/dev/accel/accel0", true },
+		{ "/dev/gpu0", true },			/* renamed by a udev rule */
+		{ "/dev/null", true },			/* stat()ed, cheap: devtmpfs */
+		{ "/srv/chroot/dev/dri/card0", true },	/* chroot seen from outside */
+		{ "/var/lib/lxc/c1/rootfs/dev/accel/accel0 (deleted)", true },
+		{ "/home/u/dev/notes.txt", false },	/* a user's "dev" directory on NFS */
+		{ "/mnt/nfs/dri/card0", false },
+		{ "/dev", false },
+		{ " (deleted)", false },
+		{ "socket:[4242]", false },
+		{ "pipe:[77]", false },
+		{ "anon_inode:[eventfd]", false },
+		{ "anon_inode:sync_file", false },
+		{ "net:[4026531840]", false },
+		{ "/memfd:x (deleted)", false },
+		{ "/dmabuf:", false },
+		{ "/SYSV00000000 (deleted)", false },
+		{ "", false },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		if (drm_fd_link_may_be_node(t[i].link, strlen(t[i].link)) != t[i].node)
+			fail_msg("%s: expected %d", t[i].link, t[i].node);
+	}
+	/* the text is a length, not a string: a link read into a buffer is not terminated */
+	assert_true(drm_fd_link_may_be_node("/dev/dri/card0XXXX", 14));
+	assert_false(drm_fd_link_may_be_node("/dev/dri/card0", 4));
 }
 
 /* open() of fdinfo works but read() fails (EISDIR here; ESRCH when a task exits mid-read). */
@@ -496,7 +602,8 @@ static void sysfs_device_identity(void **state)
 {
 	struct fake_proc *fp = fp_new();
 	const struct drm_client *c;
-	const struct drm_device *d;
+	const struct drmtop_model_device *d;
+	struct drmtop_model m = { 0 };
 	struct drm_scan *s;
 	size_t nr;
 
@@ -528,7 +635,7 @@ static void sysfs_device_identity(void **state)
 	assert_string_equal(c[3].dev_key, "pdev:0000:00:02.0");
 	assert_string_equal(c[4].dev_key, "pdev:0000:00:02.0");
 	assert_string_equal(c[5].dev_key, "v3d@226:2");
-	d = drm_scan_devices(s, &nr);
+	d = devices_of(s, &m, &nr);
 	assert_int_equal(nr, 3);
 	assert_int_equal(d[0].nr_clients, 3);
 	assert_string_equal(d[0].driver, "v3d");
@@ -536,6 +643,7 @@ static void sysfs_device_identity(void **state)
 	assert_int_equal(d[1].nr_clients, 2);
 	assert_string_equal(d[1].driver, "i915");
 	assert_int_equal(d[2].nr_clients, 1);
+	drmtop_model_fini(&m);
 	drm_scan_free(s);
 	fp_free(fp);
 }
@@ -612,6 +720,8 @@ int main(void)
 		cmocka_unit_test_teardown(vanishing_mid_scan, fp_teardown),
 		cmocka_unit_test_teardown(other_errors_counted, fp_teardown),
 		cmocka_unit_test_teardown(read_error_counted, fp_teardown),
+		cmocka_unit_test_teardown(non_device_fds_never_stated, fp_teardown),
+		cmocka_unit_test(link_text_rule),
 		cmocka_unit_test_teardown(permission_denied, fp_teardown),
 		cmocka_unit_test_teardown(legacy_and_malformed_counted, fp_teardown),
 		cmocka_unit_test_teardown(sysfs_device_identity, fp_teardown),

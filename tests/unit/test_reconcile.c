@@ -33,16 +33,87 @@ static struct drmtop_model_client *modeled(struct drmtop_model *m, struct drmtop
 	return &m->clients[0];
 }
 
-static void test_ring_names(void **state)
+/*
+ * amdgpu's rings feed engines by the driver table, not by name prefix: comp_1.0.0 feeds compute
+ * and sdma0 feeds dma (the old prefix rule left both as engines of their own); a ring no rule
+ * maps stays its own engine, marked unmapped.
+ */
+static void test_driver_table_groups_rings(void **state)
 {
+	struct drmtop_reconciler *r = drmtop_reconciler_new();
+	struct drmtop_bpf_snapshot s;
+	struct fake_fdinfo fi;
+	struct fake_bpf b;
+	const struct drmtop_client_view *v;
+
 	(void)state;
-	assert_true(drmtop_ring_matches_engine("gfx", "gfx"));
-	assert_true(drmtop_ring_matches_engine("gfx_0.0.0", "gfx"));
-	assert_true(drmtop_ring_matches_engine("sdma0", "sdma"));
-	assert_true(drmtop_ring_matches_engine("comp.1", "comp"));
-	assert_false(drmtop_ring_matches_engine("gfxhub", "gfx"));
-	assert_false(drmtop_ring_matches_engine("gf", "gfx"));
-	assert_false(drmtop_ring_matches_engine("gfx", ""));
+	fake_fdinfo_init(&fi, 42, "gfx", 10.0, 0, 100, 3);
+	fi.c.info.driver = "amdgpu";
+	fi.eng[1] = fi.eng[0];
+	fi.eng[1].name = "compute";
+	fi.usage[1] = fi.usage[0];
+	fi.c.info.nr_engines = 2;
+	fake_bpf_init(&b, 1, 0x1000, 42, 0);
+	fake_ring(&b, 0xa, "gfx_0.0.0", 100, 1);
+	fake_ring(&b, 0xb, "comp_1.0.0", 200, 2);
+	fake_ring(&b, 0xc, "sdma0", 300, 3);
+	fake_ring(&b, 0xd, "mystery", 400, 4);
+	fake_snap(&s, &b.bc, 1, 1000);
+	assert_int_equal(drmtop_reconcile(r, &s, &fi.c, 1), 0);
+	v = drmtop_reconciled_for(r, 0);
+	assert_non_null(v);
+	assert_int_equal(v->nr_engines, 4);
+	assert_string_equal(v->engines[0].name, "gfx");
+	assert_int_equal(v->engines[0].busy_ns, 100);
+	assert_string_equal(v->engines[1].name, "compute");
+	assert_int_equal(v->engines[1].busy_ns, 200);
+	assert_string_equal(v->engines[2].name, "dma");
+	assert_false(v->engines[2].in_fdinfo);
+	assert_false(v->engines[2].unmapped);
+	assert_string_equal(v->engines[3].name, "mystery");
+	assert_true(v->engines[3].unmapped);
+	assert_int_equal(v->engines[0].timing, DRMTOP_TIMING_EXECUTION);
+	drmtop_reconciler_free(r);
+}
+
+/*
+ * xe: one scheduler per exec queue ("rcs5", GuC id 5) feeds the rcs class; run -> done is
+ * occupancy, so a tracer figure above fdinfo's is expected, one below it is still a finding.
+ */
+static void test_occupancy_is_not_a_lie(void **state)
+{
+	struct drmtop_reconciler *r = drmtop_reconciler_new();
+	struct drmtop_model m = { 0 };
+	struct drmtop_model_client *mc;
+	struct drmtop_bpf_snapshot s;
+	struct fake_fdinfo fi;
+	struct fake_bpf b;
+
+	(void)state;
+	fake_fdinfo_init(&fi, 7, "rcs", 30.0, 0, 100, 3);
+	fi.c.info.driver = "xe";
+	fake_bpf_init(&b, 1, 0x1000, 7, 0);
+	fake_ring(&b, 0xa, "rcs5", 0, 0);
+	fake_snap(&s, &b.bc, 1, 1000);
+	assert_int_equal(drmtop_reconcile(r, &s, &fi.c, 1), 0);
+	/* 1 s later the queue was resident in firmware 60 % of the time, executing 30 %. */
+	b.eng[0].busy_ns = 600000000ull;
+	s.taken_ns += 1000000000ull;
+	assert_int_equal(drmtop_reconcile(r, &s, &fi.c, 1), 0);
+	mc = modeled(&m, r, &s, &fi.c);
+	assert_string_equal(mc->engines[0].name, "rcs");
+	assert_true(mc->engines[0].occupancy);
+	assert_false(mc->engines[0].diverged);
+
+	/* Occupancy below execution cannot be: that is flagged. */
+	fi.usage[0].busy_pct = 90.0;
+	b.eng[0].busy_ns += 600000000ull;
+	s.taken_ns += 1000000000ull;
+	assert_int_equal(drmtop_reconcile(r, &s, &fi.c, 1), 0);
+	mc = modeled(&m, r, &s, &fi.c);
+	assert_true(mc->engines[0].diverged);
+	drmtop_model_fini(&m);
+	drmtop_reconciler_free(r);
 }
 
 /* Two snapshots 1 s apart; the BPF rate must come from the difference, grouped by engine. */
@@ -264,7 +335,8 @@ static void test_running_job_counts_and_never_goes_back(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_ring_names),
+		cmocka_unit_test(test_driver_table_groups_rings),
+		cmocka_unit_test(test_occupancy_is_not_a_lie),
 		cmocka_unit_test(test_match_by_id_rates_and_agreement),
 		cmocka_unit_test(test_misreport_is_flagged),
 		cmocka_unit_test(test_match_by_fd_and_memory),

@@ -375,77 +375,6 @@ static void new_engine_counts_from_zero(void **state)
 	drm_engine_track_free(&t);
 }
 
-/* Device totals: engine figures and regions summed per device over the clients. */
-static void device_totals(void **state)
-{
-	static const char *const text[] = {
-		"drm-driver: i915\ndrm-pdev: 0000:00:02.0\ndrm-client-id: 1\n"
-		"drm-engine-render: 0 ns\ndrm-resident-system: 4 KiB\ndrm-total-system: 8 KiB\n",
-		"drm-driver: i915\ndrm-pdev: 0000:00:02.0\ndrm-client-id: 2\n"
-		"drm-engine-render: 0 ns\ndrm-engine-copy: 0 ns\ndrm-resident-system: 1 KiB\n",
-		"drm-driver: v3d\ndrm-client-id: 3\ndrm-engine-bin: 0 ns\n"
-		"drm-total-memory: 18446744073709551615\n",
-		"drm-driver: v3d\ndrm-client-id: 4\ndrm-total-memory: 1\n",
-	};
-	/* busy per client engine, in % of the 1000 ns interval; -1: no figure (new client) */
-	static const double pct[][2] = { { 60, 0 }, { 50, 10 }, { -1, 0 }, { 0, 0 } };
-	struct drm_client c[4];
-	struct drm_device *d;
-	size_t nr, i, j;
-
-	(void)state;
-	memset(c, 0, sizeof(c));
-	for (i = 0; i < 4; i++) {
-		drm_fdinfo_init(&c[i].info);
-		assert_int_equal(drm_fdinfo_parse(&c[i].info, text[i], strlen(text[i])), 0);
-		c[i].dev_key = i < 2 ? "pdev:0000:00:02.0" : "v3d@226:128";
-		c[i].usage = calloc(4, sizeof(*c[i].usage));
-		assert_non_null(c[i].usage);
-		for (j = 0; j < c[i].info.nr_engines; j++) {
-			if (pct[i][j] < 0)
-				continue;
-			c[i].usage[j].flags = DRM_USAGE_BUSY_VALID;
-			c[i].usage[j].busy_pct = pct[i][j];
-		}
-	}
-	assert_int_equal(drm_devices_build(c, 4, &d, &nr), 0);
-	assert_int_equal(nr, 2);
-
-	assert_string_equal(d[0].key, "pdev:0000:00:02.0");
-	assert_string_equal(d[0].driver, "i915");
-	assert_string_equal(d[0].pdev, "0000:00:02.0");
-	assert_int_equal(d[0].nr_clients, 2);
-	assert_int_equal(d[0].nr_engines, 2);
-	assert_string_equal(d[0].engines[0].name, "render");
-	assert_true(fabs(d[0].engines[0].pct - 110.0) < EPS);	/* 60 + 50: over, flagged */
-	assert_true(d[0].engines[0].over);
-	assert_true(d[0].engines[0].valid);
-	assert_int_equal(d[0].engines[0].nr_clients, 2);
-	assert_string_equal(d[0].engines[1].name, "copy");
-	assert_true(fabs(d[0].engines[1].pct - 10.0) < EPS);
-	assert_false(d[0].engines[1].over);
-	assert_int_equal(d[0].nr_regions, 1);
-	assert_int_equal(d[0].regions[0].resident, 5120);
-	assert_int_equal(d[0].regions[0].total, 8192);
-	assert_int_equal(d[0].regions[0].present,
-			 DRM_REGION_HAS_RESIDENT | DRM_REGION_HAS_TOTAL);
-
-	assert_string_equal(d[1].key, "v3d@226:128");
-	assert_null(d[1].pdev);
-	assert_int_equal(d[1].nr_clients, 2);
-	assert_int_equal(d[1].nr_engines, 1);
-	assert_false(d[1].engines[0].valid);	/* only a new client: no figure */
-	assert_int_equal(d[1].engines[0].nr_clients, 0);
-	/* u64 max + 1 saturates instead of wrapping to 0 */
-	assert_true(d[1].regions[0].total == UINT64_MAX);
-
-	drm_devices_free(d, nr);
-	for (i = 0; i < 4; i++) {
-		drm_fdinfo_free(&c[i].info);
-		free(c[i].usage);
-	}
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -458,7 +387,6 @@ int main(void)
 		cmocka_unit_test(busy_preferred_over_cycles),
 		cmocka_unit_test(u64_edges),
 		cmocka_unit_test(new_engine_counts_from_zero),
-		cmocka_unit_test(device_totals),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

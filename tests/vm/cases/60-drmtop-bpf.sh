@@ -178,7 +178,9 @@ if ! want late; then
 elif unload_wait simgpu && unload_wait gpu_sched; then
 	"$DRMTOP" -J -n 12 -d 1 --source bpf >"$d/late.jsonl" 2>"$d/late.err" &
 	top_pid=$!
-	sleep 3
+	# Its first frame comes at once (no client yet), however long loading the tracer took.
+	t=0
+	until [ -s "$d/late.jsonl" ] || [ $t -ge 600 ]; do sleep 0.1; t=$((t + 1)); done
 	modprobe gpu-sched && insmod "$KO" || fail drmtop-late-load "could not load gpu-sched/simgpu again"
 	if wl_start "$d" --hold steady >"$d/why"; then
 		wait "$top_pid"

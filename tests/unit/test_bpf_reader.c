@@ -1,0 +1,594 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The BPF reader (src/sources/bpf_reader.c, bpf_walk.c) on real BPF maps made here with
+ * bpf_map_create, shaped like the tracer's (bpf/drmtop_common.bpf.h), filled and changed by the
+ * test the way the tracer's programs change them: entries inserted and deleted while the reader
+ * walks (through the walk test hook), close records handed in as the ring buffer callback gets
+ * them. No BPF program is loaded. Needs root (bpf()): without it the tests fail and say so.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "../../src/sources/bpf_internal.h"
+#include "drmtop/bpf_reader.h"
+
+int drmtop_bpf_on_closed(void *ctx, void *data, size_t len);	/* src/sources/bpf_reader.c */
+
+#define TEST_MAX	1024	/* entries per map: small maps walk the same way as big ones */
+
+static int make_map(enum bpf_map_type type, const char *name, __u32 ksz, __u32 vsz, __u32 max)
+{
+	int fd = bpf_map_create(type, name, ksz, vsz, max, NULL);
+
+	if (fd < 0)
+		fail_msg("bpf_map_create(%s): %s (uid %u; these tests need root)", name,
+			 strerror(errno), geteuid());
+	return fd;
+}
+
+/* A tracer with the reader's maps and nothing loaded; drmtop_bpf_close() frees it. */
+static struct drmtop_bpf *fake_tracer(void)
+{
+	struct drmtop_bpf *b = calloc(1, sizeof(*b));
+	int i;
+
+	assert_non_null(b);
+	for (i = 0; i < MAP_COUNT; i++)
+		b->map_fd[i] = -1;
+	b->map_fd[MAP_CLIENTS] = make_map(BPF_MAP_TYPE_HASH, "clients", sizeof(__u64),
+					  sizeof(struct drmtop_client), TEST_MAX);
+	b->map_fd[MAP_ENGINES] = make_map(BPF_MAP_TYPE_HASH, "engines",
+					  sizeof(struct drmtop_engine_key),
+					  sizeof(struct drmtop_engine), TEST_MAX);
+	b->map_fd[MAP_RINGS] = make_map(BPF_MAP_TYPE_HASH, "rings", sizeof(__u64),
+					sizeof(struct drmtop_ring), TEST_MAX);
+	b->map_fd[MAP_JOBS] = make_map(BPF_MAP_TYPE_HASH, "jobs", sizeof(__u64),
+				       sizeof(struct drmtop_job), TEST_MAX);
+	b->map_fd[MAP_HANDLES] = make_map(BPF_MAP_TYPE_HASH, "handles",
+					  sizeof(struct drmtop_handle_key),
+					  sizeof(struct drmtop_handle), TEST_MAX);
+	b->map_fd[MAP_OBJECTS] = make_map(BPF_MAP_TYPE_HASH, "objects", sizeof(__u64),
+					  sizeof(struct drmtop_object), TEST_MAX);
+	b->map_fd[MAP_DEVICES] = make_map(BPF_MAP_TYPE_HASH, "devices", sizeof(__u64),
+					  sizeof(struct drmtop_device), 64);
+	b->map_fd[MAP_COUNTERS] = make_map(BPF_MAP_TYPE_ARRAY, "counters", sizeof(__u32),
+					   sizeof(__u64), DRMTOP_CNT_MAX);
+	b->map_fd[MAP_CLOSED] = make_map(BPF_MAP_TYPE_RINGBUF, "closed", 0, 0, 64 * 1024);
+	b->rb = ring_buffer__new(b->map_fd[MAP_CLOSED], drmtop_bpf_on_closed, b, NULL);
+	assert_non_null(b->rb);
+	return b;
+}
+
+static __u64 mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+static struct drmtop_client client(__u64 uid)
+{
+	struct drmtop_client c = { .uid = uid, .file = 0x10000 + uid, .tgid = 100 + uid };
+
+	snprintf(c.comm, sizeof(c.comm), "c%llu", (unsigned long long)uid);
+	return c;
+}
+
+static void put_client(struct drmtop_bpf *b, __u64 uid)
+{
+	struct drmtop_client c = client(uid);
+
+	assert_int_equal(bpf_map_update_elem(b->map_fd[MAP_CLIENTS], &c.file, &c, BPF_ANY), 0);
+}
+
+static void put_engine(struct drmtop_bpf *b, __u64 uid, __u64 ring, __u64 busy, __u64 jobs)
+{
+	struct drmtop_engine_key k = { .uid = uid, .ring = ring };
+	struct drmtop_engine e = { .busy_ns = busy, .jobs = jobs };
+
+	assert_int_equal(bpf_map_update_elem(b->map_fd[MAP_ENGINES], &k, &e, BPF_ANY), 0);
+}
+
+/*
+ * Churn hook: every @every-th step of a walk over the map @fd, the entry the walk just returned
+ * is deleted (a client closing, a handle released: the tracer deletes entries at any time) and,
+ * if @insert, a fresh entry is added with the next key of @next_key.
+ */
+struct churn {
+	int fd;
+	unsigned int every, steps, deleted;
+	bool (*may_delete)(const void *key);
+};
+
+static void churn_hook(void *ctx, int fd, const void *last_key)
+{
+	struct churn *ch = ctx;
+
+	if (fd != ch->fd || ++ch->steps % ch->every)
+		return;
+	if (ch->may_delete && !ch->may_delete(last_key))
+		return;
+	if (!bpf_map_delete_elem(fd, last_key))
+		ch->deleted++;
+}
+
+/*
+ * How the walks read: batch reads of the default size, of 1 and 3 entries (a hook call after
+ * each), and the key walk that kernels without batch reads get.
+ */
+static const struct mode {
+	const char *name;
+	unsigned int batch;
+	bool no_batch;
+} modes[] = {
+	{ "batch", 0, false }, { "batch of 1", 1, false }, { "batch of 3", 3, false },
+	{ "key walk", 0, true },
+};
+
+#define N_MODES	(sizeof(modes) / sizeof(modes[0]))
+
+static void set_mode(struct drmtop_bpf *b, const struct mode *m)
+{
+	b->walk_test.batch = m->batch;
+	b->walk_test.no_batch = m->no_batch;
+}
+
+/* A plain walk collects keys; the test checks each one came back once. */
+struct seen {
+	__u64 keys[4 * TEST_MAX];
+	size_t n;
+};
+
+static int collect(const void *key, const void *value, void *ctx)
+{
+	struct seen *s = ctx;
+
+	(void)value;
+	if (s->n == sizeof(s->keys) / sizeof(s->keys[0]))
+		return -E2BIG;
+	s->keys[s->n++] = *(const __u64 *)key;
+	return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	__u64 x = *(const __u64 *)a, y = *(const __u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * drmtop_bpf_map_walk on a hash map whose entries are deleted (and others inserted) while it
+ * walks, at several churn rates: every key comes back at most once, and every key that was in
+ * the map during the whole walk comes back.
+ */
+static void test_walk_under_churn(void **state)
+{
+	static const unsigned int rates[] = { 2, 3, 7, 50 };
+	size_t r, m;
+
+	(void)state;
+	for (r = 0; r < sizeof(rates) / sizeof(rates[0]) * N_MODES; r++) {
+		int fd = make_map(BPF_MAP_TYPE_HASH, "walk", sizeof(__u64), sizeof(__u64),
+				  TEST_MAX);
+		struct churn ch = { .fd = fd, .every = rates[r / N_MODES] };
+		struct drmtop_walk w = { .fd = fd, .each = collect, .hook = churn_hook,
+					 .hook_ctx = &ch };
+		struct seen *s = calloc(1, sizeof(*s));
+		bool *present = calloc(TEST_MAX, sizeof(*present));
+		size_t i, dups = 0;
+		__u64 k;
+
+		assert_non_null(s);
+		assert_non_null(present);
+		m = r % N_MODES;
+		w.batch = modes[m].batch;
+		w.no_batch = modes[m].no_batch;
+		w.ctx = s;
+		for (k = 0; k < 600; k++)
+			assert_int_equal(bpf_map_update_elem(fd, &k, &k, BPF_NOEXIST), 0);
+		assert_int_equal(drmtop_bpf_map_walk(&w), 0);
+		qsort(s->keys, s->n, sizeof(s->keys[0]), cmp_u64);
+		for (i = 1; i < s->n; i++)
+			dups += s->keys[i] == s->keys[i - 1];
+		for (i = 0; i < s->n; i++)
+			present[s->keys[i]] = true;
+		/* what is still in the map was there all along: it must have been returned */
+		for (k = 0; k < 600; k++)
+			if (!bpf_map_lookup_elem(fd, &k, &(__u64){ 0 }))
+				assert_true(present[k]);
+		if (dups)
+			fail_msg("%s, churn every %u steps: %zu keys returned twice (%zu returned, "
+				 "%u deleted)", modes[m].name, ch.every, dups, s->n, ch.deleted);
+		if (modes[m].batch || modes[m].no_batch)
+			assert_true(ch.deleted > 0);
+		/* hash maps have batch reads from 5.6 on: the fallback is for older kernels */
+		if (drmtop_bpf_batch_refused)
+			fail_msg("this kernel refused batch reads of a hash map");
+		assert_int_equal(s->n, 600);
+		free(present);
+		free(s);
+		close(fd);
+	}
+}
+
+static bool live_uid_twice(const struct drmtop_bpf_snapshot *s, size_t *dups)
+{
+	size_t i, j;
+
+	*dups = 0;
+	for (i = 0; i < s->n_clients; i++)
+		for (j = i + 1; j < s->n_clients; j++)
+			*dups += s->clients[i].c.uid == s->clients[j].c.uid;
+	return *dups != 0;
+}
+
+/* Clients closing while the reader walks the clients map give no ghost (duplicate) rows. */
+static void test_clients_close_mid_walk(void **state)
+{
+	static const unsigned int rates[] = { 2, 5, 40 };
+	size_t r;
+
+	(void)state;
+	for (r = 0; r < sizeof(rates) / sizeof(rates[0]) * N_MODES; r++) {
+		struct drmtop_bpf *b = fake_tracer();
+		struct churn ch = { .fd = b->map_fd[MAP_CLIENTS], .every = rates[r / N_MODES] };
+		const struct mode *m = &modes[r % N_MODES];
+		struct drmtop_bpf_snapshot s;
+		size_t dups;
+		__u64 uid;
+
+		for (uid = 1; uid <= 300; uid++)
+			put_client(b, uid);
+		b->walk_test.hook = churn_hook;
+		b->walk_test.ctx = &ch;
+		set_mode(b, m);
+		assert_int_equal(drmtop_bpf_snapshot(b, &s), 0);
+		if (live_uid_twice(&s, &dups))
+			fail_msg("%s, a client closing every %u steps: %zu duplicate rows in %zu",
+				 m->name, ch.every, dups, s.n_clients);
+		/* each client was live when read: all 300 once, closed ones included */
+		assert_int_equal(s.n_clients, 300);
+		drmtop_bpf_snapshot_free(&s);
+		drmtop_bpf_close(b);
+	}
+}
+
+#define SHARED_SZ	4096ull
+#define PRIVATE_SZ	(1ull << 20)
+
+static bool private_handle(const void *key)
+{
+	return ((const struct drmtop_handle_key *)key)->handle >= 1000;
+}
+
+/*
+ * Shared bytes while handles are released mid-walk: clients 1 and 2 share 10 objects (one
+ * handle each), client 1 also holds 200 private objects, some released while the reader walks
+ * the handles. Each client's shared bytes are exactly its 10 shared handles.
+ */
+static void shared_bytes_case(const struct mode *m)
+{
+	struct drmtop_bpf *b = fake_tracer();
+	struct churn ch = { .fd = b->map_fd[MAP_HANDLES], .every = 3,
+			    .may_delete = private_handle };
+	struct drmtop_bpf_snapshot s;
+	__u32 i, c;
+
+	put_client(b, 1);
+	put_client(b, 2);
+	for (i = 0; i < 10; i++) {
+		__u64 obj = 0xa000 + i;
+		struct drmtop_object o = { .size = SHARED_SZ, .handle_count = 2 };
+
+		assert_int_equal(bpf_map_update_elem(b->map_fd[MAP_OBJECTS], &obj, &o, BPF_ANY),
+				 0);
+		for (c = 1; c <= 2; c++) {
+			struct drmtop_handle_key k = { .file = 0x10000 + c, .handle = i + 1 };
+			struct drmtop_handle h = { .obj = obj, .size = SHARED_SZ, .uid = c };
+
+			assert_int_equal(bpf_map_update_elem(b->map_fd[MAP_HANDLES], &k, &h,
+							     BPF_ANY), 0);
+		}
+	}
+	for (i = 0; i < 200; i++) {
+		__u64 obj = 0xb000 + i;
+		struct drmtop_object o = { .size = PRIVATE_SZ, .handle_count = 1 };
+		struct drmtop_handle_key k = { .file = 0x10001, .handle = 1000 + i };
+		struct drmtop_handle h = { .obj = obj, .size = PRIVATE_SZ, .uid = 1 };
+
+		assert_int_equal(bpf_map_update_elem(b->map_fd[MAP_OBJECTS], &obj, &o, BPF_ANY),
+				 0);
+		assert_int_equal(bpf_map_update_elem(b->map_fd[MAP_HANDLES], &k, &h, BPF_ANY), 0);
+	}
+	b->walk_test.hook = churn_hook;
+	b->walk_test.ctx = &ch;
+	set_mode(b, m);
+	assert_int_equal(drmtop_bpf_snapshot(b, &s), 0);
+	if (m->batch || m->no_batch)
+		assert_true(ch.deleted > 0);
+	assert_int_equal(s.n_clients, 2);
+	for (i = 0; i < s.n_clients; i++)
+		if (s.clients[i].c.mem_shared != 10 * SHARED_SZ)
+			fail_msg("%s: client %llu: %llu shared bytes, holds %llu (%u handles "
+				 "released mid-walk)", m->name,
+				 (unsigned long long)s.clients[i].c.uid,
+				 (unsigned long long)s.clients[i].c.mem_shared, 10 * SHARED_SZ,
+				 ch.deleted);
+	drmtop_bpf_snapshot_free(&s);
+	drmtop_bpf_close(b);
+}
+
+static void test_shared_bytes_handles_released_mid_walk(void **state)
+{
+	size_t m;
+
+	(void)state;
+	for (m = 0; m < N_MODES; m++)
+		shared_bytes_case(&modes[m]);
+}
+
+/*
+ * A job running on a ring: its running time and the snapshot's time are one instant, so busy
+ * time up to taken_ns never exceeds the wall time up to it (no rate above 100 %).
+ */
+static void test_running_time_at_taken_ns(void **state)
+{
+	struct drmtop_bpf *b = fake_tracer();
+	struct drmtop_bpf_snapshot s;
+	__u64 ring = 0xfeed, fence = 0xf00d, run = mono_ns() - 1000000000ull;
+	struct drmtop_job j = { .uid = 1, .ring = ring, .queue_ns = run - 5, .run_ns = run };
+	struct drmtop_ring rg = { .last_done_ns = run - 100 };
+	const struct drmtop_bpf_engine *e;
+
+	(void)state;
+	put_client(b, 1);
+	put_engine(b, 1, ring, 7000, 3);
+	assert_int_equal(bpf_map_update_elem(b->map_fd[MAP_RINGS], &ring, &rg, BPF_ANY), 0);
+	assert_int_equal(bpf_map_update_elem(b->map_fd[MAP_JOBS], &fence, &j, BPF_ANY), 0);
+	/* a job on another ring that starts later than any snapshot taken now adds nothing */
+	j.ring = ring + 1;
+	j.run_ns = mono_ns() + 3600000000000ull;
+	fence++;
+	assert_int_equal(bpf_map_update_elem(b->map_fd[MAP_JOBS], &fence, &j, BPF_ANY), 0);
+	assert_int_equal(drmtop_bpf_snapshot(b, &s), 0);
+	assert_int_equal(s.n_clients, 1);
+	assert_int_equal(s.clients[0].n_engines, 1);
+	e = &s.clients[0].engines[0];
+	assert_int_equal(e->busy_ns, 7000);
+	if (e->running_ns != s.taken_ns - run)
+		fail_msg("running_ns %llu, but the job ran %llu ns up to taken_ns: %lld ns later "
+			 "than the snapshot's time", (unsigned long long)e->running_ns,
+			 (unsigned long long)(s.taken_ns - run),
+			 (long long)(e->running_ns - (s.taken_ns - run)));
+	drmtop_bpf_snapshot_free(&s);
+	drmtop_bpf_close(b);
+}
+
+/* Engine entries left in the map. */
+static unsigned int engines_left(struct drmtop_bpf *b)
+{
+	struct drmtop_engine_key k, next, *prev = NULL;
+	unsigned int n = 0;
+
+	while (!bpf_map_get_next_key(b->map_fd[MAP_ENGINES], prev, &next)) {
+		k = next;
+		prev = &k;
+		n++;
+	}
+	return n;
+}
+
+/* Figures of @uid summed over every entry of @arr (entries of one uid add up). */
+struct sums {
+	__u64 busy, jobs;
+	unsigned int entries;
+	__u32 flags;
+	char comm[DRMTOP_COMM_LEN];
+};
+
+static void add_up(struct sums *t, const struct drmtop_bpf_client *arr, size_t n, __u64 uid)
+{
+	size_t i, j;
+
+	for (i = 0; i < n; i++) {
+		if (arr[i].c.uid != uid)
+			continue;
+		t->entries++;
+		t->flags |= arr[i].c.flags;
+		memcpy(t->comm, arr[i].c.comm, sizeof(t->comm));
+		for (j = 0; j < arr[i].n_engines; j++) {
+			t->busy += arr[i].engines[j].busy_ns;
+			t->jobs += arr[i].engines[j].jobs;
+		}
+	}
+}
+
+/* One snapshot; what it reports of @uid is added to @closed and @orphans. */
+static void snap(struct drmtop_bpf *b, __u64 uid, struct sums *closed, struct sums *orphans,
+		 __u64 *orphan_counter)
+{
+	struct drmtop_bpf_snapshot s;
+
+	assert_int_equal(drmtop_bpf_snapshot(b, &s), 0);
+	add_up(closed, s.closed, s.n_closed, uid);
+	add_up(orphans, s.orphans, s.n_orphans, uid);
+	*orphan_counter = s.counters[DRMTOP_CNT_ORPHAN_ENGINES];
+	drmtop_bpf_snapshot_free(&s);
+}
+
+/*
+ * A client closes and its close record is lost (ring buffer full): its engine entry, with the
+ * client's figures, must be reported once as an orphan, counted, and leave the map; a job of
+ * it ending afterwards (a new entry) is reported and counted again, then leaves too.
+ */
+static void test_lost_close_record_settled(void **state)
+{
+	struct drmtop_bpf *b = fake_tracer();
+	struct sums closed = {}, orphans = {};
+	struct drmtop_client c = client(7);
+	__u64 counter = 0;
+	int i;
+
+	(void)state;
+	b->orphan_grace_ns = 1;
+	b->orphan_grace_snaps = 2;
+	put_client(b, 7);
+	put_engine(b, 7, 0xaa, 5000, 2);
+	snap(b, 7, &closed, &orphans, &counter);
+	/* closes: gone from the clients map, and no record comes */
+	assert_int_equal(bpf_map_delete_elem(b->map_fd[MAP_CLIENTS], &c.file), 0);
+	for (i = 0; i < 6; i++)
+		snap(b, 7, &closed, &orphans, &counter);
+	if (engines_left(b))
+		fail_msg("the engine entry of a client whose close record was lost is still in "
+			 "the map after 6 snapshots (orphan reported %u times)", orphans.entries);
+	assert_int_equal(closed.entries, 0);
+	assert_int_equal(orphans.busy, 5000);
+	assert_int_equal(orphans.jobs, 2);
+	assert_int_equal(orphans.flags & (DRMTOP_CLIENT_ORPHAN | DRMTOP_CLIENT_CLOSED),
+			 DRMTOP_CLIENT_ORPHAN | DRMTOP_CLIENT_CLOSED);
+	assert_string_equal(orphans.comm, "c7");	/* as the snapshot before saw it live */
+	assert_int_equal(counter, 1);
+	/* a job of it still running at close ends now */
+	put_engine(b, 7, 0xaa, 30, 1);
+	for (i = 0; i < 4; i++)
+		snap(b, 7, &closed, &orphans, &counter);
+	assert_int_equal(engines_left(b), 0);
+	assert_int_equal(orphans.busy, 5030);
+	assert_int_equal(orphans.jobs, 3);
+	assert_int_equal(counter, 2);
+	drmtop_bpf_close(b);
+}
+
+/*
+ * A closed client whose record is late (it closed after a drain; a record reserved and not yet
+ * submitted holds up the ring buffer): within the grace period it must not be settled, and all
+ * its time, a job ending after the close included, goes to its closed entries.
+ */
+static void test_pending_close_keeps_late_jobs(void **state)
+{
+	struct drmtop_bpf *b = fake_tracer();
+	struct sums closed = {}, orphans = {};
+	struct drmtop_client c = client(3);
+	__u64 counter = 0;
+	int i;
+
+	(void)state;
+	b->orphan_grace_ns = 1;
+	b->orphan_grace_snaps = 3;
+	put_client(b, 3);
+	put_engine(b, 3, 0xbb, 100, 1);
+	snap(b, 3, &closed, &orphans, &counter);
+	assert_int_equal(bpf_map_delete_elem(b->map_fd[MAP_CLIENTS], &c.file), 0);
+	snap(b, 3, &closed, &orphans, &counter);
+	snap(b, 3, &closed, &orphans, &counter);
+	/* the record arrives just within the grace period */
+	c.flags |= DRMTOP_CLIENT_CLOSED;
+	c.close_ns = 1;
+	c.mem_total = 4096;
+	assert_int_equal(drmtop_bpf_on_closed(b, &c, sizeof(c)), 0);
+	snap(b, 3, &closed, &orphans, &counter);
+	assert_int_equal(closed.busy, 100);
+	put_engine(b, 3, 0xbb, 150, 2);		/* a job that ran at close ends */
+	for (i = 0; i < 5; i++)
+		snap(b, 3, &closed, &orphans, &counter);
+	assert_int_equal(orphans.entries, 0);
+	assert_int_equal(counter, 0);
+	assert_int_equal(closed.busy, 150);
+	assert_int_equal(closed.jobs, 2);
+	assert_int_equal(engines_left(b), 0);
+	drmtop_bpf_close(b);
+}
+
+/*
+ * A closed client's entry that never gets a figure (its job was created at run, then freed
+ * without done after a GPU reset) must not stay in the map for ever either.
+ */
+static void test_closed_zero_entry_deleted(void **state)
+{
+	struct drmtop_bpf *b = fake_tracer();
+	struct sums closed = {}, orphans = {};
+	struct drmtop_client c = client(4);
+	__u64 counter = 0;
+	int i;
+
+	(void)state;
+	put_engine(b, 4, 0xcc, 0, 0);
+	c.flags |= DRMTOP_CLIENT_CLOSED;
+	assert_int_equal(drmtop_bpf_on_closed(b, &c, sizeof(c)), 0);
+	for (i = 0; i < 4; i++)
+		snap(b, 4, &closed, &orphans, &counter);
+	if (engines_left(b))
+		fail_msg("an all-zero engine entry of a closed client is still in the map after "
+			 "4 snapshots");
+	assert_int_equal(closed.entries, 1);	/* its close record, no figures */
+	assert_int_equal(closed.jobs + closed.busy, 0);
+	assert_int_equal(counter, 0);
+	drmtop_bpf_close(b);
+}
+
+/*
+ * A long run in which every client's close record is lost: 40 clients per refresh for 100
+ * refreshes, 4000 in all, through an engines map of 1024 entries. It never fills, and each
+ * orphan is counted once.
+ */
+static void test_orphans_never_fill_the_map(void **state)
+{
+	struct drmtop_bpf *b = fake_tracer();
+	struct sums closed = {}, orphans = {};
+	__u64 counter = 0, uid = 100, i;
+	int r, err;
+
+	(void)state;
+	b->orphan_grace_ns = 1;
+	for (r = 0; r < 100; r++) {
+		for (i = 0; i < 40; i++, uid++) {
+			struct drmtop_engine_key k = { .uid = uid, .ring = 0xdd };
+			struct drmtop_engine e = { .busy_ns = 10, .jobs = 1 };
+
+			err = bpf_map_update_elem(b->map_fd[MAP_ENGINES], &k, &e, BPF_NOEXIST);
+			if (err)
+				fail_msg("refresh %d: engines map full (%u entries) after %llu clients "
+					 "whose close record was lost", r, engines_left(b),
+					 (unsigned long long)(uid - 100));
+		}
+		snap(b, 0, &closed, &orphans, &counter);
+	}
+	for (r = 0; r < 4; r++)
+		snap(b, 0, &closed, &orphans, &counter);
+	assert_int_equal(engines_left(b), 0);
+	assert_int_equal(counter, 4000);
+	drmtop_bpf_close(b);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_walk_under_churn),
+		cmocka_unit_test(test_clients_close_mid_walk),
+		cmocka_unit_test(test_shared_bytes_handles_released_mid_walk),
+		cmocka_unit_test(test_running_time_at_taken_ns),
+		cmocka_unit_test(test_lost_close_record_settled),
+		cmocka_unit_test(test_pending_close_keeps_late_jobs),
+		cmocka_unit_test(test_closed_zero_entry_deleted),
+		cmocka_unit_test(test_orphans_never_fill_the_map),
+	};
+
+	if (geteuid() != 0)
+		fprintf(stderr, "test_bpf_reader: bpf() needs root; uid is %u\n", geteuid());
+	return cmocka_run_group_tests_name("bpf_reader", tests, NULL, NULL);
+}
