@@ -9,13 +9,14 @@ as_root() {
 }
 
 # Build: BPF toolchain, libbpf, the TUI. Tests: cmocka, qemu, busybox, kernel headers to build
-# the simulated GPU driver against the kernels the VM suite boots, and debootstrap for the
-# Debian unstable chroot where it is built for unstable's 7.x kernel (tests/vm/sid-root.sh
-# makes that chroot under build/ when the 7.2 stage first runs; nothing of unstable is
-# installed on this machine).
+# the simulated GPU driver against the kernels the VM suite boots; debootstrap for the Debian
+# unstable chroot where it is built for unstable's 7.x kernel (tests/vm/sid-root.sh makes that
+# chroot under build/ when the 7.2 stage first runs; nothing of unstable is installed on this
+# machine); clang's runtimes (libFuzzer, ASan, UBSan) for make fuzz and make sanitize, valgrind
+# for the latter.
 PKGS="make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config libncurses-dev
 libdrm-dev libcmocka-dev qemu-system-x86 busybox-static cpio kmod xz-utils zstd jq dwarves
-linux-headers-amd64 valgrind tmux debootstrap"
+linux-headers-amd64 valgrind tmux debootstrap libclang-rt-14-dev"
 
 export DEBIAN_FRONTEND=noninteractive
 as_root apt-get update -qq

@@ -74,7 +74,10 @@ struct drm_fdinfo_region {
 	uint64_t legacy_memory;	/* raw drm-memory-<r>, valid with DRM_REGION_HAS_LEGACY */
 };
 
-/* A key the spec does not define (amd-*, v3d-jobs-*, pasid, drm-curfreq-*, ...), kept verbatim. */
+/*
+ * A key the spec does not define (amd-*, v3d-jobs-*, pasid, drm-curfreq-*, ...), kept verbatim;
+ * each key once.
+ */
 struct drm_fdinfo_extra {
 	char *key;
 	char *value;		/* trimmed of surrounding blanks */
@@ -111,8 +114,8 @@ struct drm_fdinfo {
 
 	/*
 	 * Lines skipped: no ':' separator, empty key, a spec key whose value is not a u64 (or
-	 * overflows u64 after the unit is applied), an unknown unit, capacity 0, or a spec key
-	 * printed twice (the first value is kept).
+	 * overflows u64 after the unit is applied), an unknown unit, capacity 0, or a key printed
+	 * twice (the first value is kept; extras too).
 	 */
 	unsigned int nr_malformed;
 
@@ -138,7 +141,8 @@ const struct drm_fdinfo_engine *drm_fdinfo_engine(const struct drm_fdinfo *fi, c
 const struct drm_fdinfo_region *drm_fdinfo_region(const struct drm_fdinfo *fi, const char *name);
 /*
  * A client's memory over all its regions: drm-total where printed, else resident (drivers that
- * print only drm-memory-<r>). *@any (if non-NULL) tells whether any region had either.
+ * print only drm-memory-<r>), saturating at UINT64_MAX. *@any (if non-NULL) tells whether any
+ * region had either.
  */
 uint64_t drm_fdinfo_total_bytes(const struct drm_fdinfo *fi, bool *any);
 

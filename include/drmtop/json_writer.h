@@ -18,8 +18,9 @@ struct json_writer {
 	FILE *out;
 	int depth;
 	bool first[JSON_WRITER_MAX_DEPTH];	/* no member written yet at this depth */
+	bool object[JSON_WRITER_MAX_DEPTH];	/* the container at this depth is an object */
 	bool after_key;				/* a key was written, its value is next */
-	bool error;				/* nesting misuse; the output is unusable */
+	bool error;				/* misuse; the output is unusable */
 };
 
 void jw_init(struct json_writer *w, FILE *out);
@@ -46,7 +47,11 @@ void jw_kv_u64_or_null(struct json_writer *w, const char *key, bool valid, uint6
 void jw_kv_double_or_null(struct json_writer *w, const char *key, bool valid, double v,
 			  int decimals);
 
-/* Ends the top-level value with a newline and flushes; returns -1 if anything went wrong. */
+/*
+ * Ends the top-level value with a newline and flushes; returns -1 if anything went wrong: a
+ * write error, or a line that would not be one JSON value (no value or two, a key outside an
+ * object, a member without a key, an unclosed container, nesting beyond the maximum).
+ */
 int jw_finish_line(struct json_writer *w);
 
 #endif /* DRMTOP_JSON_WRITER_H */

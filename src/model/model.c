@@ -229,6 +229,12 @@ static struct drmtop_model_bpf *bpf_side(struct build *b, const struct drmtop_cl
 	return mb;
 }
 
+/* Saturating: a sum that no longer fits is pinned at the maximum instead of wrapping. */
+static void add_sat(uint64_t *sum, uint64_t v)
+{
+	*sum = v > UINT64_MAX - *sum ? UINT64_MAX : *sum + v;
+}
+
 static void fill_regions(struct build *b, struct drmtop_model_client *mc,
 			 const struct drm_fdinfo *fi)
 {
@@ -255,11 +261,11 @@ static void fill_regions(struct build *b, struct drmtop_model_client *mc,
 		mr->active = r->active;
 		if (mr->present & DRMTOP_MEM_RESIDENT) {
 			mc->has_resident = true;
-			mc->mem_resident += r->resident;
+			add_sat(&mc->mem_resident, r->resident);
 		}
 		if (mr->present & DRMTOP_MEM_SHARED) {
 			mc->has_shared = true;
-			mc->mem_shared += r->shared;
+			add_sat(&mc->mem_shared, r->shared);
 		}
 	}
 	mc->mem_total = drm_fdinfo_total_bytes(fi, &mc->has_mem);
@@ -452,12 +458,6 @@ static struct drmtop_model_region *dev_region(struct build *b, struct drmtop_mod
 		return NULL;
 	d->regions[d->nr_regions].name = copy_str(b, name);
 	return &d->regions[d->nr_regions++];
-}
-
-/* Saturating: a sum that no longer fits is pinned at the maximum instead of wrapping. */
-static void add_sat(uint64_t *sum, uint64_t v)
-{
-	*sum = v > UINT64_MAX - *sum ? UINT64_MAX : *sum + v;
 }
 
 /* Per-device totals over the clients shown, devices in order of first appearance. */

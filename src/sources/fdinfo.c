@@ -131,10 +131,14 @@ static struct drm_fdinfo_region *get_region(struct drm_fdinfo *fi, const char *n
 	return r;
 }
 
+/* Returns 1 if kept, 0 for a key printed before (its first value stays), -ENOMEM. */
 static int add_extra(struct drm_fdinfo *fi, const char *key, const char *value)
 {
 	struct drm_fdinfo_extra *x;
 
+	/* As for the spec keys; a key twice would also make the JSON extras object ambiguous. */
+	if (drm_fdinfo_extra(fi, key))
+		return 0;
 	if (grow((void **)&fi->extras, &fi->extras_cap, fi->nr_extras, sizeof(*x)))
 		return -ENOMEM;
 	x = &fi->extras[fi->nr_extras];
@@ -147,7 +151,7 @@ static int add_extra(struct drm_fdinfo *fi, const char *key, const char *value)
 		return -ENOMEM;
 	}
 	fi->nr_extras++;
-	return 0;
+	return 1;
 }
 
 enum engine_field { EF_BUSY, EF_CAPACITY, EF_CYCLES, EF_TOTAL_CYCLES, EF_MAXFREQ };
@@ -346,7 +350,7 @@ static int parse_pair(struct drm_fdinfo *fi, struct parse_state *st, const char 
 	if (strncmp(key, "drm-", 4)) {
 		if (is_legacy_amdgpu(key, value))
 			st->saw_legacy = true;
-		return add_extra(fi, key, value) ? -ENOMEM : 1;
+		return add_extra(fi, key, value);
 	}
 	st->saw_drm = true;
 
@@ -370,7 +374,7 @@ static int parse_pair(struct drm_fdinfo *fi, struct parse_state *st, const char 
 			return *name ? set_region(fi, name, region_keys[i].field, value) : 0;
 	}
 	/* drm-curfreq-* (panfrost) and anything newer than this parser */
-	return add_extra(fi, key, value) ? -ENOMEM : 1;
+	return add_extra(fi, key, value);
 }
 
 static bool blank(char c)
@@ -482,7 +486,7 @@ int drm_fdinfo_parse(struct drm_fdinfo *fi, const char *buf, size_t len)
 
 uint64_t drm_fdinfo_total_bytes(const struct drm_fdinfo *fi, bool *any)
 {
-	uint64_t total = 0;
+	uint64_t total = 0, part;
 	bool seen = false;
 	size_t i;
 
@@ -490,11 +494,13 @@ uint64_t drm_fdinfo_total_bytes(const struct drm_fdinfo *fi, bool *any)
 		const struct drm_fdinfo_region *r = &fi->regions[i];
 
 		if (r->present & DRM_REGION_HAS_TOTAL)
-			total += r->total;
+			part = r->total;
 		else if (r->present & DRM_REGION_HAS_RESIDENT)
-			total += r->resident;
+			part = r->resident;
 		else
 			continue;
+		/* Saturating: regions near 2^64 (a driver bug, hostile input) must not wrap. */
+		total = part > UINT64_MAX - total ? UINT64_MAX : total + part;
 		seen = true;
 	}
 	if (any)

@@ -5,6 +5,7 @@
  * from a real UINT64_MAX reading.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -22,6 +23,7 @@ static int is_blank(char c)
 static int split_number(const char *s, unsigned int base, uint64_t *out, const char **unit,
 			size_t *unit_len)
 {
+	bool overflow = false;
 	uint64_t v = 0;
 	const char *p = s;
 	const char *u;
@@ -30,12 +32,14 @@ static int split_number(const char *s, unsigned int base, uint64_t *out, const c
 		p++;
 	if (*p < '0' || *p >= (char)('0' + base))
 		return -EINVAL;
+	/* Overflow is told only once the text is known to be a number: junk is -EINVAL. */
 	for (; *p >= '0' && *p < (char)('0' + base); p++) {
 		unsigned int d = (unsigned int)(*p - '0');
 
 		if (v > (UINT64_MAX - d) / base)
-			return -ERANGE;
-		v = v * base + d;
+			overflow = true;
+		else
+			v = v * base + d;
 	}
 	/* a digit of a larger base right after the number: "12a", "089" in octal */
 	if (*p && !is_blank(*p))
@@ -51,6 +55,8 @@ static int split_number(const char *s, unsigned int base, uint64_t *out, const c
 		p++;
 	if (*p)
 		return -EINVAL;	/* a second word after the unit */
+	if (overflow)
+		return -ERANGE;
 	*out = v;
 	return 0;
 }

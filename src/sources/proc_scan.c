@@ -751,7 +751,9 @@ int drm_scan_sample(struct drm_scan *s)
 	s->stats.sample_ns = s->ops.now_ns(s->ops.ctx);
 	err = walk_root(s, &w);
 	if (!err) {
-		qsort(w.fds, w.nr_fds, sizeof(*w.fds), cmp_fd_rec);
+		/* qsort's base must be valid even for no elements: a tree without fds has none. */
+		if (w.nr_fds)
+			qsort(w.fds, w.nr_fds, sizeof(*w.fds), cmp_fd_rec);
 		err = group(s, &w, &cur);
 	}
 	walk_free(&w);

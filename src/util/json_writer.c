@@ -12,13 +12,18 @@ void jw_init(struct json_writer *w, FILE *out)
 	w->first[0] = true;
 }
 
-/* Emits the separator owed before a value at the current depth. */
+/*
+ * Emits the separator owed before a value at the current depth. A second top-level value or an
+ * object member without a key would make the line invalid JSON: flagged, not written around.
+ */
 static void jw_before_value(struct json_writer *w)
 {
 	if (w->after_key) {
 		w->after_key = false;
 		return;
 	}
+	if ((w->depth == 0 && !w->first[0]) || w->object[w->depth])
+		w->error = true;
 	if (!w->first[w->depth])
 		fputc(',', w->out);
 	w->first[w->depth] = false;
@@ -34,11 +39,12 @@ static void jw_open(struct json_writer *w, char c)
 	fputc(c, w->out);
 	w->depth++;
 	w->first[w->depth] = true;
+	w->object[w->depth] = c == '{';
 }
 
 static void jw_close(struct json_writer *w, char c)
 {
-	if (w->depth == 0 || w->after_key) {
+	if (w->depth == 0 || w->after_key || w->object[w->depth] != (c == '}')) {
 		w->error = true;
 		return;
 	}
@@ -152,11 +158,13 @@ static void jw_escaped(FILE *out, const char *str, size_t n)
 
 void jw_key(struct json_writer *w, const char *key)
 {
-	if (w->after_key) {
+	if (w->after_key || !w->object[w->depth]) {
 		w->error = true;
 		return;
 	}
-	jw_before_value(w);
+	if (!w->first[w->depth])
+		fputc(',', w->out);
+	w->first[w->depth] = false;
 	jw_escaped(w->out, key, strlen(key));
 	fputc(':', w->out);
 	w->after_key = true;
@@ -262,7 +270,7 @@ void jw_kv_double_or_null(struct json_writer *w, const char *key, bool valid, do
 
 int jw_finish_line(struct json_writer *w)
 {
-	bool bad = w->error || w->depth != 0 || w->after_key;
+	bool bad = w->error || w->depth != 0 || w->after_key || w->first[0];
 
 	fputc('\n', w->out);
 	if (fflush(w->out) || ferror(w->out))

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "drmtop/util/printable.h"
 #include "drmtop/util/strbuf.h"
 #include "drmtop/views.h"
 
@@ -18,9 +19,15 @@ struct sink {
 	struct strbuf sb;
 };
 
+/*
+ * Lines carry process names, command names and what drivers print, all arbitrary bytes: each
+ * goes out terminal-safe (util/printable.h), for batch output and the TUI alike.
+ */
 static void flush(struct sink *s, enum drmtop_line_kind kind)
 {
-	s->emit(s->ctx, kind, s->sb.s);
+	char safe[DRMTOP_PRINTABLE_SIZE(STRBUF_LEN)];
+
+	s->emit(s->ctx, kind, drmtop_printable(safe, sizeof(safe), s->sb.s));
 	sb_reset(&s->sb);
 }
 

@@ -138,6 +138,61 @@ grep -Eq '^ +100 .* 5 +[0-9.]+% .*100/3,100/7,101/3' <<<"$text" && ok "text: cli
 grep -q 'source: fdinfo only (BPF off: --source fdinfo)' <<<"$text" && ok "text: says fdinfo only and why" ||
 	bad "text: source note" "$text"
 
+# Hostile input (tests/cli/hostile-proc.sh): terminal escapes, C1 controls and invalid UTF-8 in
+# comm, cmdline and fdinfo names; fdinfo truncated, malformed, all NULs, empty, at u64 max, with
+# a 1 MiB line and 3000 engines. Never fatal; JSON valid and exact; text terminal-safe.
+# term_safe FILE: no control character but newline, no C1 control, well-formed UTF-8
+term_safe() {
+	! LC_ALL=C grep -q "$(printf '[\001-\011\013-\037\177]')" "$1" &&
+		! LC_ALL=C grep -qP '\xc2[\x80-\x9f]' "$1" && iconv -f UTF-8 -t UTF-8 "$1" >/dev/null 2>&1
+}
+H=$T/hostile
+if tests/cli/hostile-proc.sh "$H" 2>"$T/err"; then
+	hp=(--proc-root "$H/proc" --sys-root "" --source fdinfo)
+	timeout 60 "$DRMTOP" "${hp[@]}" -J -n 2 -d 0.2 >"$T/h.json" 2>"$T/err"
+	rc=$?
+	[ "$rc" -eq 0 ] && [ "$(grep -c . "$T/h.json")" -eq 2 ] && jq -e . "$T/h.json" >/dev/null &&
+		ok "hostile: JSON run exits 0, two valid lines" ||
+		bad "hostile: JSON run" "rc=$rc $(head -c 2000 "$T/err")"
+	tail -n 1 "$T/h.json" >"$T/h1.json"
+	n=$(jq '.clients | length' "$T/h1.json")
+	[ "$n" = 7 ] && ok "hostile: every client listed" || bad "hostile: every client listed" "$n"
+	# A name is carried exactly: escapes decoded back to the same bytes, ill-formed bytes U+FFFD.
+	[ "$(jq -r '.clients[] | select(.pid == 10) | .comm' "$T/h1.json")" = \
+		"$(printf 'evil\033[2J\033]0;pwne')" ] && ok "hostile: comm exact through JSON" ||
+		bad "hostile: comm exact through JSON" "$(jq -c '.clients[0].comm' "$T/h1.json")"
+	[ "$(jq -r '.clients[] | select(.pid == 10) | .client_name' "$T/h1.json")" = \
+		"$(printf 'name\033]0;pwned\007\xef\xbf\xbd\xef\xbf\xbd\xc2\x9b')" ] &&
+		ok "hostile: drm-client-name exact, invalid bytes as U+FFFD" ||
+		bad "hostile: drm-client-name" "$(jq -c '.clients[0].client_name' "$T/h1.json")"
+	[ "$(jq -r '.clients[] | select(.pid == 11) | .comm' "$T/h1.json")" = \
+		"$(printf '\xef\xbf\xbd%.0s' 1 2 3 4 5)" ] && ok "hostile: invalid UTF-8 comm" ||
+		bad "hostile: invalid UTF-8 comm" "$(jq -c '.clients[1].comm' "$T/h1.json")"
+	grep -q '"total_bytes":18446744073709551615' "$T/h1.json" &&
+		grep -q '"busy_ns":18446744073709551615' "$T/h1.json" &&
+		ok "hostile: u64 max printed exactly" || bad "hostile: u64 max" "$(head -c 600 "$T/h1.json")"
+	v=$(jq -c '[(.clients[] | select(.pid == 11) | [.malformed_lines, .engines[0].busy_ns]),
+		(.clients[] | select(.pid == 15) | .engines | length),
+		(.clients[] | select(.pid == 10) | .extras.pasid), .scan.malformed_lines]' "$T/h1.json")
+	[ "$v" = '[[3,12],3001,"1",7]' ] &&
+		ok "hostile: truncated line, 1 MiB key, key twice, malformed lines counted" ||
+		bad "hostile: parse results" "$v"
+	timeout 60 "$DRMTOP" "${hp[@]}" -b -n 1 -d 0.2 >"$T/h.txt" 2>"$T/err"
+	rc=$?
+	[ "$rc" -eq 0 ] && term_safe "$T/h.txt" && grep -qF 'evil\x1b[2J\x1b]0;pwne' "$T/h.txt" &&
+		grep -qF 'sim\x1b[31mgpu' "$T/h.txt" && grep -qF '\xff\xfe\x9b\xc0\xaf' "$T/h.txt" &&
+		ok "hostile: text escapes control characters and invalid UTF-8" ||
+		bad "hostile: text" "rc=$rc $(head -c 3000 "$T/h.txt" | cat -v)"
+	timeout 60 "$DRMTOP" record "${hp[@]}" -t 0.4 >"$T/h.rec" 2>"$T/err"
+	rc=$?
+	[ "$rc" -eq 0 ] && term_safe "$T/h.rec" && grep -qF 'evil\x1b[2J' "$T/h.rec" &&
+		ok "hostile: record text escaped" || bad "hostile: record text" "rc=$rc $(cat -v "$T/h.rec")"
+	timeout 60 "$DRMTOP" record "${hp[@]}" -t 0.4 -J 2>"$T/err" | jq -e . >/dev/null &&
+		ok "hostile: record JSON valid" || bad "hostile: record JSON" "$(cat "$T/err")"
+else
+	bad "hostile proc tree" "$(cat "$T/err")"
+fi
+
 # The live view, as a person sees it: tmux runs it on a terminal, keys go in, the screen is read.
 if command -v tmux >/dev/null; then
 	sock="$T/tmux"
@@ -158,6 +213,16 @@ if command -v tmux >/dev/null; then
 	tmux -S "$sock" send-keys q
 	wait_screen 'EXITED 0' && ok "tui: q quits with status 0" || bad "tui: q" "$(screen)"
 	tmux -S "$sock" kill-server 2>/dev/null
+	# The hostile tree's names reach the screen escaped (as \xNN or ?), and the screen is still
+	# drmtop's.
+	if [ -d "$H/proc" ]; then
+		tmux -S "$sock" new-session -d -x 160 -y 30 \
+			"$DRMTOP --proc-root $H/proc --sys-root '' --source fdinfo -d 0.5; sleep 30"
+		wait_screen 'evil\(\\x1b\|?\)\[2J' && screen | grep -q 'sort: busy' &&
+			ok "tui: hostile names shown escaped" || bad "tui: hostile names" "$(screen)"
+		tmux -S "$sock" send-keys q
+		tmux -S "$sock" kill-server 2>/dev/null
+	fi
 else
 	bad "tui" "tmux missing (scripts/install-deps.sh installs it)"
 fi

@@ -32,6 +32,9 @@ static void u64_grammar(void **state)
 	assert_true(v == UINT64_MAX);
 	assert_int_equal(drm_parse_u64("18446744073709551616", 10, &v), -ERANGE);
 	assert_int_equal(drm_parse_u64("99999999999999999999", 10, &v), -ERANGE);
+	/* Junk is junk however long the digits before it (fuzz_number found these). */
+	assert_int_equal(drm_parse_u64("99999999999999999999x", 10, &v), -EINVAL);
+	assert_int_equal(drm_parse_u64_unit("99999999999999999999 ns ns", "ns", &v), -EINVAL);
 	assert_int_equal(drm_parse_u64(" \t42 \t", 10, &v), 0);
 	assert_int_equal(v, 42);
 	assert_int_equal(drm_parse_u64("0", 10, &v), 0);
@@ -387,6 +390,43 @@ static void test_total_bytes_over_regions(void **state)
 	drm_fdinfo_free(&fi);
 }
 
+/*
+ * Regions each near 2^64 (hostile or buggy fdinfo) saturate the sum instead of wrapping to a
+ * small figure (fuzz_fdinfo found the wrap).
+ */
+static void test_total_bytes_saturates(void **state)
+{
+	static const char buf[] = "drm-total-vram:\t18446744073709551615\n"
+				  "drm-total-gtt:\t18446744073709551615\n"
+				  "drm-memory-cpu:\t2\n";
+	struct drm_fdinfo fi;
+	bool any = false;
+
+	(void)state;
+	parse_str(&fi, buf);
+	assert_true(drm_fdinfo_total_bytes(&fi, &any) == UINT64_MAX);
+	assert_true(any);
+	drm_fdinfo_free(&fi);
+}
+
+/*
+ * A non-spec key printed twice keeps its first value, like the spec keys, and counts as
+ * malformed: JSON's extras object must not hold one name twice (fuzz_fdinfo found it).
+ */
+static void test_duplicate_extra_first_kept(void **state)
+{
+	static const char buf[] = "pasid:\t1\ndrm-curfreq-x:\t5\npasid:\t2\ndrm-curfreq-x:\t6\n";
+	struct drm_fdinfo fi;
+
+	(void)state;
+	parse_str(&fi, buf);
+	assert_int_equal(fi.nr_extras, 2);
+	assert_string_equal(drm_fdinfo_extra(&fi, "pasid"), "1");
+	assert_string_equal(drm_fdinfo_extra(&fi, "drm-curfreq-x"), "5");
+	assert_int_equal(fi.nr_malformed, 2);
+	drm_fdinfo_free(&fi);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -403,6 +443,8 @@ int main(void)
 		cmocka_unit_test(no_fixed_limits),
 		cmocka_unit_test(reparse_replaces),
 		cmocka_unit_test(test_total_bytes_over_regions),
+		cmocka_unit_test(test_total_bytes_saturates),
+		cmocka_unit_test(test_duplicate_extra_first_kept),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

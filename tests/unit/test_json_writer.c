@@ -125,6 +125,44 @@ static void test_non_finite_is_null_and_misuse_detected(void **state)
 	free(c.buf);
 }
 
+/*
+ * Every call sequence that would not make one JSON value is reported (fuzz_json_writer found
+ * these written as "valid" lines): nothing, two top-level values, a key in an array, an object
+ * member without a key, a bracket closing the other kind of container.
+ */
+static void test_invalid_sequences_reported(void **state)
+{
+	struct capture c;
+
+	(void)state;
+	cap_open(&c);
+	assert_int_equal(jw_finish_line(&c.w), -1);
+	jw_u64(&c.w, 1);
+	jw_u64(&c.w, 2);
+	assert_int_equal(jw_finish_line(&c.w), -1);
+	jw_array_begin(&c.w);
+	jw_kv_u64(&c.w, "k", 1);
+	jw_array_end(&c.w);
+	assert_int_equal(jw_finish_line(&c.w), -1);
+	jw_object_begin(&c.w);
+	jw_null(&c.w);
+	jw_object_end(&c.w);
+	assert_int_equal(jw_finish_line(&c.w), -1);
+	jw_object_begin(&c.w);
+	jw_array_end(&c.w);
+	assert_int_equal(jw_finish_line(&c.w), -1);
+	jw_array_begin(&c.w);
+	jw_object_end(&c.w);
+	assert_int_equal(jw_finish_line(&c.w), -1);
+	/* and the writer is usable again after each */
+	jw_object_begin(&c.w);
+	jw_kv_u64(&c.w, "k", 1);
+	jw_object_end(&c.w);
+	assert_int_equal(jw_finish_line(&c.w), 0);
+	cap_close(&c);
+	free(c.buf);
+}
+
 static void test_key_value_helpers(void **state)
 {
 	struct capture c;
@@ -159,6 +197,7 @@ int main(void)
 		cmocka_unit_test(test_embedded_nul_is_escaped),
 		cmocka_unit_test(test_non_finite_is_null_and_misuse_detected),
 		cmocka_unit_test(test_key_value_helpers),
+		cmocka_unit_test(test_invalid_sequences_reported),
 	};
 
 	return cmocka_run_group_tests_name("json_writer", tests, NULL, NULL);

@@ -192,6 +192,34 @@ static void test_derived_memory_and_sort(void **state)
 	drmtop_model_fini(&m);
 }
 
+/* Per-client memory sums saturate like the device sums: u64-max regions do not wrap to 0. */
+static void test_client_memory_saturates(void **state)
+{
+	struct drmtop_model_input in = { .diverge_pct = 5.0 };
+	struct drm_fdinfo_region reg[2];
+	struct drmtop_model m = { 0 };
+	struct fake_fdinfo a;
+
+	(void)state;
+	fake_fdinfo_init(&a, 1, "gfx", 10.0, 0, 10, 3);
+	identity(&a, "kA", "big");
+	memset(reg, 0, sizeof(reg));
+	reg[0].name = "vram";
+	reg[1].name = "gtt";
+	reg[0].present = reg[1].present = DRM_REGION_HAS_RESIDENT | DRM_REGION_HAS_SHARED;
+	reg[0].resident = reg[1].resident = UINT64_MAX;
+	reg[0].shared = reg[1].shared = UINT64_MAX - 1;
+	a.c.info.regions = reg;
+	a.c.info.nr_regions = 2;
+	in.clients = &a.c;
+	in.nr_clients = 1;
+	assert_int_equal(drmtop_model_build(&m, &in), 0);
+	assert_true(m.clients[0].mem_resident == UINT64_MAX);
+	assert_true(m.clients[0].mem_shared == UINT64_MAX);
+	assert_true(m.clients[0].mem_total == UINT64_MAX);
+	drmtop_model_fini(&m);
+}
+
 /*
  * Absent is not zero: a 7.x client with no buffer that reports a status prints drm-total-* but
  * no drm-resident-*; its resident figure is "-" in text and null in JSON (it was "0 B"), and
@@ -440,6 +468,7 @@ int main(void)
 		cmocka_unit_test(test_divergence_windows),
 		cmocka_unit_test(test_notes_reach_views),
 		cmocka_unit_test(test_derived_memory_and_sort),
+		cmocka_unit_test(test_client_memory_saturates),
 		cmocka_unit_test(test_absent_is_not_zero),
 		cmocka_unit_test(test_losses_make_figures_lower_bounds),
 		cmocka_unit_test(test_every_loss_counter_counts),
