@@ -47,6 +47,13 @@ struct record_client {
 	bool closed;		/* gone before the session ended */
 	uint64_t first_seen_ns;	/* offsets from the session start */
 	uint64_t last_seen_ns;
+	/*
+	 * The monotonic window fdinfo's busy figures of the client cover: from its first reading
+	 * (a client open at the start; what it did before is left out) or from the session's start
+	 * (one that opened during it), to its last reading. Percentages are over this window, so a
+	 * slow scan cannot stretch or shrink the time they are divided by.
+	 */
+	uint64_t window_start_ns, window_end_ns;
 	struct record_engine *engines;
 	size_t nr_engines, engines_cap;
 	uint64_t peak_total_bytes;
@@ -90,6 +97,8 @@ int record_session_add(struct record_session *rs, const struct drmtop_model *m, 
  * reading; one that opened during the session counts all it did (its counters began at 0).
  */
 uint64_t record_engine_busy(const struct record_client *c, const struct record_engine *e);
+/* The length of the window the client's fdinfo busy time covers; @span when unknown. */
+uint64_t record_client_window(const struct record_client *c, uint64_t span);
 /* The tracer's busy time and jobs of a ring inside the session, by the same rule. */
 uint64_t record_ring_busy(const struct record_client *c, const struct record_ring *r);
 uint64_t record_ring_jobs(const struct record_client *c, const struct record_ring *r);

@@ -267,7 +267,9 @@ static int record_fdinfo_client(struct record_session *rs, const struct drmtop_m
 		rc->client_id = c->client_id;
 		rc->at_start = first;
 		rc->has_fdinfo = true;
+		rc->window_start_ns = first ? c->sample_ns : rs->start_ns;
 	}
+	rc->window_end_ns = c->sample_ns;
 	/* Only what a client open at the start had already done is left out of the session. */
 	baseline = rc->at_start && rc->first_seen_ns == offset;
 	rc->last_seen_ns = offset;
@@ -358,6 +360,12 @@ int record_session_add(struct record_session *rs, const struct drmtop_model *m, 
 			return err;
 	}
 	return 0;
+}
+
+uint64_t record_client_window(const struct record_client *c, uint64_t span)
+{
+	return c->window_end_ns > c->window_start_ns ? c->window_end_ns - c->window_start_ns
+						     : span;
 }
 
 uint64_t record_engine_busy(const struct record_client *c, const struct record_engine *e)

@@ -65,7 +65,7 @@ static void json_record_client(struct json_writer *w, const struct record_client
 		jw_object_begin(w);
 		jw_kv_string(w, "name", c->engines[j].name);
 		jw_kv_u64(w, "busy_ns", busy);
-		jw_kv_double(w, "busy_pct", busy_pct(busy, span), 2);
+		jw_kv_double(w, "busy_pct", busy_pct(busy, record_client_window(c, span)), 2);
 		jw_object_end(w);
 	}
 	jw_array_end(w);

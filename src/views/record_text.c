@@ -27,10 +27,11 @@ static void print_client(FILE *out, const struct record_client *c, uint64_t span
 		  drmtop_fmt_bytes(now, sizeof(now), c->closed ? 0 : c->last_total_bytes));
 	for (j = 0; j < c->nr_engines; j++) {
 		uint64_t busy = record_engine_busy(c, &c->engines[j]);
+		uint64_t window = record_client_window(c, span);
 
 		if (busy)	/* an idle engine says nothing here; JSON keeps it */
 			sb_printf(&sb, " %s %.3f s (%.1f%%)", c->engines[j].name,
-				  (double)busy / 1e9, busy_pct(busy, span));
+				  (double)busy / 1e9, busy_pct(busy, window));
 	}
 	if (c->has_bpf) {
 		sb_printf(&sb, "%s bpf%s:%s", c->nr_engines ? " |" : "",

@@ -270,6 +270,51 @@ static void test_engine_appearing_later_counts_from_zero(void **state)
 	record_session_free(&rs);
 }
 
+/*
+ * A client's busy share is over the window its readings cover. The session's samples were
+ * taken at 0, 1 and 2 s but the scan read the client only at 0.9, 1.4 and 1.9 s (a slow scan):
+ * 0.5 s of busy time over the 1 s between its first and last reading is 50 %, not the 25 % a
+ * 2 s session span gave (the CLI test read 35-44 % for a 50 % client on a loaded host).
+ */
+static void test_busy_share_over_the_clients_window(void **state)
+{
+	struct record_session rs = { 0 };
+	struct drmtop_model_input in = { 0 };
+	const struct record_client *rc;
+	struct drmtop_model m = { 0 };
+	struct fake_fdinfo a;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out;
+
+	(void)state;
+	fake_fdinfo_init(&a, 1, "gfx", 0, 100, 10, 3);
+	set_identity(&a, "kA", "alpha");
+	in.clients = &a.c;
+	in.nr_clients = 1;
+	a.eng[0].busy_ns = 5 * S;
+	a.c.sample_ns = 9 * S / 10;
+	add(&rs, &in, 0);
+	a.eng[0].busy_ns = 5 * S + S / 4;
+	a.c.sample_ns = 14 * S / 10;
+	add(&rs, &in, S);
+	a.eng[0].busy_ns = 5 * S + S / 2;
+	a.c.sample_ns = 19 * S / 10;
+	add(&rs, &in, 2 * S);
+	rc = rec_find(&rs, "kA");
+	assert_int_equal(record_engine_busy(rc, &rc->engines[0]), S / 2);
+	assert_int_equal(record_client_window(rc, 2 * S), S);
+
+	assert_int_equal(drmtop_model_build(&m, &in), 0);
+	out = open_memstream(&text, &len);
+	assert_int_equal(record_session_print_json(&rs, &m, out), 0);
+	fclose(out);
+	assert_non_null(strstr(text, "\"busy_ns\":500000000,\"busy_pct\":50.00"));
+	free(text);
+	drmtop_model_fini(&m);
+	record_session_free(&rs);
+}
+
 /* -p applies to record too: only the wanted process's clients, closed ones included. */
 static void test_pid_filter_applies_to_record(void **state)
 {
@@ -322,6 +367,7 @@ int main(void)
 		cmocka_unit_test(test_fdinfo_only_session),
 		cmocka_unit_test(test_engine_appearing_later_counts_from_zero),
 		cmocka_unit_test(test_pid_filter_applies_to_record),
+		cmocka_unit_test(test_busy_share_over_the_clients_window),
 	};
 
 	return cmocka_run_group_tests_name("record", tests, NULL, NULL);
