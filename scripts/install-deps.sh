@@ -9,10 +9,11 @@ as_root() {
 }
 
 # Build: BPF toolchain, libbpf, the TUI. Tests: cmocka, qemu, busybox, kernel headers to build
-# the simulated GPU driver against the kernels the VM suite boots.
+# the simulated GPU driver against the kernels the VM suite boots; prometheus (promtool, and the
+# server the VM case scrapes drmtop serve with) and curl for the exporter's tests.
 PKGS="make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config libncurses-dev
 libdrm-dev libcmocka-dev qemu-system-x86 busybox-static cpio kmod xz-utils zstd jq dwarves
-linux-headers-amd64 valgrind tmux"
+linux-headers-amd64 valgrind tmux prometheus curl"
 
 export DEBIAN_FRONTEND=noninteractive
 as_root apt-get update -qq

@@ -364,7 +364,8 @@ static void scrape(struct server *srv, struct conn *c, const char *accept, bool 
 	info.scrapes = ++srv->scrapes;
 	pthread_mutex_lock(&srv->lock);
 	err = drmtop_prom_write(f, &srv->series, fmt, &info);
-	if (!err)
+	/* HEAD sends no body: closed clients' final figures wait for a real scrape. */
+	if (!err && !head)
 		drmtop_series_scraped(&srv->series);
 	pthread_mutex_unlock(&srv->lock);
 	if (fclose(f))
