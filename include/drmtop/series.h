@@ -122,6 +122,10 @@ struct drmtop_series {
 	size_t nr_devices, cap_devices;
 	struct drmtop_series_counter *counters;
 	size_t nr_counters, cap_counters;
+	struct drmtop_series_counter *progs;	/* runs each tracer program missed (recursion) */
+	size_t nr_progs, cap_progs;
+	uint64_t missed;		/* events the tracer missed: losses and skipped runs */
+	uint64_t missed_raw;		/* private */
 
 	/* Health, as of the last update. */
 	uint64_t samples;		/* updates */

@@ -713,36 +713,48 @@ static void device_gauges(struct update *u, const struct drmtop_model *m)
 	}
 }
 
+/* A named monotonic counter of the tracer (its own count, or a program's misses). */
+static void count_named(struct update *u, struct drmtop_series_counter **arr, size_t *n,
+			size_t *cap, const char *name, enum drmtop_counter_kind kind, uint64_t raw)
+{
+	struct drmtop_series_counter *c = NULL;
+	bool first = false;
+	size_t j;
+
+	if (!name)
+		return;
+	for (j = 0; j < *n && !c; j++)
+		if (!strcmp((*arr)[j].name, name))
+			c = &(*arr)[j];
+	if (!c) {
+		c = vec_push(*arr, *n, *cap);
+		if (c)
+			c->name = strdup(name);
+		if (!c || !c->name) {
+			if (c)
+				(*n)--;
+			u->oom = true;
+			return;
+		}
+		first = true;
+	}
+	c->kind = kind;
+	add_sat(&c->value, growth(&c->raw, raw, first));
+}
+
 static void bpf_counters(struct update *u, const struct drmtop_model *m)
 {
 	struct drmtop_series *s = u->s;
-	size_t i, j;
+	size_t i;
 
-	for (i = 0; i < m->nr_counters; i++) {
-		const struct drmtop_model_counter *mc = &m->counters[i];
-		struct drmtop_series_counter *c = NULL;
-		bool first = false;
-
-		if (!mc->name)
-			continue;
-		for (j = 0; j < s->nr_counters && !c; j++)
-			if (!strcmp(s->counters[j].name, mc->name))
-				c = &s->counters[j];
-		if (!c) {
-			c = vec_push(s->counters, s->nr_counters, s->cap_counters);
-			if (c)
-				c->name = strdup(mc->name);
-			if (!c || !c->name) {
-				if (c)
-					s->nr_counters--;
-				u->oom = true;
-				continue;
-			}
-			first = true;
-		}
-		c->kind = mc->kind;
-		add_sat(&c->value, growth(&c->raw, mc->value, first));
-	}
+	for (i = 0; i < m->nr_counters; i++)
+		count_named(u, &s->counters, &s->nr_counters, &s->cap_counters, m->counters[i].name,
+			    m->counters[i].kind, m->counters[i].value);
+	for (i = 0; i < m->nr_progs; i++)
+		count_named(u, &s->progs, &s->nr_progs, &s->cap_progs, m->progs[i].name,
+			    DRMTOP_COUNTER_LOSS, m->progs[i].recursion_misses);
+	if (m->bpf_active)
+		add_sat(&s->missed, growth(&s->missed_raw, m->missed.since_start, false));
 }
 
 static void reset_gauges(struct drmtop_series *s)
@@ -958,6 +970,9 @@ void drmtop_series_fini(struct drmtop_series *s)
 	}
 	for (i = 0; i < s->nr_counters; i++)
 		free(s->counters[i].name);
+	for (i = 0; i < s->nr_progs; i++)
+		free(s->progs[i].name);
+	free(s->progs);
 	free(s->trackers);
 	free(s->clients);
 	free(s->devices);

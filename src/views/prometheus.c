@@ -528,6 +528,19 @@ static void health(struct out *o, const struct drmtop_series *s,
 		end_labels(o, first);
 		value_u64(o, s->counters[i].value);
 	}
+	single(o, "drmtop_bpf_missed_events", "counter", NULL,
+	       "Events the tracer missed: its loss counters plus program runs the kernel skipped. "
+	       "While it grows, the tracer's figures are lower bounds.", s->missed, false);
+	family(o, "drmtop_bpf_prog_recursion_misses", "counter", NULL,
+	       "Runs of a tracer program the kernel skipped (recursion): events it never saw.");
+	for (i = 0; i < s->nr_progs; i++) {
+		bool first = true;
+
+		fputs("drmtop_bpf_prog_recursion_misses_total", o->f);
+		label(o, &first, "prog", s->progs[i].name);
+		end_labels(o, first);
+		value_u64(o, s->progs[i].value);
+	}
 	family(o, "drmtop_scan_items", "gauge", NULL,
 	       "What the last fdinfo scan went through and skipped (vanished, denied, errors, "
 	       "malformed lines, unsupported formats, ...).");

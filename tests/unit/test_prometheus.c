@@ -515,6 +515,48 @@ static void test_unscraped_bound(void **state)
 	drmtop_series_fini(&s);
 }
 
+/* The tracer's own counters: every one exported, monotonic even if the tracer starts over. */
+static void test_bpf_counters(void **state)
+{
+	struct drmtop_model_counter cnt = { .name = "clients_full", .kind = DRMTOP_COUNTER_LOSS };
+	struct drmtop_model_prog prog = { .name = "drm_ioctl" };
+	struct drmtop_series s;
+	struct fake f;
+	char *out;
+
+	(void)state;
+	drmtop_series_init(&s, 10);
+	fake_reset(&f);
+	f.m.bpf_active = true;
+	f.m.bpf_hooks_attached = 20;
+	f.m.bpf_hooks = 22;
+	f.m.counters = &cnt;
+	f.m.nr_counters = 1;
+	f.m.progs = &prog;
+	f.m.nr_progs = 1;
+	cnt.value = 3;
+	prog.recursion_misses = 2;
+	f.m.missed.since_start = 5;
+	assert_int_equal(drmtop_series_update(&s, &f.m, 0), 0);
+	cnt.value = 1;	/* the tracer's maps started over */
+	prog.recursion_misses = 0;
+	f.m.missed.since_start = 1;
+	assert_int_equal(drmtop_series_update(&s, &f.m, 0), 0);
+	cnt.value = 2;
+	f.m.missed.since_start = 2;
+	assert_int_equal(drmtop_series_update(&s, &f.m, 0), 0);
+	out = render(&s, DRMTOP_PROM_TEXT);
+	expect(out, "drmtop_bpf_events_total{counter=\"clients_full\",kind=\"loss\"}", "4");
+	expect(out, "drmtop_bpf_prog_recursion_misses_total{prog=\"drm_ioctl\"}", "2");
+	expect(out, "drmtop_bpf_missed_events_total", "6");
+	expect(out, "drmtop_bpf_hooks_attached", "20");
+	expect(out, "drmtop_bpf_hooks", "22");
+	expect(out, "drmtop_bpf_tracer_active", "1");
+	expect(out, "drmtop_samples_total", "3");
+	free(out);
+	drmtop_series_fini(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -528,6 +570,7 @@ int main(void)
 		cmocka_unit_test(test_missed_sample),
 		cmocka_unit_test(test_cardinality_folding),
 		cmocka_unit_test(test_unscraped_bound),
+		cmocka_unit_test(test_bpf_counters),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
