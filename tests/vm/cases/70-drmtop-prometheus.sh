@@ -6,10 +6,10 @@
 # short-lived clients come and go:
 #  - Prometheus ingests every scrape (up == 1; it asks for OpenMetrics first, so that parser
 #    is the one that accepts drmtop's output), drmtop's health says the tracer is attached;
-#  - PromQL over the HTTP API: sum by (comm) (rate(drmtop_client_engine_busy_seconds_total[30s]))
+#  - PromQL over the HTTP API: sum by (comm) (rate(drmtop_client_engine_busy_seconds_total[45s]))
 #    of the streaming programs, from fdinfo and from BPF, within TOLERANCE_PCT points of the
 #    truth: simgpu's own engine time of those clients (debugfs, sampled every 100 ms by the
-#    workload) over the same 30 s. (Under a loaded TCG host the streams do not keep the
+#    workload) over the same 45 s. (Under a loaded TCG host the streams do not keep the
 #    engines busy: the shares are whatever simgpu really ran, not the scenario's nominal ones.)
 #  - after the workload stopped, the last value Prometheus has of every series of a command
 #    name adds up to what simgpu's debugfs says that program's clients did: jobs exactly, busy
@@ -27,8 +27,8 @@ set -u
 DRMTOP=${DRMTOP:-build/drmtop}
 PROMETHEUS=${PROMETHEUS:-prometheus}
 TOLERANCE_PCT=${TOLERANCE_PCT:-3}
-STEADY_S=${STEADY_S:-40}	# workload time in steady state before the rates are read
-RATE_WINDOW=30s
+STEADY_S=${STEADY_S:-50}	# workload time in steady state before the rates are read
+RATE_WINDOW=45s
 DPORT=9469
 PPORT=9090
 
@@ -180,7 +180,8 @@ sleep 5
 
 for src in fdinfo bpf; do
 	jq -n -r --slurpfile rec "$tmp/record.json" --slurpfile r "$tmp/rate-$src.json" \
-		--argjson T "$(cat "$tmp/rate-$src.time")" --argjson tol "$TOLERANCE_PCT" '
+		--argjson T "$(cat "$tmp/rate-$src.time")" --argjson tol "$TOLERANCE_PCT" \
+		--argjson win "${RATE_WINDOW%s}" '
 	# simgpu busy ns of engine column $k at monotonic time $x, linear between the samples
 	# around it (rows [t, id, gfx, compute, copy] of one client, sorted); null outside.
 	def at($rows; $k; $x):
@@ -192,7 +193,7 @@ for src in fdinfo bpf; do
 		    | $a[$k] + ($b[$k] - $a[$k]) * ($x - $a[0]) / ($b[0] - $a[0]) end
 		  end;
 	$rec[0] as $w
-	| ($T * 1e9 - $w.realtime_minus_monotonic_ns) as $t | ($t - 30e9) as $s
+	| ($T * 1e9 - $w.realtime_minus_monotonic_ns) as $t | ($t - $win * 1e9) as $s
 	| ($w.truth_samples.samples | group_by(.[1])
 	   | map({key: (.[0][1] | tostring), value: sort_by(.[0])}) | from_entries) as $truth
 	| ["render", "infer"][] as $comm
@@ -203,7 +204,7 @@ for src in fdinfo bpf; do
 	| ([$r[0][] | select(.metric.comm == $comm and .metric.engine == $e) | .value[1]
 	    | tonumber * 100] | add // 0) as $got
 	| if any($d[]; . == null) then "window: \($comm) \($e): no truth samples around it"
-	  else ($d | add * 100 / 30e9) as $want
+	  else ($d | add * 100 / ($win * 1e9)) as $want
 	  | if ($got - $want | fabs) > $tol
 	    then "busy: \($comm) \($e): prometheus \($got | . * 100 | round / 100) %, truth \($want |
 		. * 100 | round / 100) %"
