@@ -802,11 +802,17 @@ static int cmp_gone(const void *a, const void *b)
 	return x->gone_gen < y->gone_gen ? -1 : x->gone_gen > y->gone_gen;
 }
 
+/*
+ * Which hidden series to forget first: per-client ones (a client id and pid are seldom seen
+ * again), then folded ones (a command name comes back), oldest first.
+ */
 static int cmp_hidden(const void *a, const void *b)
 {
 	const struct drmtop_series_client *x = *(struct drmtop_series_client *const *)a;
 	const struct drmtop_series_client *y = *(struct drmtop_series_client *const *)b;
 
+	if (x->folded != y->folded)
+		return x->folded ? 1 : -1;
 	return x->hidden_gen < y->hidden_gen ? -1 : x->hidden_gen > y->hidden_gen;
 }
 

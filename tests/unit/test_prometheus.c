@@ -515,6 +515,45 @@ static void test_unscraped_bound(void **state)
 	drmtop_series_fini(&s);
 }
 
+/* Past the bound on hidden series, per-client ones are forgotten before folded ones. */
+static void test_forget_order(void **state)
+{
+	static char keys[100][16], comms[100][16];
+	struct drmtop_series s;
+	struct fake f;
+	size_t i;
+	char *out;
+
+	(void)state;
+	drmtop_series_init(&s, 1);
+	fake_reset(&f);
+	add_client(&f, "k#a", "keep", 10, 1, 100, 0, 0, 0);
+	add_client(&f, "k#b", "fold", 11, 2, 200, 0, 0, 0);
+	assert_int_equal(drmtop_series_update(&s, &f.m, 0), 0);
+	for (i = 0; i < 100; i++) {
+		snprintf(keys[i], sizeof(keys[i]), "k#%zu", i + 10);
+		snprintf(comms[i], sizeof(comms[i]), "x%zu", i);
+		fake_reset(&f);
+		add_client(&f, keys[i], comms[i], (pid_t)(100 + i), i + 10, 1, 0, 0, 0);
+		assert_int_equal(drmtop_series_update(&s, &f.m, 0), 0);
+		drmtop_series_scraped(&s);
+	}
+	/*
+	 * Some 85 hidden series without a member left (closed members are kept 16 samples),
+	 * bound 4 x 1 + 64: the oldest per-client ones went.
+	 */
+	assert_true(s.forgotten_total > 0);
+	fake_reset(&f);
+	add_client(&f, "k#z", "z", 20, 500, 1, 0, 0, 0);
+	add_client(&f, "k#c", "fold", 12, 3, 5, 0, 0, 0);
+	assert_int_equal(drmtop_series_update(&s, &f.m, 0), 0);
+	out = render(&s, DRMTOP_PROM_TEXT);
+	/* The folded series was kept: it goes on from 200, not from 0. */
+	expect(out, BUSY("fold", "", "", "fdinfo"), "0.000000205");
+	free(out);
+	drmtop_series_fini(&s);
+}
+
 /* The tracer's own counters: every one exported, monotonic even if the tracer starts over. */
 static void test_bpf_counters(void **state)
 {
@@ -571,6 +610,7 @@ int main(void)
 		cmocka_unit_test(test_cardinality_folding),
 		cmocka_unit_test(test_unscraped_bound),
 		cmocka_unit_test(test_bpf_counters),
+		cmocka_unit_test(test_forget_order),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
