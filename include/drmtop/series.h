@@ -9,8 +9,8 @@
  * record holding the raw figures it last reported; each update adds the growth of each figure
  * (the first time: the whole figure, the work done since the client opened) to the series its
  * member belongs to and to its device's totals. So:
- *  - a series only ever grows, also when a source's figure goes backwards (it is then followed
- *    from its new value) or when several clients share one label set;
+ *  - a series only ever grows, also when a source's figure goes backwards (growth counts again
+ *    only past the highest figure seen) or when several clients share one label set;
  *  - a client's labels are fixed when it is first seen (a primary holder or comm that changes
  *    later does not move its figures to a new series);
  *  - a closed client's final figures (the tracer's close record, or the last fdinfo figures

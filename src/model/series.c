@@ -27,7 +27,10 @@
 struct raw {
 	char *engine;
 	enum drmtop_series_source source;
-	uint64_t busy_ns, jobs;
+	uint64_t busy_ns, jobs;		/* the highest figures seen */
+	/* The tracer's close records of the client added up (bpf_reader.h: the first has the
+	 * figures since attach, later ones what jobs running at close still added). */
+	uint64_t closed_busy_ns, closed_jobs;
 };
 
 struct drmtop_series_tracker {
@@ -444,8 +447,11 @@ static struct drmtop_series_tracker *by_uid(struct drmtop_series *s, uint64_t ui
 	return strmap_get(&s->by_member, k);
 }
 
-/* Growth of a raw counter since the member's last report; a counter that went back is
- * followed from its new value (it cannot take back what was counted). */
+/*
+ * Growth of a raw counter since the member's last report; a counter that went back is
+ * followed from its new value (it cannot take back what was counted). For the tracer's own
+ * counters: maps that started over count again from 0.
+ */
 static uint64_t growth(uint64_t *last, uint64_t now, bool first)
 {
 	uint64_t d = first ? now : now > *last ? now - *last : 0;
@@ -454,14 +460,32 @@ static uint64_t growth(uint64_t *last, uint64_t now, bool first)
 	return d;
 }
 
+/*
+ * Growth of an engine figure past the highest one seen: the tracer's live figure includes an
+ * estimate of the running job that its close record may not (the job ends later, in a further
+ * record), and what was counted of it must not be counted again.
+ */
+static uint64_t growth_past(uint64_t *high, uint64_t now, bool first)
+{
+	uint64_t d = first ? now : now > *high ? now - *high : 0;
+
+	if (first || now > *high)
+		*high = now;
+	return d;
+}
+
 static void add_sat(uint64_t *sum, uint64_t v)
 {
 	*sum = v > UINT64_MAX - *sum ? UINT64_MAX : *sum + v;
 }
 
-/* One engine figure of one member: its growth goes to its series and its device. */
+/*
+ * One engine figure of one member: its growth goes to its series and its device. With
+ * @closed the figures are one close record's, added to the earlier ones of the client.
+ */
 static void feed(struct update *u, struct drmtop_series_tracker *t, const char *engine,
-		 enum drmtop_series_source src, uint64_t busy_ns, bool has_jobs, uint64_t jobs)
+		 enum drmtop_series_source src, uint64_t busy_ns, bool has_jobs, uint64_t jobs,
+		 bool closed)
 {
 	struct drmtop_series_client *c = t->series;
 	struct drmtop_series_engine *ce, *de;
@@ -495,8 +519,14 @@ static void feed(struct update *u, struct drmtop_series_tracker *t, const char *
 			free(t->raws[--t->nr_raws].engine);
 		return;
 	}
-	db = growth(&r->busy_ns, busy_ns, first);
-	dj = has_jobs ? growth(&r->jobs, jobs, first) : 0;
+	if (closed) {
+		add_sat(&r->closed_busy_ns, busy_ns);
+		add_sat(&r->closed_jobs, jobs);
+		busy_ns = r->closed_busy_ns;
+		jobs = r->closed_jobs;
+	}
+	db = growth_past(&r->busy_ns, busy_ns, first);
+	dj = has_jobs ? growth_past(&r->jobs, jobs, first) : 0;
 	add_sat(&ce->busy_ns, db);
 	add_sat(&de->busy_ns, db);
 	if (has_jobs) {
@@ -600,9 +630,10 @@ static void touch_client(struct update *u, const struct drmtop_model_client *c)
 
 		if (e->in_fdinfo && (e->fd.flags & DRMTOP_FD_BUSY))
 			feed(u, t, e->name, DRMTOP_SERIES_FDINFO, e->fd.busy_effective_ns, false,
-			     0);
+			     0, false);
 		if (e->in_bpf)
-			feed(u, t, e->name, DRMTOP_SERIES_BPF, e->bpf.busy_ns, true, e->bpf.jobs);
+			feed(u, t, e->name, DRMTOP_SERIES_BPF, e->bpf.busy_ns, true, e->bpf.jobs,
+			     false);
 	}
 	if (!first_now)
 		return;
@@ -657,7 +688,7 @@ static void touch_closed(struct update *u, const struct drmtop_model_closed *cl)
 	}
 	for (i = 0; i < cl->nr_engines; i++)
 		feed(u, t, cl->engines[i].name, DRMTOP_SERIES_BPF, cl->engines[i].busy_ns, true,
-		     cl->engines[i].jobs);
+		     cl->engines[i].jobs, true);
 	close_tracker(u, t);
 }
 
