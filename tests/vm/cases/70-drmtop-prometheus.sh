@@ -276,6 +276,17 @@ else
 		head -n 5 | tr '\n' ';')"
 fi
 
+# IPv6 loopback: a second exporter (fdinfo only, slow sampling) on [::1].
+"$DRMTOP" serve --listen '[::1]:9470' --source fdinfo -d 5 2>"$tmp/serve6.err" &
+v6=$!
+if wait_for 60 curl -sf --max-time 10 -o /dev/null 'http://[::1]:9470/metrics'; then
+	pass prom-serve-ipv6
+else
+	fail prom-serve-ipv6 "$(head -c 300 "$tmp/serve6.err")"
+fi
+kill "$v6" 2>/dev/null
+wait "$v6" 2>/dev/null
+
 kill "$SERVE_PID"
 wait "$SERVE_PID"
 rc=$?
