@@ -317,8 +317,12 @@ oom:
 	return NULL;
 }
 
-/* The series a new client joins: its own, or its comm's folded one past max_clients. */
-static struct drmtop_series_client *series_for(struct update *u, const struct labels *l)
+/*
+ * The series a new client joins: its own, or its comm's folded one past max_clients. A client
+ * known only from its close record (@live false) holds no slot of the limit: it is gone.
+ */
+static struct drmtop_series_client *series_for(struct update *u, const struct labels *l,
+					       bool live)
 {
 	struct drmtop_series *s = u->s;
 	struct drmtop_series_device *dev = get_device(u, l->driver, l->device);
@@ -345,7 +349,7 @@ static struct drmtop_series_client *series_for(struct update *u, const struct la
 			free(key);
 	} else if (!c) {
 		c = new_series(u, l, dev, false, comm, key);
-		if (c)
+		if (c && live)
 			s->individual_live++;
 	} else {
 		free(key);
@@ -358,11 +362,12 @@ oom:
 	return NULL;
 }
 
-static struct drmtop_series_tracker *new_tracker(struct update *u, const struct labels *l)
+static struct drmtop_series_tracker *new_tracker(struct update *u, const struct labels *l,
+						bool live)
 {
 	struct drmtop_series *s = u->s;
 	struct drmtop_series_tracker *t, **slot;
-	struct drmtop_series_client *c = series_for(u, l);
+	struct drmtop_series_client *c = series_for(u, l, live);
 
 	if (!c)
 		return NULL;
@@ -612,7 +617,7 @@ static void touch_client(struct update *u, const struct drmtop_model_client *c)
 		t = by_uid(u->s, uid);
 	if (!t) {
 		client_labels(u, c, &l);
-		t = new_tracker(u, &l);
+		t = new_tracker(u, &l, true);
 		if (!t)
 			return;
 	}
@@ -681,7 +686,7 @@ static void touch_closed(struct update *u, const struct drmtop_model_closed *cl)
 		l.pid = cl->pid;
 		d = resolve_device(u, l.driver, false, 0, cl->bpf.minor);
 		l.device = d ? d->device : "unknown";
-		t = new_tracker(u, &l);
+		t = new_tracker(u, &l, false);
 		if (!t)
 			return;
 		map_uid(u, t, cl->bpf.uid);

@@ -458,6 +458,20 @@ static void test_cardinality_folding(void **state)
 
 	(void)state;
 	drmtop_series_init(&s, 2);
+	/* Clients opened and closed between two samples hold no per-client slot. */
+	fake_reset(&f);
+	add_closed_bpf(&f, 97, "probe", 9, 97, 0, 0);
+	add_closed_bpf(&f, 98, "probe", 9, 98, 0, 0);
+	add_closed_bpf(&f, 99, "probe", 9, 99, 0, 0);
+	assert_int_equal(drmtop_series_update(&s, &f.m, 0), 0);
+	out = render(&s, DRMTOP_PROM_TEXT);
+	drmtop_series_scraped(&s);
+	/* Each its own series, on the device fdinfo would name without sysfs. */
+	expect(out, "drmtop_client_open{driver=\"simgpu\",device=\"simgpu@226:128\",client_id=\"99\","
+		    "pid=\"9\",comm=\"probe\"}", "0");
+	expect(out, "drmtop_clients_folded_total", "0");
+	expect(out, "drmtop_clients_closed_total", "3");
+	free(out);
 	fake_reset(&f);
 	add_client(&f, "k#1", "x", 10, 1, 100, 0, 0, 0);
 	add_client(&f, "k#2", "x", 11, 2, 200, 0, 0, 0);
