@@ -852,6 +852,16 @@ static int cmp_hidden(const void *a, const void *b)
 	return x->hidden_gen < y->hidden_gen ? -1 : x->hidden_gen > y->hidden_gen;
 }
 
+/*
+ * A series with an open client; a folded one also while it has closed members (kept
+ * TRACKER_KEEP_GENS samples): a command whose clients come and go would otherwise come and go
+ * from the exposition too.
+ */
+static bool active(const struct drmtop_series_client *c)
+{
+	return c->folded ? c->nr_members > 0 : c->live > 0;
+}
+
 /* Liveness, then what is shown: open series, and closed ones until a scrape saw them. */
 static void settle(struct update *u)
 {
@@ -872,11 +882,11 @@ static void settle(struct update *u)
 	for (i = 0; i < s->nr_clients; i++) {
 		struct drmtop_series_client *c = s->clients[i];
 
-		if (c->live) {
+		if (active(c)) {
 			c->visible = true;
 			c->gone_gen = 0;
 			c->scraped = false;
-			s->individual_live += !c->folded;
+			s->individual_live += !c->folded && c->live;
 		} else if (c->visible && !c->gone_gen) {
 			c->gone_gen = u->gen;
 			c->scraped = false;
@@ -892,7 +902,7 @@ static void settle(struct update *u)
 		return;
 	}
 	for (i = 0; i < s->nr_clients; i++)
-		if (s->clients[i]->visible && !s->clients[i]->live)
+		if (s->clients[i]->visible && !active(s->clients[i]))
 			pick[n++] = s->clients[i];
 	if (n > s->max_clients) {
 		qsort(pick, n, sizeof(*pick), cmp_gone);

@@ -454,6 +454,7 @@ static void test_cardinality_folding(void **state)
 {
 	struct drmtop_series s;
 	struct fake f;
+	size_t i;
 	char *out;
 
 	(void)state;
@@ -519,6 +520,22 @@ static void test_cardinality_folding(void **state)
 	expect(out, BUSY("z", "6", "15", "fdinfo"), "0.000000005");
 	expect(out, DEV_BUSY("fdinfo"), "0.000001535");
 	free(out);
+	/*
+	 * The last folded "x" client closes: the folded series stays (its comm's clients come
+	 * and go) until its closed members are dropped, then goes after a scrape.
+	 */
+	for (i = 0; i < 20; i++) {
+		fake_reset(&f);
+		add_client(&f, "k#2", "x", 11, 2, 210, 0, 0, 0);
+		add_client(&f, "k#4", "y", 13, 4, 410, 0, 0, 0);
+		assert_int_equal(drmtop_series_update(&s, &f.m, 0), 0);
+		out = render(&s, DRMTOP_PROM_TEXT);
+		drmtop_series_scraped(&s);
+		/* Closed members are kept 16 samples; then one scrape sees it memberless. */
+		if (i <= 16 || i >= 18)
+			expect(out, "drmtop_client_open" CLIENT("x", "", "") "}", i <= 16 ? "0" : NULL);
+		free(out);
+	}
 	drmtop_series_fini(&s);
 }
 
