@@ -134,5 +134,18 @@ install: $(OUTPUT)/drmtop
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/drmtop
 
+# The exporter's systemd unit, with the installed binary's path (systemd also reads units from
+# /usr/local/lib/systemd/system, so the default PREFIX works as it is).
+SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
+.PHONY: install-unit uninstall-unit
+install: install-unit
+uninstall: uninstall-unit
+install-unit: dist/drmtop.service
+	install -d $(DESTDIR)$(SYSTEMDUNITDIR)
+	sed 's|@BINDIR@|$(BINDIR)|g' $< > $(DESTDIR)$(SYSTEMDUNITDIR)/drmtop.service
+	chmod 0644 $(DESTDIR)$(SYSTEMDUNITDIR)/drmtop.service
+uninstall-unit:
+	rm -f $(DESTDIR)$(SYSTEMDUNITDIR)/drmtop.service
+
 clean:
 	rm -rf $(OUTPUT) $(CLEAN_PATHS)

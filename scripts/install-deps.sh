@@ -13,10 +13,11 @@ as_root() {
 # unstable chroot where it is built for unstable's 7.x kernel (tests/vm/sid-root.sh makes that
 # chroot under build/ when the 7.2 stage first runs; nothing of unstable is installed on this
 # machine); clang's runtimes (libFuzzer, ASan, UBSan) for make fuzz and make sanitize, valgrind
-# for the latter.
+# for the latter; prometheus (promtool, and the server the VM case scrapes drmtop serve with)
+# and curl for the exporter's tests.
 PKGS="make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config libncurses-dev
 libdrm-dev libcmocka-dev qemu-system-x86 busybox-static cpio kmod xz-utils zstd jq dwarves
-linux-headers-amd64 valgrind tmux debootstrap libclang-rt-14-dev"
+linux-headers-amd64 valgrind tmux debootstrap libclang-rt-14-dev prometheus curl"
 
 export DEBIAN_FRONTEND=noninteractive
 as_root apt-get update -qq

@@ -292,6 +292,8 @@ struct drmtop_model {
 
 	bool bpf_active;
 	const char *bpf_reason;		/* why not, or what is attached */
+	unsigned int bpf_hooks_attached;	/* the tracer's programs attached, of bpf_hooks */
+	unsigned int bpf_hooks;
 	struct drmtop_model_counter *counters;
 	size_t nr_counters;
 	struct drmtop_model_prog *progs;

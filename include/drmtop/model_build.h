@@ -25,6 +25,7 @@ struct drmtop_model_input {
 	/* The tracer: NULL snap/rec when it is not active. */
 	bool bpf_active;
 	const char *bpf_reason;
+	unsigned int bpf_hooks_attached, bpf_hooks;
 	const struct drmtop_bpf_snapshot *snap;
 	const struct drmtop_reconciler *rec;
 	/* The tracer's counters at the previous refresh (NULL at the first): interval figures */

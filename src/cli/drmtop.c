@@ -20,11 +20,9 @@
 #include "drmtop/options.h"
 #include "drmtop/probe.h"
 #include "drmtop/sampler.h"
+#include "drmtop/serve.h"
 #include "drmtop/util/clock.h"
-
-#ifndef DRMTOP_VERSION
-#define DRMTOP_VERSION "0.2.0"
-#endif
+#include "drmtop/version.h"
 
 static volatile sig_atomic_t stop_requested;
 
@@ -164,6 +162,7 @@ static const struct {
 	{ "top", cmd_top },
 	{ "record", cmd_record },
 	{ "probe", drmtop_probe_main },
+	{ "serve", drmtop_serve_main },
 };
 
 int main(int argc, char **argv)

@@ -43,6 +43,7 @@ void drmtop_usage(FILE *out, const char *prog)
 		"Usage: %1$s [top] [OPTIONS]\n"
 		"       %1$s record -t DURATION [OPTIONS]\n"
 		"       %1$s probe [-J]             what this kernel and machine give drmtop\n"
+		"       %1$s serve [--listen ADDR:PORT] Prometheus metrics (%1$s serve --help)\n"
 		"\n"
 		"Per-client GPU and accelerator usage: engine busy time, jobs and memory of every DRM\n"
 		"client, from the kernel's fdinfo and, as root, from BPF tracing of the GPU scheduler\n"

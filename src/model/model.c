@@ -738,6 +738,8 @@ int drmtop_model_build(struct drmtop_model *m, const struct drmtop_model_input *
 	m->filtered = in->nr_pids != 0;
 	m->bpf_active = in->bpf_active;
 	m->bpf_reason = copy_str(&b, in->bpf_reason);
+	m->bpf_hooks_attached = in->bpf_hooks_attached;
+	m->bpf_hooks = in->bpf_hooks;
 
 	/* The tracer's losses first: they decide how its figures of each client read. */
 	build_bpf_summary(&b);

@@ -115,6 +115,17 @@ static void sample_bpf(struct drmtop_sampler *s, const struct drm_client *client
 	}
 }
 
+/* The tracer's programs and how many of them are attached, for health metrics. */
+static void count_hooks(const struct drmtop_bpf *b, unsigned int *attached, unsigned int *all)
+{
+	const struct drmtop_bpf_hook *hooks;
+	size_t i, n = drmtop_bpf_hooks(b, &hooks);
+
+	*all = (unsigned int)n;
+	for (i = 0; i < n; i++)
+		*attached += hooks[i].attached;
+}
+
 int drmtop_sampler_new(struct drmtop_sampler **out, const struct drmtop_options *opts,
 		       const char *dev_root)
 {
@@ -176,6 +187,8 @@ int drmtop_sampler_next(struct drmtop_sampler *s, struct drmtop_model *m)
 		sample_bpf(s, in.clients, in.nr_clients);
 	in.bpf_active = s->bpf_active && s->have_snap;
 	in.bpf_reason = s->bpf_reason;
+	if (s->bpf)
+		count_hooks(s->bpf, &in.bpf_hooks_attached, &in.bpf_hooks);
 	if (in.bpf_active) {
 		in.snap = &s->snap;
 		in.rec = s->rec;

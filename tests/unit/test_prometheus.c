@@ -1,0 +1,669 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The exporter's model layer and view: the series accumulator (monotonic counters across client
+ * churn, closed clients kept until scraped, folding past max_clients) and the exposition
+ * (escaping, invalid UTF-8, text vs OpenMetrics). Models are built by hand, as a source would.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/sysmacros.h>
+#include <cmocka.h>
+
+#include "drmtop/prometheus.h"
+#include "drmtop/series.h"
+#include "drmtop/util/utf8.h"
+
+/* ---- building models ---- */
+
+struct fake {
+	struct drmtop_model m;
+	struct drmtop_model_client clients[8];
+	struct drmtop_model_engine engines[8][2];
+	struct drmtop_model_bpf bpf[8];
+	struct drmtop_model_closed closed[8];
+	struct drmtop_model_closed_engine closed_engines[8];
+};
+
+static void fake_reset(struct fake *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->m.clients = f->clients;
+	f->m.closed = f->closed;
+	f->m.status = DRMTOP_STATUS_OK;
+}
+
+/* An fdinfo client with one engine "gfx" at @fd_ns; @uid != 0 adds the tracer's side. */
+static void add_client(struct fake *f, const char *key, const char *comm, pid_t pid,
+		       uint64_t client_id, uint64_t fd_ns, uint64_t uid, uint64_t bpf_ns,
+		       uint64_t jobs)
+{
+	size_t i = f->m.nr_clients++;
+	struct drmtop_model_client *c = &f->clients[i];
+	struct drmtop_model_engine *e = f->engines[i];
+
+	c->key = key;
+	c->in_fdinfo = true;
+	c->dev_key = "pdev:0000:01:00.0";
+	c->driver = "simgpu";
+	c->node = "dri/renderD128";
+	c->rdev = makedev(226, 128);
+	c->comm = comm;
+	c->pid = pid;
+	c->fd = 3;
+	c->has_client_id = client_id != 0;
+	c->client_id = client_id;
+	c->engines = e;
+	c->nr_engines = 1;
+	e->name = "gfx";
+	e->in_fdinfo = true;
+	e->fd.flags = DRMTOP_FD_BUSY;
+	e->fd.busy_ns = fd_ns;
+	e->fd.busy_effective_ns = fd_ns;
+	if (uid) {
+		e->in_bpf = true;
+		e->bpf.busy_ns = bpf_ns;
+		e->bpf.jobs = jobs;
+		f->bpf[i].uid = uid;
+		f->bpf[i].minor = 128;
+		f->bpf[i].driver = "simgpu";
+		c->bpf = &f->bpf[i];
+	}
+	f->m.nr_fdinfo_clients = f->m.nr_clients;
+}
+
+/* fdinfo saw the client with @key go. */
+static void add_gone(struct fake *f, const char *key)
+{
+	struct drmtop_model_closed *c = &f->closed[f->m.nr_closed++];
+
+	c->key = key;
+	c->comm = "gone";
+}
+
+/* The tracer's close record of @uid, with its final gfx figures. */
+static void add_closed_bpf(struct fake *f, uint64_t uid, const char *comm, pid_t pid,
+			   uint64_t client_id, uint64_t busy_ns, uint64_t jobs)
+{
+	size_t i = f->m.nr_closed++;
+	struct drmtop_model_closed *c = &f->closed[i];
+
+	c->from_bpf = true;
+	c->pid = pid;
+	c->comm = comm;
+	c->driver = "simgpu";
+	c->has_client_id = true;
+	c->client_id = client_id;
+	c->bpf.uid = uid;
+	c->bpf.minor = 128;
+	c->bpf.comm = comm;
+	c->bpf.driver = "simgpu";
+	c->engines = &f->closed_engines[i];
+	c->nr_engines = 1;
+	f->closed_engines[i].name = "gfx";
+	f->closed_engines[i].busy_ns = busy_ns;
+	f->closed_engines[i].jobs = jobs;
+}
+
+/* ---- reading the exposition ---- */
+
+static char *render(const struct drmtop_series *s, enum drmtop_prom_format fmt)
+{
+	struct drmtop_prom_info info = { .version = "9.9", .scrapes = 1 };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	assert_int_equal(drmtop_prom_write(f, s, fmt, &info), 0);
+	fclose(f);
+	return buf;
+}
+
+/* The value of the sample whose line starts with @prefix ("name{labels}"), or NULL. */
+static const char *sample(const char *text, const char *prefix)
+{
+	static char val[64];
+	const char *p = text;
+	size_t pl = strlen(prefix);
+
+	while (p && *p) {
+		if (!strncmp(p, prefix, pl) && p[pl] == ' ') {
+			size_t n = strcspn(p + pl + 1, "\n");
+
+			snprintf(val, sizeof(val), "%.*s", (int)n, p + pl + 1);
+			return val;
+		}
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
+	return NULL;
+}
+
+#define CLIENT(comm, id, pid)                                                               \
+	"{driver=\"simgpu\",device=\"pdev:0000:01:00.0\",client_id=\"" id "\",pid=\"" pid \
+	"\",comm=\"" comm "\""
+#define BUSY(comm, id, pid, src)                                                            \
+	"drmtop_client_engine_busy_seconds_total" CLIENT(comm, id, pid)                    \
+	",engine=\"gfx\",source=\"" src "\"}"
+#define DEV_BUSY(src)                                                                       \
+	"drmtop_device_engine_busy_seconds_total{driver=\"simgpu\",device=\"pdev:0000:01:00.0\"," \
+	"engine=\"gfx\",source=\"" src "\"}"
+
+static void expect(const char *text, const char *prefix, const char *want)
+{
+	const char *got = sample(text, prefix);
+
+	if (!want) {
+		if (got)
+			fail_msg("%s: expected no sample, got %s", prefix, got);
+		return;
+	}
+	if (!got)
+		fail_msg("%s: no sample in\n%s", prefix, text);
+	assert_string_equal(got, want);
+}
+
+/* ---- tests ---- */
+
+static void test_utf8_sanitize(void **state)
+{
+	static const struct {
+		const char *in, *out;
+	} cases[] = {
+		{ "glxgears", "glxgears" },
+		{ "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80" },
+		{ "a\xff" "b", "a\xef\xbf\xbd" "b" },			/* never valid */
+		{ "\xc0\xaf", "\xef\xbf\xbd\xef\xbf\xbd" },		/* overlong '/' */
+		{ "\xed\xa0\x80", "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd" },	/* surrogate */
+		{ "x\xe2\x82", "x\xef\xbf\xbd\xef\xbf\xbd" },		/* cut short (comm is 15 bytes) */
+		{ "\xf4\x90\x80\x80", "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd" },
+		{ "\x80z", "\xef\xbf\xbdz" },				/* lone continuation */
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *s = utf8_sanitize(cases[i].in);
+
+		assert_string_equal(s, cases[i].out);
+		free(s);
+	}
+}
+
+static void test_label_escaping(void **state)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	(void)state;
+	drmtop_prom_label_value(f, "a\\b\"c\nd\te\xff");
+	fclose(f);
+	/* backslash, quote and newline escaped; tab kept; the bad byte becomes U+FFFD */
+	assert_string_equal(buf, "a\\\\b\\\"c\\nd\te\xef\xbf\xbd");
+	free(buf);
+}
+
+static void test_comm_in_output(void **state)
+{
+	struct drmtop_series s;
+	struct fake f;
+	char *out;
+
+	(void)state;
+	drmtop_series_init(&s, 10);
+	fake_reset(&f);
+	add_client(&f, "k#1", "a\"b\\c\nd\xfe", 10, 1, 1000, 0, 0, 0);
+	assert_int_equal(drmtop_series_update(&s, &f.m, 0), 0);
+	out = render(&s, DRMTOP_PROM_TEXT);
+	expect(out, BUSY("a\\\"b\\\\c\\nd\xef\xbf\xbd", "1", "10", "fdinfo"), "0.000001000");
+	free(out);
+	drmtop_series_fini(&s);
+}
+
+static void test_negotiation(void **state)
+{
+	static const struct {
+		const char *accept;
+		enum drmtop_prom_format want;
+	} cases[] = {
+		{ NULL, DRMTOP_PROM_TEXT },
+		{ "", DRMTOP_PROM_TEXT },
+		{ "*/*", DRMTOP_PROM_TEXT },
+		{ "text/plain", DRMTOP_PROM_TEXT },
+		{ "application/openmetrics-text", DRMTOP_PROM_OPENMETRICS },
+		/* What Prometheus 2.x sends */
+		{ "application/openmetrics-text;version=1.0.0,application/openmetrics-text;"
+		  "version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1",
+		  DRMTOP_PROM_OPENMETRICS },
+		{ "Application/OpenMetrics-Text; version=1.0.0", DRMTOP_PROM_OPENMETRICS },
+		/* Only the older OpenMetrics draft: text, which every scraper reads */
+		{ "application/openmetrics-text; version=0.0.1", DRMTOP_PROM_TEXT },
+		{ "application/openmetrics-text;q=0.2, text/plain;q=0.9", DRMTOP_PROM_TEXT },
+		{ "text/plain;q=0.3, application/openmetrics-text;q=0.8", DRMTOP_PROM_OPENMETRICS },
+		{ "application/openmetrics-text;q=0", DRMTOP_PROM_TEXT },
+		{ "application/json", DRMTOP_PROM_TEXT },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		if (drmtop_prom_negotiate(cases[i].accept) != cases[i].want)
+			fail_msg("Accept '%s': wrong format", cases[i].accept ? cases[i].accept
+									 : "(none)");
+	assert_non_null(strstr(drmtop_prom_content_type(DRMTOP_PROM_OPENMETRICS),
+			       "application/openmetrics-text; version=1.0.0"));
+	assert_non_null(strstr(drmtop_prom_content_type(DRMTOP_PROM_TEXT), "version=0.0.4"));
+}
+
+static void test_formats(void **state)
+{
+	struct drmtop_series s;
+	struct fake f;
+	char *text, *om;
+
+	(void)state;
+	drmtop_series_init(&s, 10);
+	fake_reset(&f);
+	add_client(&f, "k#1", "render", 10, 1, 1500000000, 7, 1400000000, 12);
+	assert_int_equal(drmtop_series_update(&s, &f.m, 0), 0);
+	text = render(&s, DRMTOP_PROM_TEXT);
+	om = render(&s, DRMTOP_PROM_OPENMETRICS);
+	/* Text: the family is named with _total; OpenMetrics: without, samples with it. */
+	assert_non_null(strstr(text, "# TYPE drmtop_client_engine_busy_seconds_total counter\n"));
+	assert_non_null(strstr(om, "# TYPE drmtop_client_engine_busy_seconds counter\n"));
+	assert_non_null(strstr(om, "# UNIT drmtop_client_engine_busy_seconds seconds\n"));
+	expect(text, BUSY("render", "1", "10", "bpf"), "1.400000000");
+	expect(om, BUSY("render", "1", "10", "fdinfo"), "1.500000000");
+	expect(om, "drmtop_client_jobs_total" CLIENT("render", "1", "10")
+		   ",engine=\"gfx\",source=\"bpf\"}", "12");
+	assert_non_null(strstr(text, "drmtop_build_info{version=\"9.9\"} 1\n"));
+	assert_non_null(strstr(om, "# TYPE drmtop_build info\n"));
+	assert_null(strstr(text, "# EOF"));
+	assert_int_equal(strcmp(om + strlen(om) - 6, "# EOF\n"), 0);
+	/* HELP: OpenMetrics escapes the double quote, text format does not. */
+	assert_non_null(strstr(text, "(pid=\"\", client_id=\"\")"));
+	assert_non_null(strstr(om, "(pid=\\\"\\\", client_id=\\\"\\\")"));
+	free(text);
+	free(om);
+	drmtop_series_fini(&s);
+}
+
+/* A client closes between scrapes: its final value is exported once, nothing goes back. */
+static void test_churn_monotonic(void **state)
+{
+	struct drmtop_series s;
+	struct fake f;
+	char *out;
+
+	(void)state;
+	drmtop_series_init(&s, 10);
+	fake_reset(&f);
+	add_client(&f, "k#1", "a", 10, 1, 100, 11, 90, 3);
+	add_client(&f, "k#2", "b", 20, 2, 50, 0, 0, 0);
+	assert_int_equal(drmtop_series_update(&s, &f.m, 0), 0);
+	out = render(&s, DRMTOP_PROM_TEXT);
+	drmtop_series_scraped(&s);
+	expect(out, BUSY("b", "2", "20", "fdinfo"), "0.000000050");
+	expect(out, DEV_BUSY("fdinfo"), "0.000000150");
+	free(out);
+
+	/* b goes (fdinfo saw it), c opened and closed between two samples (tracer only). */
+	fake_reset(&f);
+	add_client(&f, "k#1", "a", 10, 1, 200, 11, 190, 5);
+	add_gone(&f, "k#2");
+	add_closed_bpf(&f, 33, "c", 30, 3, 40, 2);
+	assert_int_equal(drmtop_series_update(&s, &f.m, 0), 0);
+	/* No scrape yet: the next sample must not drop them. */
+	fake_reset(&f);
+	add_client(&f, "k#1", "a", 10, 1, 250, 11, 240, 6);
+	assert_int_equal(drmtop_series_update(&s, &f.m, 0), 0);
+	out = render(&s, DRMTOP_PROM_TEXT);
+	drmtop_series_scraped(&s);
+	expect(out, BUSY("b", "2", "20", "fdinfo"), "0.000000050");
+	expect(out, "drmtop_client_open" CLIENT("b", "2", "20") "}", "0");
+	expect(out, BUSY("c", "3", "30", "bpf"), "0.000000040");
+	expect(out, "drmtop_client_jobs_total" CLIENT("c", "3", "30") ",engine=\"gfx\",source=\"bpf\"}",
+	       "2");
+	expect(out, DEV_BUSY("fdinfo"), "0.000000300");
+	expect(out, DEV_BUSY("bpf"), "0.000000280");
+	expect(out, "drmtop_clients_closed_total", "2");
+	free(out);
+
+	/* Scraped once: folded away, but still in the device totals. */
+	fake_reset(&f);
+	add_client(&f, "k#1", "a", 10, 1, 300, 11, 290, 7);
+	assert_int_equal(drmtop_series_update(&s, &f.m, 0), 0);
+	out = render(&s, DRMTOP_PROM_TEXT);
+	drmtop_series_scraped(&s);
+	expect(out, BUSY("b", "2", "20", "fdinfo"), NULL);
+	expect(out, BUSY("c", "3", "30", "bpf"), NULL);
+	expect(out, BUSY("a", "1", "10", "fdinfo"), "0.000000300");
+	expect(out, DEV_BUSY("fdinfo"), "0.000000350");
+	expect(out, DEV_BUSY("bpf"), "0.000000330");
+	free(out);
+
+	/*
+	 * A source's figure going back never takes back what was counted, nor is it counted
+	 * twice when it comes back (the tracer's estimate of a running job can overshoot).
+	 */
+	fake_reset(&f);
+	add_client(&f, "k#1", "a", 10, 1, 250, 11, 280, 7);
+	assert_int_equal(drmtop_series_update(&s, &f.m, 0), 0);
+	fake_reset(&f);
+	add_client(&f, "k#1", "a", 10, 1, 260, 11, 295, 7);
+	assert_int_equal(drmtop_series_update(&s, &f.m, 0), 0);
+	out = render(&s, DRMTOP_PROM_TEXT);
+	expect(out, BUSY("a", "1", "10", "fdinfo"), "0.000000300");
+	expect(out, BUSY("a", "1", "10", "bpf"), "0.000000295");
+	expect(out, DEV_BUSY("fdinfo"), "0.000000350");
+	free(out);
+	fake_reset(&f);
+	add_client(&f, "k#1", "a", 10, 1, 320, 11, 295, 7);
+	assert_int_equal(drmtop_series_update(&s, &f.m, 0), 0);
+	out = render(&s, DRMTOP_PROM_TEXT);
+	expect(out, BUSY("a", "1", "10", "fdinfo"), "0.000000320");
+	expect(out, DEV_BUSY("fdinfo"), "0.000000370");
+	free(out);
+	drmtop_series_fini(&s);
+}
+
+/* fdinfo sees a client go, a scrape hides it, then the tracer's close record brings more. */
+static void test_late_final(void **state)
+{
+	struct drmtop_series s;
+	struct fake f;
+	char *out;
+
+	(void)state;
+	drmtop_series_init(&s, 10);
+	fake_reset(&f);
+	add_client(&f, "k#1", "a", 10, 1, 100, 11, 100, 1);
+	assert_int_equal(drmtop_series_update(&s, &f.m, 0), 0);
+	fake_reset(&f);
+	add_gone(&f, "k#1");
+	assert_int_equal(drmtop_series_update(&s, &f.m, 0), 0);
+	drmtop_series_scraped(&s);
+	fake_reset(&f);
+	assert_int_equal(drmtop_series_update(&s, &f.m, 0), 0);
+	out = render(&s, DRMTOP_PROM_TEXT);
+	expect(out, BUSY("a", "1", "10", "bpf"), NULL);
+	free(out);
+	fake_reset(&f);
+	add_closed_bpf(&f, 11, "a", 10, 1, 130, 2);
+	assert_int_equal(drmtop_series_update(&s, &f.m, 0), 0);
+	out = render(&s, DRMTOP_PROM_TEXT);
+	/* Same series (labels of first sight), continued, not a second one from 0 */
+	expect(out, BUSY("a", "1", "10", "bpf"), "0.000000130");
+	expect(out, DEV_BUSY("bpf"), "0.000000130");
+	free(out);
+	/* A job running at close ends later: a further record of the same uid with what it adds. */
+	fake_reset(&f);
+	add_closed_bpf(&f, 11, "a", 10, 1, 7, 1);
+	assert_int_equal(drmtop_series_update(&s, &f.m, 0), 0);
+	out = render(&s, DRMTOP_PROM_TEXT);
+	expect(out, BUSY("a", "1", "10", "bpf"), "0.000000137");
+	expect(out, "drmtop_client_jobs_total" CLIENT("a", "1", "10") ",engine=\"gfx\",source=\"bpf\"}",
+	       "3");
+	expect(out, DEV_BUSY("bpf"), "0.000000137");
+	free(out);
+	drmtop_series_fini(&s);
+}
+
+/* A client missing from one sample (a process denying access for a moment) is not new. */
+static void test_missed_sample(void **state)
+{
+	struct drmtop_series s;
+	struct fake f;
+	char *out;
+
+	(void)state;
+	drmtop_series_init(&s, 10);
+	fake_reset(&f);
+	add_client(&f, "k#1", "a", 10, 1, 100, 0, 0, 0);
+	assert_int_equal(drmtop_series_update(&s, &f.m, 0), 0);
+	fake_reset(&f);
+	assert_int_equal(drmtop_series_update(&s, &f.m, 0), 0);
+	fake_reset(&f);
+	add_client(&f, "k#1", "a", 10, 1, 150, 0, 0, 0);
+	assert_int_equal(drmtop_series_update(&s, &f.m, 0), 0);
+	out = render(&s, DRMTOP_PROM_TEXT);
+	expect(out, BUSY("a", "1", "10", "fdinfo"), "0.000000150");
+	expect(out, DEV_BUSY("fdinfo"), "0.000000150");
+	free(out);
+	/* A pid/fd key reused by another open file (lower figures): counted on top. */
+	fake_reset(&f);
+	assert_int_equal(drmtop_series_update(&s, &f.m, 0), 0);
+	fake_reset(&f);
+	add_client(&f, "k#1", "a", 10, 1, 20, 0, 0, 0);
+	assert_int_equal(drmtop_series_update(&s, &f.m, 0), 0);
+	out = render(&s, DRMTOP_PROM_TEXT);
+	expect(out, BUSY("a", "1", "10", "fdinfo"), "0.000000170");
+	expect(out, DEV_BUSY("fdinfo"), "0.000000170");
+	free(out);
+	drmtop_series_fini(&s);
+}
+
+static void test_cardinality_folding(void **state)
+{
+	struct drmtop_series s;
+	struct fake f;
+	size_t i;
+	char *out;
+
+	(void)state;
+	drmtop_series_init(&s, 2);
+	/* Clients opened and closed between two samples hold no per-client slot. */
+	fake_reset(&f);
+	add_closed_bpf(&f, 97, "probe", 9, 97, 0, 0);
+	add_closed_bpf(&f, 98, "probe", 9, 98, 0, 0);
+	add_closed_bpf(&f, 99, "probe", 9, 99, 0, 0);
+	assert_int_equal(drmtop_series_update(&s, &f.m, 0), 0);
+	out = render(&s, DRMTOP_PROM_TEXT);
+	drmtop_series_scraped(&s);
+	/* Each its own series, on the device fdinfo would name without sysfs. */
+	expect(out, "drmtop_client_open{driver=\"simgpu\",device=\"simgpu@226:128\",client_id=\"99\","
+		    "pid=\"9\",comm=\"probe\"}", "0");
+	expect(out, "drmtop_clients_folded_total", "0");
+	expect(out, "drmtop_clients_closed_total", "3");
+	free(out);
+	fake_reset(&f);
+	add_client(&f, "k#1", "x", 10, 1, 100, 0, 0, 0);
+	add_client(&f, "k#2", "x", 11, 2, 200, 0, 0, 0);
+	add_client(&f, "k#3", "x", 12, 3, 300, 0, 0, 0);
+	add_client(&f, "k#4", "y", 13, 4, 400, 0, 0, 0);
+	add_client(&f, "k#5", "x", 14, 5, 500, 0, 0, 0);
+	assert_int_equal(drmtop_series_update(&s, &f.m, 0), 0);
+	out = render(&s, DRMTOP_PROM_TEXT);
+	drmtop_series_scraped(&s);
+	expect(out, BUSY("x", "1", "10", "fdinfo"), "0.000000100");
+	expect(out, BUSY("x", "2", "11", "fdinfo"), "0.000000200");
+	expect(out, BUSY("x", "3", "12", "fdinfo"), NULL);
+	expect(out, BUSY("x", "", "", "fdinfo"), "0.000000800");
+	expect(out, BUSY("y", "", "", "fdinfo"), "0.000000400");
+	expect(out, "drmtop_client_open" CLIENT("x", "", "") "}", "2");
+	expect(out, "drmtop_clients_open_folded", "3");
+	expect(out, "drmtop_clients_folded_total", "3");
+	free(out);
+
+	/*
+	 * A folded client closes and a per-client slot frees up: the folded series keeps what
+	 * the closed one did, and a folded client stays folded (moving it would make one series
+	 * drop and the other jump).
+	 */
+	fake_reset(&f);
+	add_client(&f, "k#2", "x", 11, 2, 210, 0, 0, 0);
+	add_client(&f, "k#3", "x", 12, 3, 310, 0, 0, 0);
+	add_client(&f, "k#4", "y", 13, 4, 410, 0, 0, 0);
+	add_gone(&f, "k#1");
+	add_gone(&f, "k#5");
+	assert_int_equal(drmtop_series_update(&s, &f.m, 0), 0);
+	out = render(&s, DRMTOP_PROM_TEXT);
+	expect(out, BUSY("x", "", "", "fdinfo"), "0.000000810");
+	expect(out, BUSY("x", "3", "12", "fdinfo"), NULL);
+	expect(out, "drmtop_client_open" CLIENT("x", "", "") "}", "1");
+	free(out);
+	/* A new client takes the free per-client slot. */
+	fake_reset(&f);
+	add_client(&f, "k#2", "x", 11, 2, 210, 0, 0, 0);
+	add_client(&f, "k#3", "x", 12, 3, 310, 0, 0, 0);
+	add_client(&f, "k#4", "y", 13, 4, 410, 0, 0, 0);
+	add_client(&f, "k#6", "z", 15, 6, 5, 0, 0, 0);
+	assert_int_equal(drmtop_series_update(&s, &f.m, 0), 0);
+	out = render(&s, DRMTOP_PROM_TEXT);
+	expect(out, BUSY("z", "6", "15", "fdinfo"), "0.000000005");
+	expect(out, DEV_BUSY("fdinfo"), "0.000001535");
+	free(out);
+	/*
+	 * The last folded "x" client closes: the folded series stays (its comm's clients come
+	 * and go) until its closed members are dropped, then goes after a scrape.
+	 */
+	for (i = 0; i < 20; i++) {
+		fake_reset(&f);
+		add_client(&f, "k#2", "x", 11, 2, 210, 0, 0, 0);
+		add_client(&f, "k#4", "y", 13, 4, 410, 0, 0, 0);
+		assert_int_equal(drmtop_series_update(&s, &f.m, 0), 0);
+		out = render(&s, DRMTOP_PROM_TEXT);
+		drmtop_series_scraped(&s);
+		/* Closed members are kept 16 samples; then one scrape sees it memberless. */
+		if (i <= 16 || i >= 18)
+			expect(out, "drmtop_client_open" CLIENT("x", "", "") "}", i <= 16 ? "0" : NULL);
+		free(out);
+	}
+	drmtop_series_fini(&s);
+}
+
+/* Without scrapes, closed series are bounded (max_clients), device totals still right. */
+static void test_unscraped_bound(void **state)
+{
+	static char keys[40][16];
+	struct drmtop_series s;
+	struct fake f;
+	size_t i, shown = 0;
+	char *out, *p;
+
+	(void)state;
+	drmtop_series_init(&s, 4);
+	for (i = 0; i < 40; i++) {
+		snprintf(keys[i], sizeof(keys[i]), "k#%zu", i + 1);
+		fake_reset(&f);
+		add_client(&f, keys[i], "short", (pid_t)(100 + i), i + 1, 10, 0, 0, 0);
+		if (i)
+			add_gone(&f, keys[i - 1]);
+		assert_int_equal(drmtop_series_update(&s, &f.m, 0), 0);
+	}
+	out = render(&s, DRMTOP_PROM_TEXT);
+	for (p = out; (p = strstr(p, "\ndrmtop_client_open{")); p++)
+		shown++;
+	assert_true(shown <= 5);
+	expect(out, DEV_BUSY("fdinfo"), "0.000000400");
+	free(out);
+	drmtop_series_fini(&s);
+}
+
+/* Past the bound on hidden series, per-client ones are forgotten before folded ones. */
+static void test_forget_order(void **state)
+{
+	static char keys[100][16], comms[100][16];
+	struct drmtop_series s;
+	struct fake f;
+	size_t i;
+	char *out;
+
+	(void)state;
+	drmtop_series_init(&s, 1);
+	fake_reset(&f);
+	add_client(&f, "k#a", "keep", 10, 1, 100, 0, 0, 0);
+	add_client(&f, "k#b", "fold", 11, 2, 200, 0, 0, 0);
+	assert_int_equal(drmtop_series_update(&s, &f.m, 0), 0);
+	for (i = 0; i < 100; i++) {
+		snprintf(keys[i], sizeof(keys[i]), "k#%zu", i + 10);
+		snprintf(comms[i], sizeof(comms[i]), "x%zu", i);
+		fake_reset(&f);
+		add_client(&f, keys[i], comms[i], (pid_t)(100 + i), i + 10, 1, 0, 0, 0);
+		assert_int_equal(drmtop_series_update(&s, &f.m, 0), 0);
+		drmtop_series_scraped(&s);
+	}
+	/*
+	 * Some 85 hidden series without a member left (closed members are kept 16 samples),
+	 * bound 4 x 1 + 64: the oldest per-client ones went.
+	 */
+	assert_true(s.forgotten_total > 0);
+	fake_reset(&f);
+	add_client(&f, "k#z", "z", 20, 500, 1, 0, 0, 0);
+	add_client(&f, "k#c", "fold", 12, 3, 5, 0, 0, 0);
+	assert_int_equal(drmtop_series_update(&s, &f.m, 0), 0);
+	out = render(&s, DRMTOP_PROM_TEXT);
+	/* The folded series was kept: it goes on from 200, not from 0. */
+	expect(out, BUSY("fold", "", "", "fdinfo"), "0.000000205");
+	free(out);
+	drmtop_series_fini(&s);
+}
+
+/* The tracer's own counters: every one exported, monotonic even if the tracer starts over. */
+static void test_bpf_counters(void **state)
+{
+	struct drmtop_model_counter cnt = { .name = "clients_full", .kind = DRMTOP_COUNTER_LOSS };
+	struct drmtop_model_prog prog = { .name = "drm_ioctl" };
+	struct drmtop_series s;
+	struct fake f;
+	char *out;
+
+	(void)state;
+	drmtop_series_init(&s, 10);
+	fake_reset(&f);
+	f.m.bpf_active = true;
+	f.m.bpf_hooks_attached = 20;
+	f.m.bpf_hooks = 22;
+	f.m.counters = &cnt;
+	f.m.nr_counters = 1;
+	f.m.progs = &prog;
+	f.m.nr_progs = 1;
+	cnt.value = 3;
+	prog.recursion_misses = 2;
+	f.m.missed.since_start = 5;
+	assert_int_equal(drmtop_series_update(&s, &f.m, 0), 0);
+	cnt.value = 1;	/* the tracer's maps started over */
+	prog.recursion_misses = 0;
+	f.m.missed.since_start = 1;
+	assert_int_equal(drmtop_series_update(&s, &f.m, 0), 0);
+	cnt.value = 2;
+	f.m.missed.since_start = 2;
+	assert_int_equal(drmtop_series_update(&s, &f.m, 0), 0);
+	out = render(&s, DRMTOP_PROM_TEXT);
+	expect(out, "drmtop_bpf_events_total{counter=\"clients_full\",kind=\"loss\"}", "4");
+	expect(out, "drmtop_bpf_prog_recursion_misses_total{prog=\"drm_ioctl\"}", "2");
+	expect(out, "drmtop_bpf_missed_events_total", "6");
+	expect(out, "drmtop_bpf_hooks_attached", "20");
+	expect(out, "drmtop_bpf_hooks", "22");
+	expect(out, "drmtop_bpf_tracer_active", "1");
+	expect(out, "drmtop_samples_total", "3");
+	free(out);
+	drmtop_series_fini(&s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_utf8_sanitize),
+		cmocka_unit_test(test_label_escaping),
+		cmocka_unit_test(test_comm_in_output),
+		cmocka_unit_test(test_negotiation),
+		cmocka_unit_test(test_formats),
+		cmocka_unit_test(test_churn_monotonic),
+		cmocka_unit_test(test_late_final),
+		cmocka_unit_test(test_missed_sample),
+		cmocka_unit_test(test_cardinality_folding),
+		cmocka_unit_test(test_unscraped_bound),
+		cmocka_unit_test(test_bpf_counters),
+		cmocka_unit_test(test_forget_order),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

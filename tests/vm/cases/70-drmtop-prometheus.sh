@@ -1,0 +1,315 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# drmtop serve scraped by a real Prometheus server (Debian's, the host's binary seen through the
+# read-only root) on guest loopback every second while simgpu-workload runs steady streams and
+# short-lived clients come and go:
+#  - Prometheus ingests every scrape (up == 1; it asks for OpenMetrics first, so that parser
+#    is the one that accepts drmtop's output), drmtop's health says the tracer is attached;
+#  - PromQL over the HTTP API: sum by (comm) (rate(drmtop_client_engine_busy_seconds_total[35s]))
+#    of the streaming programs, from fdinfo and from BPF, within TOLERANCE_PCT points of the
+#    truth: simgpu's own engine time of those clients (debugfs, sampled every 100 ms by the
+#    workload) over the same 35 s. (Under a loaded TCG host the streams do not keep the
+#    engines busy: the shares are whatever simgpu really ran, not the scenario's nominal ones.)
+#  - after the workload stopped, the last value Prometheus has of every series of a command
+#    name adds up to what simgpu's debugfs says that program's clients did: jobs exactly, busy
+#    time within 5 % + 1 ms per client (the tracer times jobs from run to fence; with 1-3 ms
+#    jobs under TCG each carries some overhead simgpu's nominal figure has not). So every
+#    short-lived client's final figures were scraped at least once, also those folded past
+#    --max-clients;
+#  - no counter ever went backwards: resets() is 0 over the whole run, per client, per folded
+#    comm and per device.
+# Runs in the test VM from the repository root (tests/vm/run-suite.sh).
+set -u
+
+. tests/workload/vmcheck.sh
+
+DRMTOP=${DRMTOP:-build/drmtop}
+PROMETHEUS=${PROMETHEUS:-prometheus}
+TOLERANCE_PCT=${TOLERANCE_PCT:-3}
+STEADY_S=${STEADY_S:-40}	# workload time in steady state before the rates are read
+RATE_WINDOW=35s
+DPORT=9469
+PPORT=9090
+
+wl_require prom-setup
+for tool in "$DRMTOP" "$PROMETHEUS" curl; do
+	command -v "$tool" >/dev/null ||
+		{ fail prom-setup "$tool not found (scripts/install-deps.sh installs prometheus, curl)"; exit 1; }
+done
+# The guest's loopback interface starts down: bring it up (iproute2 from the host root, else
+# busybox's).
+if ! ip link set lo up 2>/dev/null && ! busybox ip link set lo up 2>/dev/null; then
+	fail prom-setup "cannot bring the loopback interface up"
+	exit 1
+fi
+tmp=$(mktemp -d)
+SERVE_PID=
+PROM_PID=
+cleanup() {
+	wl_stop >/dev/null 2>&1
+	[ -n "$PROM_PID" ] && kill "$PROM_PID" 2>/dev/null && wait "$PROM_PID" 2>/dev/null
+	[ -n "$SERVE_PID" ] && kill "$SERVE_PID" 2>/dev/null && wait "$SERVE_PID" 2>/dev/null
+	wl_keep_on_failure "$tmp" 70-drmtop-prometheus
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+# wait_for SECONDS CMD...: polls CMD every 0.5 s; its status.
+wait_for() {
+	_n=$(($1 * 2))
+	shift
+	while ! "$@" >/dev/null 2>&1; do
+		_n=$((_n - 1))
+		[ $_n -gt 0 ] || return 1
+		sleep 0.5
+	done
+}
+
+# promq QUERY: the result vector of an instant query, as JSON.
+promq() {
+	curl -sf --max-time 30 "http://127.0.0.1:$PPORT/api/v1/query" --data-urlencode "query=$1" |
+		jq -c '.data.result'
+}
+
+# --- drmtop serve, then Prometheus scraping it every second. ----------------------------------
+# --max-clients 5: the five steady clients take the per-client series, so the churning ones
+# (three at a time) are folded into one series per command name.
+"$DRMTOP" serve --listen "127.0.0.1:$DPORT" -d 0.5 --max-clients 5 2>"$tmp/serve.err" &
+SERVE_PID=$!
+if wait_for 60 curl -sf --max-time 10 -o /dev/null "http://127.0.0.1:$DPORT/metrics"; then
+	pass prom-serve-answers
+else
+	fail prom-serve-answers "$(head -c 300 "$tmp/serve.err")"
+	exit 1
+fi
+om=$(curl -s -H 'Accept: application/openmetrics-text; version=1.0.0' \
+	-o "$tmp/om.txt" -w '%{content_type}' "http://127.0.0.1:$DPORT/metrics")
+if [ "${om%%;*}" = application/openmetrics-text ] && [ "$(tail -n 1 "$tmp/om.txt")" = "# EOF" ]; then
+	pass prom-serve-openmetrics
+else
+	fail prom-serve-openmetrics "content type '$om', last line $(tail -n 1 "$tmp/om.txt")"
+fi
+
+cat >"$tmp/prometheus.yml" <<EOF
+global:
+  scrape_interval: 1s
+  scrape_timeout: 1s
+  evaluation_interval: 1s
+scrape_configs:
+  - job_name: drmtop
+    static_configs:
+      - targets: ['127.0.0.1:$DPORT']
+EOF
+"$PROMETHEUS" --config.file="$tmp/prometheus.yml" --storage.tsdb.path="$tmp/tsdb" \
+	--web.listen-address="127.0.0.1:$PPORT" --log.level=warn >"$tmp/prometheus.log" 2>&1 &
+PROM_PID=$!
+up_once() { [ "$(promq 'up{job="drmtop"}' | jq -r '.[0].value[1]')" = 1 ]; }
+if wait_for 120 curl -sf --max-time 10 "http://127.0.0.1:$PPORT/-/ready" &&
+	wait_for 30 up_once; then
+	pass prom-prometheus-scrapes
+else
+	fail prom-prometheus-scrapes "not ready or target down: $(tail -n 5 "$tmp/prometheus.log" |
+		tr '\n' ';' | head -c 400)"
+	exit 1
+fi
+
+# --- The workload: steady streams, and a client coming and going every few hundred ms. --------
+cat >"$tmp/scenario" <<'EOF'
+proc render
+  open a
+  open b
+  dup b b2
+  bo a fb size=8M
+  bo b2 buf size=512K
+  stream a:3ms,b2:1ms engine=gfx until=stop
+proc infer
+  open c
+  open e
+  bo c weights size=4M count=2
+  bo e frames size=1M
+  fork infer-kid
+  stream c:2ms engine=copy until=stop
+proc infer-kid child
+  bo e kidbuf size=512K
+  stream c:1ms,e:1ms engine=compute until=stop
+proc idle
+  open i
+  bo i cache size=3M
+  hold
+proc churn count=3 every=100ms respawn=300ms start=3s transient
+  open q
+  bo q tmp size=64K
+  submit q engine=gfx dur=2ms count=5
+  sleep 400ms
+  exit
+EOF
+# The render node given (-D): the workload then opens no probe client of its own, which could
+# take a per-client slot at the sample that sees the steady clients open.
+node=
+for n in /sys/class/drm/renderD*; do
+	[ "$(basename "$(readlink -f "$n/device/driver")")" = simgpu ] && node=/dev/dri/${n##*/}
+done
+if ! wl_start "$tmp" --sample-truth 100ms ${node:+-D "$node"} -f "$tmp/scenario"; then
+	fail prom-workload "$WL_WHY"
+	exit 1
+fi
+sleep "$STEADY_S"
+
+# Rates by command name while the streams run, from each source; compared once the record
+# with simgpu's truth samples is written.
+for src in fdinfo bpf; do
+	date +%s.%N >"$tmp/rate-$src.time"
+	curl -sf --max-time 30 "http://127.0.0.1:$PPORT/api/v1/query" \
+		--data-urlencode "time=$(cat "$tmp/rate-$src.time")" \
+		--data-urlencode "query=sum by (comm, engine) (rate(drmtop_client_engine_busy_seconds_total{
+			source=\"$src\", comm=~\"render|infer\"}[$RATE_WINDOW]))" |
+		jq -c '.data.result' >"$tmp/rate-$src.json"
+done
+
+folded=$(promq 'count(last_over_time(drmtop_client_engine_busy_seconds_total{comm="churn",pid=""}[1m]))' |
+	jq -r '.[0].value[1] // 0')
+if [ "$folded" -gt 0 ]; then
+	pass prom-churn-folded
+else
+	fail prom-churn-folded "no comm=churn series with pid=\"\" (--max-clients 5)"
+fi
+
+# --- Stop: every client closes; its final figures must reach Prometheus. ---------------------
+if wl_stop; then
+	pass prom-workload
+else
+	fail prom-workload "workload failed: $(tail -n 3 "$tmp/stderr" | tr '\n' ';')"
+fi
+wl_settle
+# A few samples and scrapes after the last close record.
+sleep 3
+
+for src in fdinfo bpf; do
+	jq -n -r --slurpfile rec "$tmp/record.json" --slurpfile r "$tmp/rate-$src.json" \
+		--argjson T "$(cat "$tmp/rate-$src.time")" --argjson tol "$TOLERANCE_PCT" \
+		--argjson win "${RATE_WINDOW%s}" '
+	# simgpu busy ns of engine column $k at monotonic time $x, linear between the samples
+	# around it (rows [t, id, gfx, compute, copy] of one client, sorted); null outside.
+	def at($rows; $k; $x):
+		($rows | map(.[0]) | bsearch($x)) as $i
+		| if $i >= 0 then $rows[$i][$k]
+		  else (-1 - $i) as $j
+		  | if $j == 0 or $j >= ($rows | length) then null
+		    else $rows[$j - 1] as $a | $rows[$j] as $b
+		    | $a[$k] + ($b[$k] - $a[$k]) * ($x - $a[0]) / ($b[0] - $a[0]) end
+		  end;
+	$rec[0] as $w
+	| ($T * 1e9 - $w.realtime_minus_monotonic_ns) as $t | ($t - $win * 1e9) as $s
+	| ($w.truth_samples.samples | group_by(.[1])
+	   | map({key: (.[0][1] | tostring), value: sort_by(.[0])}) | from_entries) as $truth
+	| ["render", "infer"][] as $comm
+	| range(3) as $ei | ["gfx", "compute", "copy"][$ei] as $e
+	| ([$w.clients[] | select(.comm == $comm and (.probe | not)) | .client_id
+	    | $truth[tostring] // [] | [at(.; $ei + 2; $t), at(.; $ei + 2; $s)]
+	    | if .[0] == null or .[1] == null then null else .[0] - .[1] end]) as $d
+	| ([$r[0][] | select(.metric.comm == $comm and .metric.engine == $e) | .value[1]
+	    | tonumber * 100] | add // 0) as $got
+	| if any($d[]; . == null) then "window: \($comm) \($e): no truth samples around it"
+	  else ($d | add * 100 / ($win * 1e9)) as $want
+	  | if ($got - $want | fabs) > $tol
+	    then "busy: \($comm) \($e): prometheus \($got | . * 100 | round / 100) %, truth \($want |
+		. * 100 | round / 100) %"
+	    elif $want > 1
+	    then "info: \($comm) \($e): prometheus \($got | . * 100 | round / 100) %, truth \($want |
+		. * 100 | round / 100) %"
+	    else empty end
+	  end' >"$tmp/rate-$src.mismatch" 2>&1
+	sed -n "s/^info: /# $src: /p" "$tmp/rate-$src.mismatch"
+	if grep -qv '^info: ' "$tmp/rate-$src.mismatch" || ! grep -q '^info: ' "$tmp/rate-$src.mismatch"
+	then
+		fail "prom-rate-by-comm-$src" "$(grep -v '^info: ' "$tmp/rate-$src.mismatch" | head -n 4 |
+			tr '\n' ';')"
+	else
+		pass "prom-rate-by-comm-$src"
+	fi
+done
+
+wl_debugfs_clients >"$tmp/debugfs-after.json"
+promq 'sum by (comm, engine) (last_over_time(drmtop_client_engine_busy_seconds_total{source="bpf"}[15m]))' \
+	>"$tmp/final-busy.json"
+promq 'sum by (comm, engine) (last_over_time(drmtop_client_jobs_total{source="bpf"}[15m]))' \
+	>"$tmp/final-jobs.json"
+# What the tracer says it lost (a job whose done event it never saw, ...): its job counts may be
+# short by that much, no more, and the exporter must show that too.
+lost=$(promq 'sum(last_over_time(drmtop_bpf_events_total{kind="loss"}[15m]))' |
+	jq -r '.[0].value[1] // 0')
+echo "# the tracer's losses: $lost"
+jq -n -r --slurpfile rec "$tmp/record.json" --slurpfile dbg "$tmp/debugfs-after.json" \
+	--slurpfile busy "$tmp/final-busy.json" --slurpfile jobs "$tmp/final-jobs.json" \
+	--argjson lost "$lost" '
+	def got($v; $comm; $e): [$v[0][] | select(.metric.comm == $comm and .metric.engine == $e)
+		| .value[1] | tonumber] | add // 0;
+	[$rec[0].clients[] | select(.probe | not) | .client_id] as $ids
+	| [$dbg[0][] | select(.id as $i | $ids | index($i))] | group_by(.comm)[]
+	| .[0].comm as $comm | length as $n | . as $cl
+	| ["gfx", "compute", "copy"][] as $e
+	| ([$cl[]["\($e)_completed"]] | add) as $wj
+	| ([$cl[]["\($e)_busy_ns"]] | add / 1e9) as $wb
+	| got($jobs; $comm; $e) as $gj | got($busy; $comm; $e) as $gb
+	| if $gj > $wj or $gj < $wj - $lost
+	  then "jobs: \($comm) \($e): prometheus \($gj), simgpu \($wj) (\($n) clients, \($lost) lost)"
+	  elif ($gb - $wb | fabs) > 0.05 * $wb + 0.001 * $n
+	  then "busy: \($comm) \($e): prometheus \($gb) s, simgpu \($wb) s (\($n) clients)"
+	  elif $wj > 0 then "info: \($comm) \($e): \($gj) jobs, \($gb) s of \($wb) s (\($n) clients)"
+	  else empty end' >"$tmp/final-mismatch" 2>&1
+sed -n 's/^info: /# /p' "$tmp/final-mismatch"
+nchurn=$(jq '[.clients[] | select(.comm == "churn")] | length' "$tmp/record.json")
+if grep -qv '^info: ' "$tmp/final-mismatch"; then
+	fail prom-final-figures "$(grep -v '^info: ' "$tmp/final-mismatch" | head -n 4 | tr '\n' ';')"
+elif [ "$nchurn" -lt 10 ]; then
+	fail prom-final-figures "only $nchurn short-lived clients came and went"
+else
+	pass "prom-final-figures ($nchurn short-lived clients)"
+fi
+
+# resets() per family: without the metric name the families' label sets would collide.
+resets=0
+for fam in client_engine_busy_seconds client_jobs device_engine_busy_seconds device_jobs; do
+	r=$(promq "sum(resets(drmtop_${fam}_total[15m]))" | jq -r '.[0].value[1] // "none"')
+	resets=$(awk -v a="$resets" -v b="$r" 'BEGIN { print (b == "none" || a == "none") ? "none" : a + b }')
+done
+nseries=$(promq 'count(last_over_time({__name__=~"drmtop_(client|device)_(engine_busy_seconds|jobs)_total"}[15m]))' |
+	jq -r '.[0].value[1] // 0')
+promq 'count by (__name__, comm) (last_over_time({__name__=~"drmtop_client_(engine_busy_seconds|jobs)_total"}[15m]))' |
+	jq -r '"# series: " + (map("\(.metric.__name__ | sub("drmtop_client_"; ""))/\(.metric.comm // "")=\(.value[1])") | join(" "))'
+if [ "$resets" = 0 ] && [ "$nseries" -gt 20 ]; then
+	pass "prom-no-counter-reset ($nseries series)"
+else
+	fail prom-no-counter-reset "resets $resets over $nseries series"
+fi
+
+health=$(promq 'drmtop_bpf_tracer_active == 1 and on() drmtop_refresh_errors_total == 0' | jq length)
+if [ "$health" = 1 ]; then
+	pass prom-health
+else
+	fail prom-health "$(curl -s "http://127.0.0.1:$DPORT/metrics" | grep -E '^drmtop_(bpf|refresh)' |
+		head -n 5 | tr '\n' ';')"
+fi
+
+# IPv6 loopback: a second exporter (fdinfo only, slow sampling) on [::1].
+"$DRMTOP" serve --listen '[::1]:9470' --source fdinfo -d 5 2>"$tmp/serve6.err" &
+v6=$!
+if wait_for 60 curl -sf --max-time 10 -o /dev/null 'http://[::1]:9470/metrics'; then
+	pass prom-serve-ipv6
+else
+	fail prom-serve-ipv6 "$(head -c 300 "$tmp/serve6.err")"
+fi
+kill "$v6" 2>/dev/null
+wait "$v6" 2>/dev/null
+
+kill "$SERVE_PID"
+wait "$SERVE_PID"
+rc=$?
+SERVE_PID=
+if [ $rc -eq 0 ] && grep -q 'stopped' "$tmp/serve.err"; then
+	pass prom-serve-sigterm
+else
+	fail prom-serve-sigterm "exit $rc: $(tail -n 2 "$tmp/serve.err" | tr '\n' ';')"
+fi
+[ "$case_fails" -eq 0 ]
