@@ -21,10 +21,6 @@
 #include "drmtop/sampler.h"
 #include "drmtop/util/clock.h"
 
-#ifndef DRMTOP_VERSION
-#define DRMTOP_VERSION "0.2.0"
-#endif
-
 static volatile sig_atomic_t stop_requested;
 
 static void on_signal(int sig)
@@ -119,7 +115,7 @@ static int run_sampling(int argc, char **argv, enum drmtop_command cmd)
 		if (opts.show_help)
 			drmtop_usage(stdout, "drmtop");
 		else
-			printf("drmtop %s\n", DRMTOP_VERSION);
+			drmtop_print_version(stdout);
 		drmtop_options_free(&opts);
 		return 0;
 	}
