@@ -132,6 +132,8 @@ struct drmtop_model_client {
 	bool accel;
 	pid_t pid;			/* primary holder (lowest pid), or the tracer's tgid */
 	int fd;				/* -1 when unknown (tracer only) */
+	bool has_uid;			/* the owner of <proc root>/<pid> could be read */
+	uid_t uid;
 	const char *comm;
 	const char *cmdline;		/* NULL unless read */
 	bool has_client_id;
