@@ -132,7 +132,7 @@ struct drmtop_model_client {
 	bool accel;
 	pid_t pid;			/* primary holder (lowest pid), or the tracer's tgid */
 	int fd;				/* -1 when unknown (tracer only) */
-	bool has_uid;			/* the owner of <proc root>/<pid> could be read */
+	bool has_uid;			/* owner of <proc root>/<pid> was readable */
 	uid_t uid;
 	const char *comm;
 	const char *cmdline;		/* NULL unless read */
