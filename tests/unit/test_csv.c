@@ -76,7 +76,9 @@ static char *frame(const struct drmtop_model *m)
  */
 static void test_frame_rows(void **state)
 {
-	struct drmtop_model_input in = { .diverge_pct = 5.0, .realtime_ns = 1700000000123456789ull };
+	struct drmtop_model_input in = {
+		.diverge_pct = 5.0, .realtime_ns = 1700000000123456789ull,
+	};
 	struct drmtop_model m = { 0 };
 	struct fake_fdinfo a, b;
 	struct drm_client both[2];
