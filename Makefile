@@ -21,7 +21,7 @@ ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/' -e 's/pp
 LIBBPF_CFLAGS := $(shell $(PKG_CONFIG) --cflags libbpf 2>/dev/null)
 LIBBPF_LIBS := $(or $(shell $(PKG_CONFIG) --libs libbpf 2>/dev/null),-lbpf) -lelf -lz
 CMOCKA_LIBS := $(or $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null),-lcmocka)
-NCURSES_LIBS := $(or $(shell $(PKG_CONFIG) --libs ncurses 2>/dev/null),-lncurses)
+NCURSES_LIBS := $(or $(shell $(PKG_CONFIG) --libs ncursesw 2>/dev/null),-lncursesw)
 
 WARNFLAGS := -Wall -Wextra -Werror
 CFLAGS ?= -O2 -g
