@@ -8,6 +8,7 @@ OUTPUT ?= build
 PREFIX ?= /usr/local
 DESTDIR ?=
 BINDIR ?= $(PREFIX)/sbin
+MANDIR ?= $(PREFIX)/share/man
 
 CC ?= cc
 CLANG ?= clang
@@ -130,9 +131,11 @@ test: all
 install: $(OUTPUT)/drmtop
 	install -d $(DESTDIR)$(BINDIR)
 	install -m 0755 $(OUTPUT)/drmtop $(DESTDIR)$(BINDIR)/drmtop
+	install -d $(DESTDIR)$(MANDIR)/man8
+	install -m 0644 docs/drmtop.8 $(DESTDIR)$(MANDIR)/man8/drmtop.8
 
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/drmtop
+	rm -f $(DESTDIR)$(BINDIR)/drmtop $(DESTDIR)$(MANDIR)/man8/drmtop.8
 
 clean:
 	rm -rf $(OUTPUT) $(CLEAN_PATHS)

@@ -9,10 +9,11 @@ as_root() {
 }
 
 # Build: BPF toolchain, libbpf, the TUI. Tests: cmocka, qemu, busybox, kernel headers to build
-# the simulated GPU driver against the kernels the VM suite boots.
+# the simulated GPU driver against the kernels the VM suite boots; tmux, groff, man and python3
+# for the live view, manual page and CSV checks.
 PKGS="make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config libncurses-dev
 libdrm-dev libcmocka-dev qemu-system-x86 busybox-static cpio kmod xz-utils zstd jq dwarves
-linux-headers-amd64 valgrind tmux"
+linux-headers-amd64 valgrind tmux groff-base man-db python3"
 
 export DEBIAN_FRONTEND=noninteractive
 as_root apt-get update -qq
