@@ -129,7 +129,8 @@ static void engines(struct page *p, const struct drmtop_model_client *c)
 		u64_or_dash(bbusy, sizeof(bbusy), bpf, e->bpf.busy_ns);
 		u64_or_dash(jobs, sizeof(jobs), bpf, e->bpf.jobs);
 		u64_or_dash(jd, sizeof(jd), bpf && e->bpf.has_rate, e->bpf.jobs_delta);
-		text(p, e->diverged || (f->flags & DRMTOP_FD_OVER) ? TUI_ROLE_FLAG : TUI_ROLE_NORMAL,
+		text(p, e->diverged || (f->flags & DRMTOP_FD_OVER) ? TUI_ROLE_FLAG
+								     : TUI_ROLE_NORMAL,
 		     "%-10.10s %7s %14s %3s%s %6s %14s %7s %6s %s%s%s", e->name, fpct, fbusy, cap,
 		     cycles ? cyc : "", bpct, bbusy, jobs, jd, e->diverged ? "DIVERGES " : "",
 		     (f->flags & DRMTOP_FD_OVER) ? "over 100% " : "",
@@ -149,7 +150,9 @@ static void memory(struct page *p, const struct drmtop_model_client *c)
 		text(p, TUI_ROLE_NOTE, "fdinfo prints no memory for this client");
 	for (i = 0; i < c->nr_regions; i++) {
 		const struct drmtop_model_region *r = &c->regions[i];
-		const uint64_t val[] = { r->total, r->shared, r->resident, r->purgeable, r->active };
+		const uint64_t val[] = {
+			r->total, r->shared, r->resident, r->purgeable, r->active,
+		};
 
 		for (k = 0; k < 5; k++)
 			if (r->present & (1u << k))

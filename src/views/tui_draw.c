@@ -51,7 +51,9 @@ int tui_put(int y, int x, const char *s, int max_w)
 
 const char *tui_block(const struct tui *t, unsigned int eighths)
 {
-	static const char *const utf8[] = { " ", "▁", "▂", "▃", "▄", "▅", "▆", "▇", "█" };
+	static const char *const utf8[] = {
+		" ", "▁", "▂", "▃", "▄", "▅", "▆", "▇", "█",
+	};
 	static const char *const ascii[] = { " ", "_", "_", ".", ".", "-", "-", "=", "#" };
 
 	if (eighths > 8)
@@ -68,7 +70,9 @@ static enum tui_role level_role(double pct, bool over)
 
 void tui_bar(const struct tui *t, int y, int x, int w, bool have, double pct, bool over)
 {
-	static const char *const part[] = { "", "▏", "▎", "▍", "▌", "▋", "▊", "▉" };
+	static const char *const part[] = {
+		"", "▏", "▎", "▍", "▌", "▋", "▊", "▉",
+	};
 	char label[16];
 	int inner = w - 2, label_w, i, fill8;
 
