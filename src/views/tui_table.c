@@ -220,7 +220,7 @@ static void title_cell(const struct tui_col *col, const char *const *engines, ch
 	static const char *const titles[] = {
 		[COL_PID] = "PID", [COL_USER] = "USER", [COL_COMM] = "COMMAND", [COL_DEV] = "DEV",
 		[COL_ID] = "ID", [COL_MEM] = "MEM", [COL_SHR] = "SHR", [COL_SRC] = "SRC",
-		[COL_HIST] = "HISTORY (busiest engine)",
+		[COL_HIST] = "HISTORY",
 	};
 	bool right = col->id == COL_PID || col->id == COL_ID || col->id == COL_MEM ||
 		     col->id == COL_SHR || col->id >= COL_ENGINE;
