@@ -13,6 +13,7 @@
 
 #define MAX_ENGINE_COLS	16
 #define ENGINE_COL_W	6
+#define ENGINE_COL_MAX_W 10
 
 enum col_id {
 	COL_PID, COL_USER, COL_COMM, COL_DEV, COL_ID, COL_MEM, COL_SHR, COL_SRC, COL_HIST,
@@ -113,7 +114,7 @@ static size_t engine_names(const struct tui *t, const char **names)
 	return n;
 }
 
-static size_t layout(const struct tui *t, struct tui_col *cols, size_t nr_engines)
+static size_t layout(struct tui_col *cols, const char *const *engines, size_t nr_engines)
 {
 	static const struct tui_col fixed[] = {
 		{ COL_PID, 7, 0, false, false },
@@ -128,12 +129,16 @@ static size_t layout(const struct tui *t, struct tui_col *cols, size_t nr_engine
 	};
 	size_t n = 0, i;
 
-	(void)t;
 	for (i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
 		cols[n++] = fixed[i];
-	for (i = 0; i < nr_engines; i++)
-		cols[n++] = (struct tui_col){ COL_ENGINE + (int)i, ENGINE_COL_W,
+	/* Wide enough for the name ("compute", "video-e"): a cut name is a guess for the reader. */
+	for (i = 0; i < nr_engines; i++) {
+		int w = (int)strlen(engines[i]) + 1;
+
+		w = w < ENGINE_COL_W ? ENGINE_COL_W : w > ENGINE_COL_MAX_W ? ENGINE_COL_MAX_W : w;
+		cols[n++] = (struct tui_col){ COL_ENGINE + (int)i, w,
 					      i < 3 ? 3 + (int)i : 11 + (int)i, false, false };
+	}
 	tui_cols_fit(cols, n, COLS);
 	return n;
 }
@@ -152,18 +157,18 @@ static const char *source_mark(const struct drmtop_model_client *c)
 }
 
 /* "  50.0", " 104.0!", "     -" (no such engine), "   ..." (no figure yet). */
-static void engine_cell(char *buf, size_t len, const struct drmtop_model_client *c,
+static void engine_cell(char *buf, size_t len, int w, const struct drmtop_model_client *c,
 			const char *name)
 {
 	const struct drmtop_model_engine *e = drmtop_model_engine(c, name);
 	double pct;
 
 	if (!e)
-		snprintf(buf, len, "%*s", ENGINE_COL_W, "-");
+		snprintf(buf, len, "%*s ", w - 1, "-");
 	else if (!tui_engine_pct(e, &pct))
-		snprintf(buf, len, "%*s", ENGINE_COL_W, "...");
+		snprintf(buf, len, "%*s ", w - 1, "...");
 	else
-		snprintf(buf, len, "%*.1f%s", ENGINE_COL_W - 1, pct,
+		snprintf(buf, len, "%*.1f%s", w - 1, pct,
 			 e->in_fdinfo && (e->fd.flags & DRMTOP_FD_OVER) ? "!" :
 			 e->diverged ? "~" : " ");
 }
@@ -209,7 +214,7 @@ static void cell(struct tui *t, const struct drmtop_model_client *c, const struc
 		buf[0] = '\0';	/* drawn as a sparkline */
 		break;
 	default:
-		engine_cell(buf, len, c, engines[col->id - COL_ENGINE]);
+		engine_cell(buf, len, col->width, c, engines[col->id - COL_ENGINE]);
 		break;
 	}
 }
@@ -228,7 +233,7 @@ static void title_cell(const struct tui_col *col, const char *const *engines, ch
 
 	if (right)
 		snprintf(buf, len, "%*.*s", col->id >= COL_ENGINE ? col->width - 1 : col->width,
-			 col->width, title);
+			 col->id >= COL_ENGINE ? col->width - 1 : col->width, title);
 	else
 		snprintf(buf, len, "%-*.*s", col->width, col->width, title);
 }
@@ -278,7 +283,7 @@ void tui_draw_table(struct tui *t, int y, int bottom)
 
 	if (y >= bottom)
 		return;
-	n = layout(t, cols, nr_engines);
+	n = layout(cols, engines, nr_engines);
 	attrset(tui_attr(t, TUI_ROLE_HEADER));
 	draw_line(t, y++, NULL, cols, n, engines, &hist_x, &hist_w);
 	attrset(A_NORMAL);
