@@ -30,6 +30,7 @@ updater=
 cleanup() {
 	# shellcheck disable=SC2086
 	[ -n "$updater" ] && kill $updater 2>/dev/null
+	[ -n "${sock:-}" ] && tmux -S "$sock" kill-server 2>/dev/null
 	rm -rf "$T"
 }
 trap cleanup EXIT
@@ -223,19 +224,24 @@ v=$("$DRMTOP" --version)
 # Process 200 belongs to nobody, so USER shows a name other than root.
 if command -v tmux >/dev/null; then
 	chown 65534 "$T/proc/200"
-	sock="$T/tmux"
+	sock="$T/tmux0"
+	nsock=0
 	# tui_start W H ENV OPTIONS...: drmtop in a fresh tmux session; the pane then says how it
 	# ended and whether the terminal's settings are the ones it started with. The pane's shell
 	# ignores SIGINT so that Ctrl-C reaches drmtop alone (drmtop sets its own handler).
 	tui_start() {
 		local w=$1 h=$2 env=$3
 		shift 3
+		# A server of its own each time: a new session on the socket of a server still
+		# shutting down can go down with it.
 		tmux -S "$sock" kill-server 2>/dev/null
+		nsock=$((nsock + 1))
+		sock="$T/tmux$nsock"
 		tmux -S "$sock" new-session -d -x "$w" -y "$h" \
 			"trap '' INT; S0=\$(stty -g); env LANG=C.UTF-8 $env $DRMTOP $*; echo EXITED \$?;
 			 [ \"\$(stty -g)\" = \"\$S0\" ] && echo STTY-SAME || echo STTY-CHANGED; sleep 60"
 	}
-	screen() { tmux -S "$sock" capture-pane -p; }
+	screen() { tmux -S "$sock" capture-pane -p 2>/dev/null; }
 	keys() { tmux -S "$sock" send-keys "$@"; }
 	alt_screen() { tmux -S "$sock" display -p '#{alternate_on}'; }
 	drmtop_pid() { pgrep -P "$(tmux -S "$sock" display -p '#{pane_pid}')" -x drmtop; }
