@@ -33,7 +33,12 @@ const char *tui_fmt_bucket(char *buf, size_t len, unsigned int b)
 	unsigned int lo_u = b / 10 < 3 ? b / 10 : 3, hi_u = (b + 1) / 10 < 3 ? (b + 1) / 10 : 3;
 	unsigned long long lo = (1ull << b) >> (10 * lo_u), hi = (2ull << b) >> (10 * hi_u);
 
-	/* Powers of two in 1024 steps: 2^10 ns is shown as 1us (2.4 % short, said in the help). */
+	/* The tracer counts every longer wait in the last bucket: it has no upper bound. */
+	if (b + 1 >= DRMTOP_MODEL_LAT_BUCKETS) {
+		snprintf(buf, len, ">=%llu%s", lo, unit[lo_u]);
+		return buf;
+	}
+	/* Powers of two in 1024 steps: 2^10 ns is shown as 1us (2.4 % short). */
 	if (lo_u == hi_u)
 		snprintf(buf, len, "%llu-%llu%s", lo, hi, unit[hi_u]);
 	else

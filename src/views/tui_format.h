@@ -16,7 +16,7 @@
 /* "4.0M", "123K", "512B", "1.5G": at most 5 characters; K/M/G/T are powers of 1024. */
 const char *tui_fmt_bytes(char *buf, size_t len, uint64_t bytes);
 
-/* "1-2us", "256-512ms": the bounds of log2 latency bucket @b ([2^b, 2^(b+1)) ns). */
+/* "1-2us", "256-512ms": the bounds of log2 latency bucket @b ([2^b, 2^(b+1)) ns); ">=2s" last. */
 const char *tui_fmt_bucket(char *buf, size_t len, unsigned int b);
 
 /* Copies @s into @buf with control and non-ASCII bytes as '?' (a tab would break a column). */
