@@ -8,6 +8,7 @@ OUTPUT ?= build
 PREFIX ?= /usr/local
 DESTDIR ?=
 BINDIR ?= $(PREFIX)/sbin
+MANDIR ?= $(PREFIX)/share/man
 
 CC ?= cc
 CLANG ?= clang
@@ -21,7 +22,7 @@ ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/' -e 's/pp
 LIBBPF_CFLAGS := $(shell $(PKG_CONFIG) --cflags libbpf 2>/dev/null)
 LIBBPF_LIBS := $(or $(shell $(PKG_CONFIG) --libs libbpf 2>/dev/null),-lbpf) -lelf -lz
 CMOCKA_LIBS := $(or $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null),-lcmocka)
-NCURSES_LIBS := $(or $(shell $(PKG_CONFIG) --libs ncurses 2>/dev/null),-lncurses)
+NCURSES_LIBS := $(or $(shell $(PKG_CONFIG) --libs ncursesw 2>/dev/null),-lncursesw)
 
 WARNFLAGS := -Wall -Wextra -Werror
 CFLAGS ?= -O2 -g
@@ -130,9 +131,11 @@ test: all
 install: $(OUTPUT)/drmtop
 	install -d $(DESTDIR)$(BINDIR)
 	install -m 0755 $(OUTPUT)/drmtop $(DESTDIR)$(BINDIR)/drmtop
+	install -d $(DESTDIR)$(MANDIR)/man8
+	install -m 0644 docs/drmtop.8 $(DESTDIR)$(MANDIR)/man8/drmtop.8
 
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/drmtop
+	rm -f $(DESTDIR)$(BINDIR)/drmtop $(DESTDIR)$(MANDIR)/man8/drmtop.8
 
 # The exporter's systemd unit, with the installed binary's path (systemd also reads units from
 # /usr/local/lib/systemd/system, so the default PREFIX works as it is).

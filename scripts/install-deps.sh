@@ -14,10 +14,12 @@ as_root() {
 # chroot under build/ when the 7.2 stage first runs; nothing of unstable is installed on this
 # machine); clang's runtimes (libFuzzer, ASan, UBSan) for make fuzz and make sanitize, valgrind
 # for the latter; prometheus (promtool, and the server the VM case scrapes drmtop serve with)
-# and curl for the exporter's tests.
+# and curl for the exporter's tests; tmux, groff, man and python3 for the live view, manual page
+# and CSV checks.
 PKGS="make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config libncurses-dev
 libdrm-dev libcmocka-dev qemu-system-x86 busybox-static cpio kmod xz-utils zstd jq dwarves
-linux-headers-amd64 valgrind tmux debootstrap libclang-rt-14-dev prometheus curl"
+linux-headers-amd64 valgrind tmux debootstrap libclang-rt-14-dev prometheus curl groff-base
+man-db python3"
 
 export DEBIAN_FRONTEND=noninteractive
 as_root apt-get update -qq

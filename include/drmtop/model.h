@@ -140,6 +140,8 @@ struct drmtop_model_client {
 	bool accel;
 	pid_t pid;			/* primary holder (lowest pid), or the tracer's tgid */
 	int fd;				/* -1 when unknown (tracer only) */
+	bool has_uid;			/* owner of <proc root>/<pid> was readable */
+	uid_t uid;
 	const char *comm;
 	const char *cmdline;		/* NULL unless read */
 	bool has_client_id;

@@ -42,6 +42,8 @@ struct drmtop_model_input {
 
 	const char *const *notes;
 	size_t nr_notes;
+
+	const char *proc_root;		/* where a client's owner is read; NULL: not read */
 };
 
 /* Replaces @m's contents with the refresh described by @in. 0 or -ENOMEM (@m is then empty). */

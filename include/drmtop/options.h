@@ -44,6 +44,7 @@ struct drmtop_options {
 	const char *proc_root;	/* --proc-root, for tests and containers */
 	const char *sys_root;	/* --sys-root; "" = no sysfs look-ups */
 	double diverge_pct;	/* --diverge-threshold, percent */
+	bool no_color;		/* -C, --no-color, or NO_COLOR set and not empty (no-color.org) */
 	bool show_help;
 	bool show_version;
 };
@@ -57,6 +58,8 @@ int drmtop_options_parse(struct drmtop_options *opts, enum drmtop_command cmd, i
 			 char **argv, FILE *err);
 void drmtop_options_free(struct drmtop_options *opts);
 void drmtop_usage(FILE *out, const char *prog);
+/* "drmtop <version>" and what it was built with (compiler, libbpf, ncurses). */
+void drmtop_print_version(FILE *out);
 bool drmtop_options_want_pid(const struct drmtop_options *opts, pid_t pid);
 
 #endif /* DRMTOP_OPTIONS_H */

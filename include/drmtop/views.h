@@ -18,6 +18,11 @@ typedef int (*drmtop_frame_fn)(FILE *out, const struct drmtop_model *m);
 int drmtop_json_frame(FILE *out, const struct drmtop_model *m);
 /* Plain text tables, then a blank line. */
 int drmtop_text_frame(FILE *out, const struct drmtop_model *m);
+/* CSV: a header with the first frame (iteration 1), then a row per client and engine. */
+int drmtop_csv_frame(FILE *out, const struct drmtop_model *m);
+/* One RFC 4180 field: quoted when it holds a comma, a quote, CR or LF; NULL is empty. */
+void drmtop_csv_field(FILE *out, const char *s);
+bool drmtop_csv_needs_quotes(const char *s);
 
 /* What a line of the text views is, so the TUI can colour it and batch mode can ignore that. */
 enum drmtop_line_kind {

@@ -119,7 +119,7 @@ static int run_sampling(int argc, char **argv, enum drmtop_command cmd)
 		if (opts.show_help)
 			drmtop_usage(stdout, "drmtop");
 		else
-			printf("drmtop %s\n", DRMTOP_VERSION);
+			drmtop_print_version(stdout);
 		drmtop_options_free(&opts);
 		return 0;
 	}

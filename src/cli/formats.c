@@ -7,6 +7,7 @@
 static const struct drmtop_format formats[] = {
 	{ "text", drmtop_text_frame, record_session_print_text },
 	{ "json", drmtop_json_frame, record_session_print_json },
+	{ "csv", drmtop_csv_frame, NULL },
 };
 
 const struct drmtop_format *drmtop_format_find(const char *name)

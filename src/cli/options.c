@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
+#include <bpf/libbpf.h>
+#include <curses.h>
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -8,7 +10,9 @@
 
 #include "drmtop/formats.h"
 #include "drmtop/options.h"
+#include "drmtop/version.h"
 #include "drmtop/util/vec.h"
+
 
 #define DEFAULT_INTERVAL_S	2.0
 #define DEFAULT_DIVERGE_PCT	5.0
@@ -32,6 +36,7 @@ static const struct option long_opts[] = {
 	{ "proc-root", required_argument, NULL, OPT_PROC_ROOT },
 	{ "sys-root", required_argument, NULL, OPT_SYS_ROOT },
 	{ "diverge-threshold", required_argument, NULL, OPT_DIVERGE },
+	{ "no-color", no_argument, NULL, 'C' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -56,22 +61,26 @@ void drmtop_usage(FILE *out, const char *prog)
 		"  -b, --batch               plain text, one table per refresh (default when not a tty)\n"
 		"  -J, --json                JSON lines: one object per refresh (= -o json)\n"
 		"  -o, --output FORMAT       frames in FORMAT, one per refresh: %4$s\n"
+		"  -C, --no-color            live view without colours (also when NO_COLOR is set)\n"
 		"  -t, --duration SECONDS    with record: how long to trace\n"
 		"      --source SRC          auto (default), fdinfo (never BPF) or bpf (fail without it)\n"
 		"      --diverge-threshold P flag BPF and fdinfo figures more than P%% apart (default %3$.0f)\n"
 		"      --proc-root DIR       read processes from DIR instead of /proc\n"
 		"      --sys-root DIR        read device links from DIR instead of /sys (\"\" = none)\n"
 		"  -h, --help                this text\n"
-		"  -V, --version             version\n"
+		"  -V, --version             version and what it was built with\n"
 		"\n"
 		"Examples:\n"
 		"  %1$s                      live view, refreshed every 2 s\n"
 		"  %1$s -b -n 5 -d 1         five plain-text tables, one a second\n"
 		"  %1$s -J -n 1              one JSON object (waits one interval for rates)\n"
+		"  %1$s -o csv -d 5 -n 720   an hour of CSV: a row per client and engine every 5 s\n"
 		"  %1$s -p 1234,1240         only the clients of two processes\n"
 		"  %1$s record -t 30 -J      trace 30 s, then one JSON summary of every client\n"
 		"\n"
-		"Keys in the live view: q quit, space refresh now, s cycle sort, + / - change interval.\n",
+		"\n"
+		"Keys in the live view: q quit, h or ? help, / filter, Enter details, s sort, r reverse.\n"
+		"See drmtop(8).\n",
 		prog, DEFAULT_INTERVAL_S, DEFAULT_DIVERGE_PCT, drmtop_format_names());
 }
 
@@ -168,6 +177,7 @@ int drmtop_options_parse(struct drmtop_options *opts, enum drmtop_command cmd, i
 			 char **argv, FILE *err)
 {
 	bool have_duration = false;
+	const char *no_color;
 	int c;
 
 	memset(opts, 0, sizeof(*opts));
@@ -177,10 +187,13 @@ int drmtop_options_parse(struct drmtop_options *opts, enum drmtop_command cmd, i
 	opts->diverge_pct = DEFAULT_DIVERGE_PCT;
 
 	opts->command = cmd;
+	/* https://no-color.org: present and not empty disables colour; -C says the same. */
+	no_color = getenv("NO_COLOR");
+	opts->no_color = no_color && no_color[0];
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":d:n:p:Jbo:t:hV", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":d:n:p:Jbo:t:ChV", long_opts, NULL)) != -1) {
 		int rc = 0;
 
 		switch (c) {
@@ -227,6 +240,9 @@ int drmtop_options_parse(struct drmtop_options *opts, enum drmtop_command cmd, i
 			break;
 		case OPT_DIVERGE:
 			rc = parse_percent(optarg, &opts->diverge_pct, err);
+			break;
+		case 'C':
+			opts->no_color = true;
 			break;
 		case 'h':
 			opts->show_help = true;
@@ -275,6 +291,19 @@ void drmtop_options_free(struct drmtop_options *opts)
 	free(opts->pids);
 	opts->pids = NULL;
 	opts->nr_pids = opts->pids_cap = 0;
+}
+
+void drmtop_print_version(FILE *out)
+{
+	fprintf(out, "drmtop %s\n", DRMTOP_VERSION);
+#ifdef __VERSION__
+	fprintf(out, "built with: cc %s, C%ld\n", __VERSION__, (long)__STDC_VERSION__);
+#endif
+	fprintf(out, "libbpf: %u.%u (built against %d.%d), ncurses: %s\n", libbpf_major_version(),
+		libbpf_minor_version(), LIBBPF_MAJOR_VERSION, LIBBPF_MINOR_VERSION,
+		curses_version());
+	fprintf(out, "sources: fdinfo, BPF (drm and gpu_sched programs, CO-RE); outputs: tui, %s\n",
+		drmtop_format_names());
 }
 
 bool drmtop_options_want_pid(const struct drmtop_options *opts, pid_t pid)

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/sysmacros.h>
 
 #include "drmtop/model_build.h"
@@ -101,6 +102,24 @@ static const char *node_name(struct build *b, dev_t rdev)
 	char node[64];
 
 	return copy_str(b, drm_node_name(rdev, node, sizeof(node)));
+}
+
+/*
+ * The process's owner, for the views' USER column: the uid of <proc root>/<pid>, which is the
+ * process's effective uid (the scan does not keep it). A process gone by now has none.
+ */
+static void fill_uid(struct build *b, struct drmtop_model_client *mc)
+{
+	char path[4096];
+	struct stat st;
+
+	if (!b->in->proc_root || mc->pid <= 0)
+		return;
+	snprintf(path, sizeof(path), "%s/%d", b->in->proc_root, (int)mc->pid);
+	if (stat(path, &st))
+		return;
+	mc->has_uid = true;
+	mc->uid = st.st_uid;
 }
 
 static void fill_fd_engine(struct drmtop_fd_engine *fe, const struct drm_fdinfo_engine *e,
@@ -342,6 +361,7 @@ static void fill_fdinfo_client(struct build *b, struct drmtop_model_client *mc,
 	mc->accel = c->accel;
 	mc->pid = c->pid;
 	mc->fd = c->fd;
+	fill_uid(b, mc);
 	mc->comm = copy_str(b, c->comm);
 	mc->cmdline = copy_str(b, c->cmdline);
 	mc->has_client_id = fi->present & DRM_FDINFO_HAS_CLIENT_ID;
@@ -407,6 +427,8 @@ static void fill_bpf_client(struct build *b, struct drmtop_model_client *mc,
 	}
 	mc->pid = (pid_t)c->tgid;
 	mc->fd = -1;
+	if (!(c->flags & DRMTOP_CLIENT_KERNEL))
+		fill_uid(b, mc);
 	mc->has_client_id = c->client_id != 0;
 	mc->client_id = c->client_id;
 	mc->fdinfo_format = "none";

@@ -201,6 +201,7 @@ int drmtop_sampler_next(struct drmtop_sampler *s, struct drmtop_model *m)
 	in.pids = s->opts->pids;
 	in.nr_pids = s->opts->nr_pids;
 	in.diverge_pct = s->opts->diverge_pct;
+	in.proc_root = s->opts->proc_root;
 	for (i = 0; i < s->nr_notes; i++)
 		notes[i] = s->notes[i];
 	in.notes = notes;

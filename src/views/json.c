@@ -70,6 +70,8 @@ static void json_client_identity(struct json_writer *w, const struct drmtop_mode
 	jw_kv_string(w, "key", c->key);
 	jw_kv_i64(w, "pid", c->pid);
 	jw_kv_i64(w, "fd", c->fd);
+	if (c->has_uid)
+		jw_kv_u64(w, "uid", c->uid);
 	jw_kv_string(w, "comm", c->comm);
 	jw_kv_string(w, "device", c->dev_key);
 	json_node(w, c->node, c->rdev);

@@ -30,6 +30,7 @@ updater=
 cleanup() {
 	# shellcheck disable=SC2086
 	[ -n "$updater" ] && kill $updater 2>/dev/null
+	[ -n "${sock:-}" ] && tmux -S "$sock" kill-server 2>/dev/null
 	rm -rf "$T"
 }
 trap cleanup EXIT
@@ -192,35 +193,267 @@ if tests/cli/hostile-proc.sh "$H" 2>"$T/err"; then
 else
 	bad "hostile proc tree" "$(cat "$T/err")"
 fi
+# -o text is -b; -o csv parses with Python's csv module and carries the JSON view's figures.
+otext=$(timeout 60 "$DRMTOP" --proc-root "$T/proc" --sys-root "" --source fdinfo -o text -n 1 -d 0.5)
+# The same lines but for the figures that move between two runs.
+shape() { sed -E 's/^drmtop - [0-9:]*  interval [0-9.]* s/T/; s/[0-9.]+%/P/g; /^ /d'; }
+[ "$(printf '%s\n' "$otext" | shape)" = "$(printf '%s\n' "$text" | shape)" ] &&
+	ok "-o text is -b" || bad "-o text" "$otext"
+if command -v python3 >/dev/null; then
+	timeout 60 "$DRMTOP" --proc-root "$T/proc" --sys-root "" --source fdinfo -o csv -n 2 -d 1 \
+		>"$T/out.csv" 2>"$T/err"
+	rc=$?
+	timeout 60 "$DRMTOP" --proc-root "$T/proc" --sys-root "" --source fdinfo -J -n 1 -d 1 \
+		>"$T/out.json" 2>>"$T/err"
+	[ "$rc" -eq 0 ] && [ "$(head -n 1 "$T/out.csv" | cut -c1-15)" = "time,iteration," ] &&
+		[ "$(grep -c '^time,' "$T/out.csv")" -eq 1 ] && ok "csv: exit 0, one header line" ||
+		bad "csv: runs" "rc=$rc $(cat "$T/err") $(head -n 3 "$T/out.csv")"
+	# Every row parsed by a standard reader; per (client, engine) the identity and memory
+	# exactly as JSON has them, busy % both in the expected band (the two runs are not one frame).
+	if python3 - "$T/out.csv" "$T/out.json" >"$T/csvcheck" 2>&1 <<'PY'
+import csv, json, sys
+rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+frame = json.loads(open(sys.argv[2]).readline())
+# Wider than the JSON check above: two runs, each band must hold on a loaded machine.
+want = {5: (40, 60), 9: (65, 85)}
+problems = []
+if sorted({r["iteration"] for r in rows}) != ["1", "2"]:
+    problems.append("iterations %s" % sorted({r["iteration"] for r in rows}))
+if len(rows) != 4:
+    problems.append("%d rows, want 2 frames x 2 clients x 1 engine" % len(rows))
+for r in rows:
+    c = [c for c in frame["clients"] if c["client_id"] == int(r["client_id"])][0]
+    e = c["engines"][0]
+    m = c["memory"][0] if c["memory"] else {}
+    same = {
+        "pid": c["pid"], "uid": c.get("uid"), "comm": c["comm"], "device": c["device"],
+        "node": c["node"], "driver": c["driver"], "source": "fdinfo", "engine": e["name"],
+        "capacity": e["capacity"], "mem_total_bytes": m.get("total_bytes"),
+        "mem_shared_bytes": m.get("shared_bytes", 0),
+        "mem_resident_bytes": m.get("resident_bytes", 0), "bpf_busy_pct": "",
+        "diverged": "",
+    }
+    for k, v in same.items():
+        if r[k] != ("" if v is None else str(v)):
+            problems.append("client %s %s: csv %r, json %r" % (r["client_id"], k, r[k], v))
+    lo, hi = want[int(r["client_id"])]
+    for who, pct in (("csv", r["busy_pct"]), ("json", e["busy_pct"])):
+        if not lo <= float(pct) <= hi:
+            problems.append("client %s busy %s %s not in [%d, %d]" % (r["client_id"], who, pct, lo, hi))
+print("\n".join(problems))
+sys.exit(1 if problems else 0)
+PY
+	then ok "csv: python csv parses it; same identity, memory and busy band as JSON"
+	else bad "csv vs json" "$(head -n 5 "$T/csvcheck")"; fi
+	grep -q $'"ren""der\tx"' "$T/out.csv" && ok "csv: a quote in a field is quoted and doubled" ||
+		bad "csv: quoting" "$(grep ren "$T/out.csv" | head -n 1)"
+	# A frame carries the same counters in CSV and JSON: fdinfo that does not move gives both the
+	# same busy_ns and 0.00 %, exactly.
+	mkdir -p "$T/ps/42/fd" "$T/ps/42/fdinfo"
+	echo static > "$T/ps/42/comm"
+	ln -s "$T/dev/dri/renderD128" "$T/ps/42/fd/3"
+	printf 'drm-driver:\tsimgpu\ndrm-client-id:\t42\ndrm-engine-gfx:\t123456789 ns\n' \
+		>"$T/ps/42/fdinfo/3"
+	printf 'drm-total-memory:\t8 MiB\n' >>"$T/ps/42/fdinfo/3"
+	a=$("$DRMTOP" --proc-root "$T/ps" --sys-root "" --source fdinfo -o csv -n 1 -d 0.2 |
+		python3 -c 'import csv, sys; r = list(csv.DictReader(sys.stdin))[0]
+print(r["pid"], r["client_id"], r["engine"], r["busy_ns"], r["busy_pct"], r["mem_total_bytes"])')
+	b=$("$DRMTOP" --proc-root "$T/ps" --sys-root "" --source fdinfo -J -n 1 -d 0.2 |
+		jq -r '.clients[0] | [.pid, .client_id, .engines[0].name, .engines[0].busy_ns,
+			(.engines[0].busy_pct * 100 | round / 100 | tostring | if . == "0" then "0.00" else . end),
+			.memory[0].total_bytes] | join(" ")')
+	[ -n "$a" ] && [ "$a" = "$b" ] && [ "$a" = "42 42 gfx 123456789 0.00 8388608" ] &&
+		ok "csv: same counters as JSON, exactly ($a)" || bad "csv: exact" "csv '$a' json '$b'"
+	"$DRMTOP" record -t 1 -o csv >/dev/null 2>"$T/err"
+	[ $? -eq 2 ] && grep -q "record has no csv output" "$T/err" && ok "csv: record says it has none" ||
+		bad "csv: record" "$(cat "$T/err")"
+else
+	bad "csv" "python3 missing (scripts/install-deps.sh installs it)"
+fi
+v=$("$DRMTOP" --version)
+[ "$(printf '%s\n' "$v" | head -n 1)" = "drmtop 0.2.0" ] && grep -q '^libbpf: [0-9]' <<<"$v" &&
+	grep -q 'ncurses' <<<"$v" && ok "--version: version and build information" || bad "--version" "$v"
 
 # The live view, as a person sees it: tmux runs it on a terminal, keys go in, the screen is read.
+# Process 200 belongs to nobody, so USER shows a name other than root.
 if command -v tmux >/dev/null; then
-	sock="$T/tmux"
-	tmux -S "$sock" new-session -d -x 160 -y 30 \
-		"$DRMTOP --proc-root $T/proc --sys-root '' --source fdinfo -d 0.5; echo EXITED \$?; sleep 30"
-	screen() { tmux -S "$sock" capture-pane -p; }
-	wait_screen() {	# PATTERN: up to 10 s
-		for _ in $(seq 100); do screen | grep -q -- "$1" && return 0; sleep 0.1; done
+	chown 65534 "$T/proc/200"
+	sock="$T/tmux0"
+	nsock=0
+	# tui_start W H ENV OPTIONS...: drmtop in a fresh tmux session; the pane then says how it
+	# ended and whether the terminal's settings are the ones it started with. The pane's shell
+	# ignores SIGINT so that Ctrl-C reaches drmtop alone (drmtop sets its own handler).
+	tui_start() {
+		local w=$1 h=$2 env=$3
+		shift 3
+		# A server of its own each time: a new session on the socket of a server still
+		# shutting down can go down with it.
+		tmux -S "$sock" kill-server 2>/dev/null
+		nsock=$((nsock + 1))
+		sock="$T/tmux$nsock"
+		tmux -S "$sock" new-session -d -x "$w" -y "$h" \
+			"trap '' INT; S0=\$(stty -g); env LANG=C.UTF-8 $env $DRMTOP $*; echo EXITED \$?;
+			 [ \"\$(stty -g)\" = \"\$S0\" ] && echo STTY-SAME || echo STTY-CHANGED; sleep 60"
+	}
+	screen() { tmux -S "$sock" capture-pane -p 2>/dev/null; }
+	keys() { tmux -S "$sock" send-keys "$@"; }
+	alt_screen() { tmux -S "$sock" display -p '#{alternate_on}'; }
+	drmtop_pid() { pgrep -P "$(tmux -S "$sock" display -p '#{pane_pid}')" -x drmtop; }
+	until_true() {	# COMMAND...: up to 10 s
+		for _ in $(seq 100); do "$@" && return 0; sleep 0.1; done
 		return 1
 	}
-	wait_screen '100/3,100/7,101/3' && screen | grep -q 'sort: busy' &&
-		screen | grep -q ' q quit' && ok "tui: shows clients, sort and key help" ||
-		bad "tui: first screen" "$(screen)"
-	wait_screen '5 \+[0-9.]\+%' && ok "tui: rates appear after an interval" ||
-		bad "tui: rates" "$(screen)"
-	tmux -S "$sock" send-keys s
-	wait_screen 'sort: memory' && ok "tui: s cycles the sort" || bad "tui: s" "$(screen)"
-	tmux -S "$sock" send-keys q
-	wait_screen 'EXITED 0' && ok "tui: q quits with status 0" || bad "tui: q" "$(screen)"
+	on_screen() { screen | grep -q -- "$1"; }
+	# The pids of the table's rows, top to bottom (a row starts with its pid).
+	order() { screen | awk '$1 == 100 || $1 == 200 { printf "%s ", $1 }'; }
+	order_is() { [ "$(order)" = "$1" ]; }
+	row() { screen | awk -v p="$1" '$1 == p'; }
+	fake="--proc-root $T/proc --sys-root '' --source fdinfo"
+
+	tui_start 160 30 "" "$fake -d 0.5"
+	# Columns at 160: PID USER COMMAND DEV ID gfx ce MEM SHR SRC HISTORY
+	tui_rows_right() {
+		row 100 | awk '{ exit !($2 == "root" && $3 == "ren\"der?x" && $4 == "renderD128" &&
+			$5 == 5 && $6 >= 47 && $6 <= 53 && $7 == "-" && $8 == "4.0M" && $9 == "1.0M" &&
+			$10 == "F") }' &&
+		row 200 | awk '{ exit !($2 == "nobody" && $3 == "compute" && $4 == "renderD129" &&
+			$5 == 9 && $6 == "-" && $7 >= 72 && $7 <= 78 && $8 == "123B" && $9 == "0B" &&
+			$10 == "F") }'
+	}
+	until_true tui_rows_right && ok "tui: each client's row with user, engines, memory, source" ||
+		bad "tui: client rows" "$(screen)"
+	bars_right() {
+		screen | grep -A1 '^simgpu dri/renderD128  1 client  mem 4.0M' |
+			grep -Eq '^ gfx .*\[.* (4[7-9]|5[0-3])\.[0-9]%\]' &&
+		screen | grep -A1 '^simgpu dri/renderD129  1 client  mem 123B' |
+			grep -Eq '^ ce .*\[.* 7[2-8]\.[0-9]%\]'
+	}
+	until_true bars_right && ok "tui: a busy bar per device engine" || bad "tui: device bars" "$(screen)"
+	on_screen 'busiest engine, last' && on_screen 'HISTORY' && on_screen ' q quit' &&
+		ok "tui: plot, history column and key reminder" || bad "tui: plot and status" "$(screen)"
+	[ "$(alt_screen)" = 1 ] && ok "tui: runs on the alternate screen" || bad "tui: alternate screen" "off"
+
+	until_true order_is "200 100 " && on_screen 'sort: busy' && ok "tui: busiest first" ||
+		bad "tui: sort busy" "$(order)"
+	keys P
+	until_true order_is "100 200 " && on_screen 'sort: pid$' && ok "tui: P sorts by pid" ||
+		bad "tui: P" "$(order) $(screen | head -n 1)"
+	keys r
+	until_true order_is "200 100 " && on_screen 'sort: pid (reversed)' && ok "tui: r reverses" ||
+		bad "tui: r" "$(order)"
+	keys r M
+	until_true order_is "100 200 " && on_screen 'sort: memory' && ok "tui: M sorts by memory" ||
+		bad "tui: M" "$(order)"
+	keys N
+	until_true order_is "200 100 " && on_screen 'sort: name' && ok "tui: N sorts by name" ||
+		bad "tui: N" "$(order)"
+	keys s
+	until_true on_screen 'sort: busy' && ok "tui: s cycles back to busy" || bad "tui: s" "$(screen | head -n 1)"
+
+	keys / c o m p
+	until_true order_is "200 " && on_screen 'filter: comp (1 shown)' &&
+		on_screen 'filter: comp_' && ok "tui: / filters by command as it is typed" ||
+		bad "tui: filter comp" "$(order)"
+	keys BSpace BSpace BSpace BSpace 1 0 1
+	until_true order_is "100 " && ok "tui: filter by a holder's pid (101 holds client 5)" ||
+		bad "tui: filter 101" "$(order)"
+	keys Enter
+	until_true on_screen 'filter: 101 (1 shown)' && ! on_screen 'filter: 101_' &&
+		ok "tui: Enter keeps the filter" || bad "tui: Enter keeps filter" "$(screen | tail -n 1)"
+	keys Escape
+	until_true order_is "200 100 " && ! on_screen 'filter:' && ok "tui: Esc clears the filter" ||
+		bad "tui: Esc" "$(order)"
+	keys / r e n d e r D 1 2 9 Enter
+	until_true order_is "200 " && ok "tui: filter by device node" || bad "tui: filter node" "$(order)"
+	keys Escape
+
+	# Detail of client 5: select it (pid order, first row), Enter.
+	keys P Home Enter
+	detail_right() {
+		on_screen '^client simgpu@226:128#5' && on_screen '^pid 100  user root  command ren"der?x' &&
+		on_screen '^holders (pid/fd): 100/3 100/7 101/3' &&
+		screen | grep -Eq '^gfx +(4[7-9]|5[0-3])\.[0-9] +[0-9]+ +1 +- +- +- +-' &&
+		screen | grep -Eq '^memory +4\.0M +1\.0M +4\.0M +- +-' &&
+		on_screen 'needs the BPF tracer'
+	}
+	until_true detail_right && ok "tui: Enter shows the client's holders, engines, memory, latency" ||
+		bad "tui: detail" "$(screen)"
+	keys Escape
+	until_true order_is "100 200 " && ok "tui: Esc goes back to the table" || bad "tui: back" "$(screen)"
+	keys h
+	until_true on_screen 'drmtop keys' && on_screen 'filter as you type' &&
+		ok "tui: h shows the help" || bad "tui: help" "$(screen)"
+	keys x
+	until_true eval '! on_screen "drmtop keys"' && ok "tui: any key closes the help" ||
+		bad "tui: help closes" "$(screen)"
+
+	# Down to 80x24: every line fits, nothing drawn twice, the figures still there.
+	tmux -S "$sock" resize-window -x 80 -y 24
+	small_right() {
+		[ "$(screen | wc -l)" -eq 24 ] && [ "$(screen | LC_ALL=C.UTF-8 wc -L)" -le 80 ] &&
+		[ "$(screen | grep -c '^drmtop ')" -eq 1 ] && [ "$(screen | grep -c 'PID USER')" -eq 1 ] &&
+		[ "$(screen | grep -c '^simgpu dri/renderD128  ')" -eq 1 ] &&
+		[ "$(screen | tail -n 1 | grep -c '^ q quit')" -eq 1 ] && order_is "100 200 " &&
+		row 100 | awk '{ exit !($6 >= 47 && $6 <= 53 && $8 == "4.0M") }' &&
+		! on_screen HISTORY
+	}
+	until_true small_right && ok "tui: resized to 80x24 cleanly (history column dropped)" ||
+		bad "tui: 80x24" "$(screen)"
+	tmux -S "$sock" resize-window -x 160 -y 30
+	until_true eval 'on_screen HISTORY && [ "$(screen | grep -c "PID USER")" -eq 1 ]' &&
+		ok "tui: and back to 160x30" || bad "tui: 160x30 again" "$(screen)"
+
+	keys q
+	until_true on_screen 'EXITED 0' && ok "tui: q quits with status 0" || bad "tui: q" "$(screen)"
+	on_screen STTY-SAME && [ "$(alt_screen)" = 0 ] && ! on_screen '^drmtop ' &&
+		ok "tui: q restores the terminal (modes, main screen)" || bad "tui: q restores" "$(screen)"
+
+	for how in SIGTERM Ctrl-C; do
+		tui_start 100 30 "" "$fake -d 0.5"
+		until_true on_screen 'PID USER'
+		if [ "$how" = SIGTERM ]; then kill -TERM "$(drmtop_pid)"; else keys C-c; fi
+		until_true on_screen 'EXITED 0' && on_screen STTY-SAME && [ "$(alt_screen)" = 0 ] &&
+			ok "tui: $how ends it and restores the terminal" || bad "tui: $how" "$(screen)"
+	done
+
+	# An error while running: the proc root goes away. The reason is printed on the restored
+	# terminal (after endwin), not lost on the alternate screen.
+	mkdir -p "$T/p2/1/fd" "$T/p2/1/fdinfo"
+	echo static > "$T/p2/1/comm"
+	tui_start 100 30 "" "--proc-root $T/p2 --sys-root '' --source fdinfo -d 0.3"
+	until_true on_screen 'no client'
+	mv "$T/p2" "$T/p2.gone"
+	until_true on_screen 'EXITED 1' && on_screen "drmtop: cannot read $T/p2" &&
+		on_screen STTY-SAME && [ "$(alt_screen)" = 0 ] &&
+		ok "tui: an error restores the terminal, then says why" || bad "tui: error exit" "$(screen)"
+
+	# No colour with -C or NO_COLOR (only attributes and resets to the default colour remain);
+	# colours without them, or the check would prove nothing.
+	colours() {
+		tmux -S "$sock" capture-pane -p -e |
+			grep -oE $'\e\\[[0-9;]*m' | sed 's/^.\[//; s/m$//' | tr ';' '\n' |
+			grep -cE '^(3[0-8]|4[0-8]|9[0-7]|10[0-7])$'
+	}
+	tui_start 100 30 "" "$fake -d 0.5"
+	until_true on_screen 'PID USER'
+	n=$(colours)
+	[ "$n" -gt 0 ] && ok "tui: colours by default ($n colour codes)" || bad "tui: colours" "none"
+	for how in -C NO_COLOR; do
+		if [ "$how" = -C ]; then tui_start 100 30 "" "$fake -d 0.5 -C"
+		else tui_start 100 30 "NO_COLOR=1" "$fake -d 0.5"; fi
+		until_true on_screen 'PID USER'
+		n=$(colours)
+		[ "$n" -eq 0 ] && ok "tui: no colour with $how" || bad "tui: $how" "$n colour codes"
+	done
 	tmux -S "$sock" kill-server 2>/dev/null
+	chown 0 "$T/proc/200"
 	# The hostile tree's names reach the screen escaped (as \xNN or ?), and the screen is still
 	# drmtop's.
 	if [ -d "$H/proc" ]; then
-		tmux -S "$sock" new-session -d -x 160 -y 30 \
-			"$DRMTOP --proc-root $H/proc --sys-root '' --source fdinfo -d 0.5; sleep 30"
-		wait_screen 'evil\(\\x1b\|?\)\[2J' && screen | grep -q 'sort: busy' &&
+		tui_start 160 30 "" "--proc-root $H/proc --sys-root '' --source fdinfo -d 0.5"
+		until_true on_screen 'evil\(\\x1b\|?\)\[2J' && on_screen 'PID USER' &&
 			ok "tui: hostile names shown escaped" || bad "tui: hostile names" "$(screen)"
-		tmux -S "$sock" send-keys q
+		keys q
 		tmux -S "$sock" kill-server 2>/dev/null
 	fi
 else
@@ -249,10 +482,11 @@ if [ ! -e /dev/dri ] && [ ! -e /dev/accel ]; then
 		ok "host without DRM: says no device, and why BPF is off" || bad "host no device" "$st"
 fi
 
-# make install honours PREFIX and DESTDIR, and what it installs runs.
+# make install honours PREFIX and DESTDIR, what it installs runs, and the manual page is there.
 if ${MAKE:-make} -s --no-print-directory install PREFIX=/opt/drmtop-test DESTDIR="$T/inst" \
 	OUTPUT="$(dirname "$DRMTOP")" >"$T/err" 2>&1 &&
-	"$T/inst/opt/drmtop-test/sbin/drmtop" --version | grep -q '^drmtop '; then
+	"$T/inst/opt/drmtop-test/sbin/drmtop" --version | grep -q '^drmtop ' &&
+	cmp -s docs/drmtop.8 "$T/inst/opt/drmtop-test/share/man/man8/drmtop.8"; then
 	ok "make install PREFIX DESTDIR"
 else
 	bad "make install PREFIX DESTDIR" "$(cat "$T/err"; ls -R "$T/inst" 2>&1 | head -5)"

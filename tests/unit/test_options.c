@@ -128,6 +128,49 @@ static void test_output_formats(void **state)
 	free(e);
 }
 
+/* -o csv streams, record has none; -C, --no-color and NO_COLOR (set, not empty): no colour. */
+static void test_csv_and_colour(void **state)
+{
+	struct drmtop_options o;
+	char *e = NULL;
+
+	(void)state;
+	unsetenv("NO_COLOR");
+	assert_int_equal(parse(&o, ARGV("-o", "csv"), &e), 0);
+	assert_int_equal(o.output, DRMTOP_OUT_STREAM);
+	assert_string_equal(o.format->name, "csv");
+	assert_false(o.no_color);
+	drmtop_options_free(&o);
+	free(e);
+	e = NULL;
+	assert_int_equal(parse(&o, ARGV("record", "-t", "1", "-o", "csv"), &e), -1);
+	assert_non_null(strstr(e, "record has no csv output"));
+	free(e);
+	e = NULL;
+	assert_int_equal(parse(&o, ARGV("-C"), &e), 0);
+	assert_true(o.no_color);
+	drmtop_options_free(&o);
+	free(e);
+	e = NULL;
+	assert_int_equal(parse(&o, ARGV("--no-color"), &e), 0);
+	assert_true(o.no_color);
+	drmtop_options_free(&o);
+	free(e);
+	e = NULL;
+	setenv("NO_COLOR", "", 1);
+	assert_int_equal(parse(&o, ARGV("-b"), &e), 0);
+	assert_false(o.no_color);
+	drmtop_options_free(&o);
+	free(e);
+	e = NULL;
+	setenv("NO_COLOR", "1", 1);
+	assert_int_equal(parse(&o, ARGV("-b"), &e), 0);
+	assert_true(o.no_color);
+	drmtop_options_free(&o);
+	free(e);
+	unsetenv("NO_COLOR");
+}
+
 /* The live view's +/- keys and -d share one range (the TUI used to stop at 3600 s). */
 static void test_interval_limits(void **state)
 {
@@ -207,6 +250,7 @@ int main(void)
 		cmocka_unit_test(test_full_set),
 		cmocka_unit_test(test_record_needs_duration),
 		cmocka_unit_test(test_output_formats),
+		cmocka_unit_test(test_csv_and_colour),
 		cmocka_unit_test(test_interval_limits),
 		cmocka_unit_test(test_bad_input_is_rejected_clearly),
 		cmocka_unit_test(test_help_and_usage_text),

@@ -1,0 +1,284 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "tui_format.h"
+
+const char *tui_fmt_bytes(char *buf, size_t len, uint64_t bytes)
+{
+	static const char units[] = "BKMGTPE";
+	double v = (double)bytes;
+	size_t u = 0;
+
+	while (v >= 1000.0 && u + 1 < sizeof(units) - 1) {
+		v /= 1024.0;
+		u++;
+	}
+	if (!u)
+		snprintf(buf, len, "%lluB", (unsigned long long)bytes);
+	else if (v < 9.95)
+		snprintf(buf, len, "%.1f%c", v, units[u]);
+	else
+		snprintf(buf, len, "%.0f%c", v, units[u]);
+	return buf;
+}
+
+const char *tui_fmt_bucket(char *buf, size_t len, unsigned int b)
+{
+	static const char *const unit[] = { "ns", "us", "ms", "s" };
+	unsigned int lo_u = b / 10 < 3 ? b / 10 : 3, hi_u = (b + 1) / 10 < 3 ? (b + 1) / 10 : 3;
+	unsigned long long lo = (1ull << b) >> (10 * lo_u), hi = (2ull << b) >> (10 * hi_u);
+
+	/* The tracer counts every longer wait in the last bucket: it has no upper bound. */
+	if (b + 1 >= DRMTOP_MODEL_LAT_BUCKETS) {
+		snprintf(buf, len, ">=%llu%s", lo, unit[lo_u]);
+		return buf;
+	}
+	/* Powers of two in 1024 steps: 2^10 ns is shown as 1us (2.4 % short). */
+	if (lo_u == hi_u)
+		snprintf(buf, len, "%llu-%llu%s", lo, hi, unit[hi_u]);
+	else
+		snprintf(buf, len, "%llu%s-%llu%s", lo, unit[lo_u], hi, unit[hi_u]);
+	return buf;
+}
+
+const char *tui_sanitize(char *buf, size_t len, const char *s)
+{
+	size_t i;
+
+	if (!len)
+		return buf;
+	for (i = 0; s && s[i] && i + 1 < len; i++)
+		buf[i] = (unsigned char)s[i] < 0x20 || (unsigned char)s[i] >= 0x7f ? '?' : s[i];
+	buf[i] = '\0';
+	return buf;
+}
+
+static bool contains(const char *hay, const char *needle)
+{
+	return hay && strcasestr(hay, needle);
+}
+
+bool tui_filter_match(const struct drmtop_model_client *c, const char *filter)
+{
+	char pid[16];
+	size_t i;
+
+	if (!filter || !filter[0])
+		return true;
+	if (!filter[strspn(filter, "0123456789")]) {
+		for (i = 0; i < c->nr_holders; i++) {
+			snprintf(pid, sizeof(pid), "%d", (int)c->holders[i].pid);
+			if (!strncmp(pid, filter, strlen(filter)))
+				return true;
+		}
+		snprintf(pid, sizeof(pid), "%d", (int)c->pid);
+		if (!strncmp(pid, filter, strlen(filter)))
+			return true;
+		return contains(c->comm, filter);
+	}
+	return contains(c->comm, filter) || contains(c->driver, filter) ||
+	       contains(c->node, filter) || contains(c->dev_key, filter);
+}
+
+bool tui_engine_pct(const struct drmtop_model_engine *e, double *pct)
+{
+	if (e->in_fdinfo && (e->fd.flags & DRMTOP_FD_RATE)) {
+		*pct = e->fd.pct;
+		return true;
+	}
+	/* An engine fdinfo does not print (driver jobs, BPF-only clients): the tracer's figure. */
+	if (!e->in_fdinfo && e->in_bpf && e->bpf.has_rate) {
+		*pct = e->bpf.pct;
+		return true;
+	}
+	return false;
+}
+
+bool tui_client_peak(const struct drmtop_model_client *c, double *pct)
+{
+	bool any = false;
+	double v;
+	size_t i;
+
+	*pct = 0;
+	for (i = 0; i < c->nr_engines; i++) {
+		if (!tui_engine_pct(&c->engines[i], &v))
+			continue;
+		if (!any || v > *pct)
+			*pct = v;
+		any = true;
+	}
+	return any;
+}
+
+int tui_cols_fit(struct tui_col *cols, size_t n, int width)
+{
+	int used = 0, prio = -1, next;
+	size_t i, flex = n;
+
+	for (i = 0; i < n; i++)
+		cols[i].shown = false;
+	/* Priorities in increasing order; a column that does not fit leaves room for others. */
+	for (;;) {
+		next = -1;
+		for (i = 0; i < n; i++)
+			if (cols[i].prio > prio && (next < 0 || cols[i].prio < next))
+				next = cols[i].prio;
+		if (next < 0)
+			break;
+		for (i = 0; i < n; i++) {
+			int w = cols[i].width + (used ? 1 : 0);
+
+			if (cols[i].prio != next || used + w > width)
+				continue;
+			cols[i].shown = true;
+			used += w;
+			if (cols[i].flex && flex == n)
+				flex = i;
+		}
+		prio = next;
+	}
+	if (flex < n && used < width) {
+		cols[flex].width += width - used;
+		used = width;
+	}
+	return used;
+}
+
+static struct tui_series *series(struct tui_history *h, const char *prefix, const char *key)
+{
+	struct tui_series *s, **grown;
+	size_t i, len = strlen(prefix) + strlen(key) + 1;
+
+	for (i = 0; i < h->n; i++)
+		if (!strncmp(h->s[i]->key, prefix, strlen(prefix)) &&
+		    !strcmp(h->s[i]->key + strlen(prefix), key))
+			return h->s[i];
+	if (h->n == h->cap) {
+		size_t cap = h->cap ? h->cap * 2 : 16;
+
+		grown = realloc(h->s, cap * sizeof(*grown));
+		if (!grown)
+			return NULL;
+		h->s = grown;
+		h->cap = cap;
+	}
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return NULL;
+	s->key = malloc(len);
+	if (!s->key) {
+		free(s);
+		return NULL;
+	}
+	snprintf(s->key, len, "%s%s", prefix, key);
+	h->s[h->n++] = s;
+	return s;
+}
+
+static int push(struct tui_history *h, const char *prefix, const char *key, bool have,
+		double pct, uint64_t t_ns)
+{
+	struct tui_series *s = series(h, prefix, key);
+
+	if (!s)
+		return -1;
+	s->v[s->head] = have ? (float)pct : NAN;
+	s->t_ns[s->head] = t_ns;
+	s->head = (s->head + 1) % TUI_HIST_LEN;
+	if (s->n < TUI_HIST_LEN)
+		s->n++;
+	s->seen = h->frame;
+	return 0;
+}
+
+int tui_history_add(struct tui_history *h, const struct drmtop_model *m)
+{
+	size_t i, j, kept = 0;
+	double pct;
+	int err = 0;
+
+	h->frame++;
+	for (i = 0; i < m->nr_clients; i++) {
+		const struct drmtop_model_client *c = &m->clients[i];
+		bool have = tui_client_peak(c, &pct);
+
+		err |= push(h, "c:", c->key, have, pct, c->sample_ns ? c->sample_ns : m->mono_ns);
+	}
+	for (i = 0; i < m->nr_devices; i++) {
+		const struct drmtop_model_device *d = &m->devices[i];
+		bool have = false;
+
+		pct = 0;
+		for (j = 0; j < d->nr_engines; j++) {
+			if (d->engines[j].valid && (!have || d->engines[j].pct > pct))
+				pct = d->engines[j].pct;
+			have |= d->engines[j].valid;
+		}
+		err |= push(h, "d:", d->key, have, pct, m->mono_ns);
+	}
+	/* What this frame no longer has (closed clients, removed devices) goes. */
+	for (i = 0; i < h->n; i++) {
+		if (h->s[i]->seen == h->frame) {
+			h->s[kept++] = h->s[i];
+			continue;
+		}
+		free(h->s[i]->key);
+		free(h->s[i]);
+	}
+	h->n = kept;
+	return err ? -1 : 0;
+}
+
+const struct tui_series *tui_history_get(const struct tui_history *h, const char *prefix,
+					 const char *key)
+{
+	size_t i;
+
+	for (i = 0; key && i < h->n; i++)
+		if (!strncmp(h->s[i]->key, prefix, strlen(prefix)) &&
+		    !strcmp(h->s[i]->key + strlen(prefix), key))
+			return h->s[i];
+	return NULL;
+}
+
+double tui_series_at(const struct tui_series *s, size_t i)
+{
+	if (!s || i >= s->n)
+		return NAN;
+	return s->v[(s->head + TUI_HIST_LEN - 1 - i) % TUI_HIST_LEN];
+}
+
+void tui_history_free(struct tui_history *h)
+{
+	size_t i;
+
+	for (i = 0; i < h->n; i++) {
+		free(h->s[i]->key);
+		free(h->s[i]);
+	}
+	free(h->s);
+	memset(h, 0, sizeof(*h));
+}
+
+unsigned int tui_level(double pct, unsigned int rows, unsigned int row)
+{
+	double eighths;
+
+	if (isnan(pct) || pct <= 0 || !rows)
+		return 0;
+	if (pct > 100)
+		pct = 100;
+	eighths = pct / 100.0 * rows * 8 - row * 8.0;
+	if (eighths <= 0)
+		return 0;
+	if (eighths >= 8)
+		return 8;
+	/* A figure above zero always shows: at least one eighth in the bottom row. */
+	return eighths < 1 && row == 0 ? 1 : (unsigned int)lround(eighths);
+}

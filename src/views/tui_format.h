@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The live view's pure helpers: no terminal, so the unit tests can call them. What a figure
+ * looks like in a cell, which clients a filter keeps, which columns fit a width, and the
+ * history the sparklines and the plot are drawn from.
+ */
+#ifndef DRMTOP_VIEWS_TUI_FORMAT_H
+#define DRMTOP_VIEWS_TUI_FORMAT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "drmtop/model.h"
+
+/* "4.0M", "123K", "512B", "1.5G": at most 5 characters; K/M/G/T are powers of 1024. */
+const char *tui_fmt_bytes(char *buf, size_t len, uint64_t bytes);
+
+/* "1-2us", "256-512ms": the bounds of log2 latency bucket @b ([2^b, 2^(b+1)) ns); ">=2s" last. */
+const char *tui_fmt_bucket(char *buf, size_t len, unsigned int b);
+
+/* Copies @s into @buf with control and non-ASCII bytes as '?' (a tab would break a column). */
+const char *tui_sanitize(char *buf, size_t len, const char *s);
+
+/*
+ * Whether the live filter keeps @c. Empty: every client. Digits only: a holder's pid that
+ * starts with them, or a command that contains them. Otherwise a case-insensitive part of the
+ * command, driver, device node or device key.
+ */
+bool tui_filter_match(const struct drmtop_model_client *c, const char *filter);
+
+/* The figure an engine column shows: fdinfo's rate, else the tracer's. false: none yet. */
+bool tui_engine_pct(const struct drmtop_model_engine *e, double *pct);
+/* The busiest engine of a client (0..), false when no engine has a figure yet. */
+bool tui_client_peak(const struct drmtop_model_client *c, double *pct);
+
+/* Table columns: which fit in a width, by priority, shown in their own order. */
+struct tui_col {
+	int id;			/* the caller's */
+	int width;		/* cells, without the space that separates columns */
+	int prio;		/* lower is kept first */
+	bool flex;		/* takes what is left over, at least width */
+	bool shown;		/* set by tui_cols_fit */
+};
+
+/* Marks the columns that fit in @width; a flex column gets the rest. Returns the width used. */
+int tui_cols_fit(struct tui_col *cols, size_t n, int width);
+
+/* A ring of samples (0..100 %) with their times: one per client, per device. */
+#define TUI_HIST_LEN 600
+
+struct tui_series {
+	char *key;
+	float v[TUI_HIST_LEN];
+	uint64_t t_ns[TUI_HIST_LEN];
+	size_t head, n;		/* next slot, samples held */
+	unsigned long seen;	/* the frame that last updated it */
+};
+
+struct tui_history {
+	struct tui_series **s;
+	size_t n, cap;
+	unsigned long frame;
+};
+
+/* Adds @m's figures: each client's busiest engine ("c:<key>") and each device's ("d:<key>"). */
+int tui_history_add(struct tui_history *h, const struct drmtop_model *m);
+const struct tui_series *tui_history_get(const struct tui_history *h, const char *prefix,
+					 const char *key);
+/* Sample @i back from the newest (0 = newest); NAN when there is none. */
+double tui_series_at(const struct tui_series *s, size_t i);
+void tui_history_free(struct tui_history *h);
+
+/* Eighths of a cell (0..8) that @pct of 100 fills in a column @rows cells tall, row @row up. */
+unsigned int tui_level(double pct, unsigned int rows, unsigned int row);
+
+#endif /* DRMTOP_VIEWS_TUI_FORMAT_H */

@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* -o csv: RFC 4180 quoting, the header once, one row per client and engine, empty = absent. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/sysmacros.h>
+#include <cmocka.h>
+
+#include "drmtop/model_build.h"
+#include "drmtop/views.h"
+#include "fake_clients.h"
+
+static char *field(const char *s)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+
+	assert_non_null(out);
+	drmtop_csv_field(out, s);
+	fclose(out);
+	return text;
+}
+
+static void expect_field(const char *in, const char *want)
+{
+	char *got = field(in);
+
+	assert_string_equal(got, want);
+	free(got);
+}
+
+static void test_quoting(void **state)
+{
+	(void)state;
+	expect_field("glxgears", "glxgears");
+	expect_field("", "");
+	expect_field(NULL, "");
+	/* Spaces, tabs and semicolons are data, not structure: RFC 4180 leaves them bare. */
+	expect_field("a b\tc;d", "a b\tc;d");
+	expect_field("a,b", "\"a,b\"");
+	expect_field("say \"hi\"", "\"say \"\"hi\"\"\"");
+	expect_field("\"", "\"\"\"\"");
+	expect_field("line\nbreak", "\"line\nbreak\"");
+	expect_field("cr\rhere", "\"cr\rhere\"");
+	expect_field("x,\"y\"\r\n", "\"x,\"\"y\"\"\r\n\"");
+	assert_false(drmtop_csv_needs_quotes("plain"));
+	assert_true(drmtop_csv_needs_quotes("a,b"));
+	assert_false(drmtop_csv_needs_quotes(NULL));
+}
+
+static char *frame(const struct drmtop_model *m)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+
+	assert_non_null(out);
+	assert_int_equal(drmtop_csv_frame(out, m), 0);
+	fclose(out);
+	return text;
+}
+
+#define HEADER "time,iteration,interval_s,pid,uid,comm,device,node,driver,client_id,source," \
+	"engine,busy_pct,busy_ns,capacity,bpf_busy_pct,bpf_busy_ns,bpf_jobs,bpf_jobs_delta," \
+	"diverged,mem_total_bytes,mem_shared_bytes,mem_resident_bytes,bpf_mem_total_bytes," \
+	"mem_diverged\n"
+
+/*
+ * Two fdinfo clients, one with a hostile name and two engines: a row per engine, the name
+ * quoted, memory repeated on each row of the client, figures the source lacks left empty.
+ */
+static void test_frame_rows(void **state)
+{
+	struct drmtop_model_input in = {
+		.diverge_pct = 5.0, .realtime_ns = 1700000000123456789ull,
+	};
+	struct drmtop_model m = { 0 };
+	struct fake_fdinfo a, b;
+	struct drm_client both[2];
+	char *text;
+
+	(void)state;
+	fake_fdinfo_init(&a, 7, "gfx", 50.0, 4096, 10, 3);
+	a.c.key = "kA";
+	a.c.dev_key = "simgpu@226:128";
+	a.c.info.driver = "simgpu";
+	snprintf(a.c.comm, sizeof(a.c.comm), "a,\"b\"");
+	a.eng[0].busy_ns = 123;
+	a.c.dt_ns = 2000000000ull;
+	a.eng[1] = a.eng[0];
+	a.eng[1].name = "copy";
+	a.eng[1].busy_ns = 5;
+	a.usage[1] = a.usage[0];
+	a.usage[1].busy_pct = 12.5;
+	a.c.info.nr_engines = 2;
+	fake_fdinfo_init(&b, 0, "ce", 0, 0, 20, 4);
+	b.c.key = "kB";
+	b.c.dev_key = "226:129";
+	b.c.rdev = makedev(226, 129);
+	b.c.is_new = true;
+	b.c.usage = NULL;
+	b.c.info.nr_regions = 0;
+	snprintf(b.c.comm, sizeof(b.c.comm), "plain");
+	both[0] = a.c;
+	both[1] = b.c;
+	in.clients = both;
+	in.nr_clients = 2;
+	assert_int_equal(drmtop_model_build(&m, &in), 0);
+	m.iteration = 1;
+	text = frame(&m);
+	assert_string_equal(text,
+		HEADER
+		"2023-11-14T22:13:20.123Z,1,2.000000,10,,\"a,\"\"b\"\"\",simgpu@226:128,dri/renderD128,"
+		"simgpu,7,fdinfo,gfx,50.00,123,1,,,,,,4096,0,0,,\n"
+		"2023-11-14T22:13:20.123Z,1,2.000000,10,,\"a,\"\"b\"\"\",simgpu@226:128,dri/renderD128,"
+		"simgpu,7,fdinfo,copy,12.50,5,1,,,,,,4096,0,0,,\n"
+		"2023-11-14T22:13:20.123Z,1,,20,,plain,226:129,dri/renderD129,,,fdinfo,ce,,0,1,,,,,,"
+		",,,,\n");
+	free(text);
+
+	/* Later frames carry no header. */
+	m.iteration = 2;
+	text = frame(&m);
+	assert_null(strstr(text, "time,iteration"));
+	assert_int_equal(strncmp(text, "2023-11-14T22:13:20.123Z,2,", 27), 0);
+	free(text);
+	drmtop_model_fini(&m);
+}
+
+/* A frame without clients is the header alone (first frame) or nothing. */
+static void test_no_clients(void **state)
+{
+	struct drmtop_model_input in = { .bpf_reason = "not root" };
+	struct drmtop_model m = { 0 };
+	char *text;
+
+	(void)state;
+	assert_int_equal(drmtop_model_build(&m, &in), 0);
+	m.iteration = 1;
+	text = frame(&m);
+	assert_string_equal(text, HEADER);
+	free(text);
+	m.iteration = 3;
+	text = frame(&m);
+	assert_string_equal(text, "");
+	free(text);
+	drmtop_model_fini(&m);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_quoting),
+		cmocka_unit_test(test_frame_rows),
+		cmocka_unit_test(test_no_clients),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
