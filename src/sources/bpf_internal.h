@@ -28,8 +28,9 @@ enum drmtop_bpf_map {
 /*
  * Test knobs of the map walks (tests/unit/test_bpf_reader.c): zero in normal use.
  * @hook runs between two steps of a walk, with the last key the walk returned, so a test can
- * insert and delete entries the way the tracer does while the reader walks; @batch and
- * @no_batch as in struct drmtop_walk.
+ * insert and delete entries the way the tracer does while the reader walks. The reader walks
+ * keys; @batch non-zero makes it read in batches of that many entries instead (@no_batch:
+ * keys all the same).
  */
 struct drmtop_walk_test {
 	void (*hook)(void *ctx, int fd, const void *last_key);

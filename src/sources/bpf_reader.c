@@ -125,7 +125,9 @@ static int walk(struct drmtop_bpf *b, enum drmtop_bpf_map map,
 	struct drmtop_walk w = {
 		.fd = b->map_fd[map], .each = each, .ctx = ctx,
 		.hook = b->walk_test.hook, .hook_ctx = b->walk_test.ctx,
-		.batch = b->walk_test.batch, .no_batch = b->walk_test.no_batch,
+		/* batch reads only when a test asks for them: see src/sources/bpf_walk.c */
+		.batch = b->walk_test.batch,
+		.no_batch = !b->walk_test.batch || b->walk_test.no_batch,
 	};
 
 	return drmtop_bpf_map_walk(&w);

@@ -5,13 +5,22 @@
  *
  * bpf_map_get_next_key() alone cannot do it: when the key passed in was deleted meanwhile, the
  * hash map starts again from its first bucket (htab_map_get_next_key, 6.1 to 7.x), so a walk
- * returns the entries before that point again. Batch reads (BPF_MAP_LOOKUP_BATCH, 5.6+) carry
- * a bucket index instead of a key: each entry comes back at most once, and every entry that is
- * in the map for the whole walk comes back. Every map drmtop walks is a BPF_MAP_TYPE_HASH,
- * which has batch operations on 6.1 and 6.12 (htab_map_ops.map_lookup_batch; checked in both
- * sources and on the hosts' kernels by tests/unit/test_bpf_reader.c). Where a kernel or map
- * refuses them (EINVAL, ENOTSUPP, EOPNOTSUPP) the walk falls back to get_next_key and drops
- * the keys it already returned: still at most once each, whatever the churn.
+ * returns the entries before that point again. Two walks here are correct at any churn: each
+ * entry comes back at most once, and every entry in the map for the whole walk comes back.
+ *
+ * The key walk (the reader's): get_next_key, dropping keys it already returned.
+ *
+ * Batch reads (BPF_MAP_LOOKUP_BATCH, 5.6+) carry a bucket index instead of a key. Every map
+ * drmtop walks is a BPF_MAP_TYPE_HASH, which has them on 6.1 and 6.12 (htab_map_ops; checked
+ * in both sources and on those kernels by tests/unit/test_bpf_reader.c in the VM guests). The
+ * reader does not use them: one batch call scans every empty bucket up to the next entries
+ * with the RCU read lock held and migration disabled, and the handles and objects maps have
+ * 262144 buckets, mostly empty. In the 6.12 VM suite under TCG, with batch reads every 100 ms
+ * (bpfdump), VM case 41 measured compute busy time 1-2.6 % above simgpu's in 3 runs of 4
+ * (1 of 4 passed), with the key walk 2 of 2 passed, the old walk 4 of 4: the long calls delay
+ * the scheduler's work between its run tracepoint and the driver's run_job. Where a kernel or
+ * map refuses batch reads (EINVAL, ENOTSUPP, EOPNOTSUPP) a batch walk falls back to the key
+ * walk.
  */
 #include <errno.h>
 #include <stdint.h>

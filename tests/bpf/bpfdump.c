@@ -8,12 +8,15 @@
  * (tgid, fd) -> drm_file records. Kernel addresses are hex strings (jq reads numbers as
  * doubles).
  *
- * Usage: bpfdump [-i MS] [-t SEC] [--ready FILE] [--status FILE] [--stop FILE] [--fds]
+ * Usage: bpfdump [-i MS] [-t SEC] [--ready FILE] [--status FILE] [--stop FILE] [--pause FILE]
+ *                [--fds]
  *   -i MS       snapshot interval (default 200)
  *   -t SEC      stop after SEC seconds (default: run until --stop FILE exists or SIGINT/TERM)
  *   --ready F   create F once the tracer is opened (the test starts its workload then)
  *   --status F  rewrite F with drmtop_bpf_reason() whenever a poll attached something
  *   --stop F    stop as soon as F exists
+ *   --pause F   take no snapshot while F exists (a reader that falls behind: close records
+ *               pile up in the ring buffer, which may overflow)
  *   --fds       include the task_file iterator's records (taken at stop)
  * Exit status: 0, or 1 when the tracer could not be opened (the JSON then has "error").
  */
@@ -285,10 +288,11 @@ int main(int argc, char **argv)
 		{ "ready", required_argument, NULL, 'r' },
 		{ "status", required_argument, NULL, 'S' },
 		{ "stop", required_argument, NULL, 's' },
+		{ "pause", required_argument, NULL, 'p' },
 		{ "fds", no_argument, NULL, 'f' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *ready = NULL, *stopfile = NULL, *status = NULL;
+	const char *ready = NULL, *stopfile = NULL, *status = NULL, *pause = NULL;
 	struct drmtop_bpf_snapshot s;
 	struct drmtop_bpf *b;
 	double duration = -1, t0;
@@ -319,12 +323,15 @@ int main(int argc, char **argv)
 		case 'S':
 			status = optarg;
 			break;
+		case 'p':
+			pause = optarg;
+			break;
 		case 'f':
 			fds = true;
 			break;
 		default:
 			fprintf(stderr, "usage: bpfdump [-i MS] [-t SEC] [--ready FILE] "
-				"[--status FILE] [--stop FILE] [--fds]\n");
+				"[--status FILE] [--stop FILE] [--pause FILE] [--fds]\n");
 			return 2;
 		}
 	}
@@ -342,6 +349,10 @@ int main(int argc, char **argv)
 		bool last = stop || (duration >= 0 && now_s() - t0 >= duration) ||
 			    (stopfile && access(stopfile, F_OK) == 0);
 
+		if (!last && pause && access(pause, F_OK) == 0) {
+			usleep(interval_ms * 1000);
+			continue;
+		}
 		if (drmtop_bpf_poll(b) > 0)
 			write_reason(status, b);
 		err = drmtop_bpf_snapshot(b, &s);
