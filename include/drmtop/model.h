@@ -221,6 +221,7 @@ struct drmtop_model_closed_engine {
 
 struct drmtop_model_closed {
 	bool from_bpf;			/* the tracer's close record (else fdinfo saw it go) */
+	bool orphan;			/* close record lost: figures settled by the reader */
 	const char *key;		/* fdinfo key of a client fdinfo saw go */
 	pid_t pid;
 	const char *comm;

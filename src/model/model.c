@@ -586,7 +586,7 @@ static void build_closed(struct build *b)
 {
 	const struct drmtop_model_input *in = b->in;
 	const struct drmtop_bpf_snapshot *s = in->snap;
-	size_t i, max = in->nr_gone + (s ? s->n_closed : 0);
+	size_t i, max = in->nr_gone + (s ? s->n_closed + s->n_orphans : 0);
 	struct drmtop_model *m = b->m;
 
 	m->closed = alloc_array(b, max, sizeof(*m->closed));
@@ -610,6 +610,13 @@ static void build_closed(struct build *b)
 		if (!shows_bpf_client(in, &s->closed[i].c))
 			continue;
 		fill_closed_bpf(b, &m->closed[m->nr_closed++], &s->closed[i]);
+	}
+	/* Clients whose close record was lost: what they did is still theirs. */
+	for (i = 0; s && i < s->n_orphans; i++) {
+		if (!shows_bpf_client(in, &s->orphans[i].c))
+			continue;
+		fill_closed_bpf(b, &m->closed[m->nr_closed], &s->orphans[i]);
+		m->closed[m->nr_closed++].orphan = true;
 	}
 }
 

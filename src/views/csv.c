@@ -98,8 +98,8 @@ static void row_end(FILE *out, const struct drmtop_model_client *c)
 	const struct drmtop_model_bpf *b = c->bpf;
 
 	field_u64(out, c->in_fdinfo && c->has_mem, c->mem_total);
-	field_u64(out, c->in_fdinfo && c->has_mem, c->mem_shared);
-	field_u64(out, c->in_fdinfo && c->has_mem, c->mem_resident);
+	field_u64(out, c->in_fdinfo && c->has_shared, c->mem_shared);
+	field_u64(out, c->in_fdinfo && c->has_resident, c->mem_resident);
 	field_u64(out, b, b ? b->mem_total : 0);
 	field_u64(out, b && b->mem_compared, b && b->mem_diverged);
 	fputc('\n', out);

@@ -203,6 +203,7 @@ static void json_bpf_closed(struct json_writer *w, const struct drmtop_model_clo
 
 	jw_object_begin(w);
 	json_bpf_identity(w, &c->bpf);
+	jw_kv_bool(w, "orphan", c->orphan);
 	jw_kv_u64(w, "open_ns", c->open_ns);
 	jw_kv_u64(w, "close_ns", c->close_ns);
 	jw_key(w, "memory_at_close");

@@ -198,7 +198,8 @@ static void render_closed(struct sink *s, const struct drmtop_model_closed *c)
 		flush(s, DRMTOP_LINE_NOTE);
 		return;
 	}
-	sb_printf(&s->sb, "closed (bpf): %d %.16s client %llu held %s:", (int)c->pid, c->comm,
+	sb_printf(&s->sb, "closed (bpf%s): %d %.16s client %llu held %s:",
+		  c->orphan ? ", close record lost" : "", (int)c->pid, c->comm,
 		  (unsigned long long)c->client_id,
 		  drmtop_fmt_bytes(mem, sizeof(mem), c->bpf.mem_total));
 	for (j = 0; j < c->nr_engines; j++)

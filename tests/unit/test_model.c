@@ -112,6 +112,21 @@ static void test_pid_filter_everywhere(void **state)
 	free(text);
 	free(json);
 
+	/* A client whose close record was lost is still listed, as an orphan, with its jobs. */
+	in.nr_pids = 0;
+	snap.orphans = &b5.bc;
+	snap.n_orphans = 1;
+	snap.n_closed = 0;
+	assert_int_equal(drmtop_model_build(&m, &in), 0);
+	assert_int_equal(m.nr_closed, 2);
+	assert_true(m.closed[1].from_bpf && m.closed[1].orphan);
+	text = render(drmtop_text_frame, &m);
+	assert_non_null(strstr(text, "closed (bpf, close record lost): 20 betaproc"));
+	free(text);
+	snap.orphans = NULL;
+	snap.n_orphans = 0;
+	snap.n_closed = 1;
+
 	/* Without -p everything is there. */
 	in.nr_pids = 0;
 	assert_int_equal(drmtop_model_build(&m, &in), 0);
