@@ -53,7 +53,9 @@ int tui_rows_build(struct tui *t)
 	for (i = 0; i < m->nr_clients; i++)
 		if (tui_filter_match(&m->clients[i], t->filter))
 			t->rows[t->nr_rows++] = &m->clients[i];
-	qsort_r(t->rows, t->nr_rows, sizeof(*t->rows), cmp_rows, &sa);
+	/* rows is NULL until the first client: qsort_r must not get it even with no element */
+	if (t->nr_rows > 1)
+		qsort_r(t->rows, t->nr_rows, sizeof(*t->rows), cmp_rows, &sa);
 	/* Keep the selected client selected; if it went, stay at the same place. */
 	for (i = 0; i < t->nr_rows; i++)
 		if (!strcmp(t->rows[i]->key, t->sel_key))
