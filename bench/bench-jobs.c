@@ -111,8 +111,9 @@ int main(int argc, char **argv)
 		}
 		if (p == 0) {
 			close(go[1]);
-			_exit(run_client(node, engine >= 0 ? engine : i % SIMGPU_ENGINE_COUNT, batch,
-					 secs, go[0], &slots[i]));
+			int e = engine >= 0 ? engine : i % SIMGPU_ENGINE_COUNT;
+
+			_exit(run_client(node, e, batch, secs, go[0], &slots[i]));
 		}
 	}
 	close(go[0]);

@@ -40,7 +40,8 @@ static int read_cpu(pid_t pid, struct cpu *c)
 	fclose(f);
 	buf[n] = 0;
 	p = strrchr(buf, ')');
-	/* after "comm)": state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime stime */
+	/* after "comm)": state ppid pgrp session tty tpgid flags minflt cminflt majflt
+	 * cmajflt utime stime */
 	if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2)
 		return -1;
 	c->ticks = ut + st;
@@ -162,6 +163,7 @@ int main(int argc, char **argv)
 	}
 	printf("refresh frames=%d cpu_ms_per_frame=%.2f sched_ms_per_frame=%.2f wall_ms_per_frame=%.1f hwm_kib=%lu\n",
 	       frames, (b.ticks - a.ticks) * 1000.0 / hz / frames,
-	       (b.sched_ns - a.sched_ns) / 1e6 / frames, (b.wall_ns - a.wall_ns) / 1e6 / frames, hwm);
+	       (b.sched_ns - a.sched_ns) / 1e6 / frames, (b.wall_ns - a.wall_ns) / 1e6 / frames,
+	       hwm);
 	return 0;
 }
