@@ -271,9 +271,9 @@ if want scale; then
 	top_stop
 	jq -c '{clients_fdinfo: [.clients[] | select(.driver == "simgpu")] | length,
 		clients_bpf: [.clients[] | select(.driver == "simgpu" and .bpf != null)] | length,
-		missed: .bpf.missed, clients_full: .bpf.counters.clients_full,
+		missed: .bpf.missed, losses: (.bpf.counters | with_entries(select(.value > 0))),
 		notes: .notes}' "$OUT/full-open.json" >"$OUT/full.json"
-	jq -c '{missed: .bpf.missed, clients_full: .bpf.counters.clients_full,
+	jq -c '{missed: .bpf.missed, losses: (.bpf.counters | with_entries(select(.value > 0))),
 		closed_clients: (.bpf.closed_clients | length), notes: .notes}' \
 		"$OUT/full-closed.json" >>"$OUT/full.json"
 fi
