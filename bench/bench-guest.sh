@@ -7,7 +7,8 @@
 # host-side table is made from. Sections:
 #   overhead  the loops of build/bench with drmtop off, "hooks" (drmtop -J -d 86400 --source
 #             bpf: tracer attached, no refresh in the window) and "on" (drmtop -J -d 1
-#             --source bpf: attached and refreshing), phases alternated per round
+#             --source bpf: attached and refreshing); each round is off, then hooks and on
+#             in an order that swaps every round
 #   progs     per-program cost from BPF stats (kernel.bpf_stats_enabled=1), per loop
 #   refresh   drmtop's CPU time per refresh, --source fdinfo vs --source bpf, with N
 #             sleeping processes and C clients
@@ -112,18 +113,23 @@ if want overhead; then
 	sysctl -qw kernel.bpf_stats_enabled=0
 	i=1
 	while [ $i -le "$ROUNDS" ]; do
+		# off first; the two attached phases swap places every round
+		order="hooks on"
+		[ $((i % 2)) = 0 ] && order="on hooks"
 		log "overhead round $i/$ROUNDS: off"
 		loops off $i
-		log "overhead round $i/$ROUNDS: hooks"
-		t0=$(date +%s%N)
-		top_start -d 86400 --source bpf
-		raw overhead attach_ms hooks $i $((($(date +%s%N) - t0) / 1000000))
-		loops hooks $i
-		top_stop
-		log "overhead round $i/$ROUNDS: on"
-		top_start -d 1 --source bpf
-		loops on $i
-		top_stop
+		for ph in $order; do
+			log "overhead round $i/$ROUNDS: $ph"
+			t0=$(date +%s%N)
+			if [ $ph = hooks ]; then
+				top_start -d 86400 --source bpf
+			else
+				top_start -d 1 --source bpf
+			fi
+			raw overhead attach_ms $ph $i $((($(date +%s%N) - t0) / 1000000))
+			loops $ph $i
+			top_stop
+		done
 		i=$((i + 1))
 	done
 fi
@@ -271,9 +277,9 @@ if want scale; then
 	top_stop
 	jq -c '{clients_fdinfo: [.clients[] | select(.driver == "simgpu")] | length,
 		clients_bpf: [.clients[] | select(.driver == "simgpu" and .bpf != null)] | length,
-		missed: .bpf.missed, losses: (.bpf.counters | with_entries(select(.value > 0))),
+		missed: .bpf.missed, counters_not_zero: (.bpf.counters | with_entries(select(.value > 0))),
 		notes: .notes}' "$OUT/full-open.json" >"$OUT/full.json"
-	jq -c '{missed: .bpf.missed, losses: (.bpf.counters | with_entries(select(.value > 0))),
+	jq -c '{missed: .bpf.missed, counters_not_zero: (.bpf.counters | with_entries(select(.value > 0))),
 		closed_clients: (.bpf.closed_clients | length), notes: .notes}' \
 		"$OUT/full-closed.json" >>"$OUT/full.json"
 fi

@@ -50,7 +50,7 @@ END {
 			stat(mt SUBSEP "on"), ratio(mt, "hooks"), ratio(mt, "on"), tgt
 	}
 	fmt = "%.0f"
-	printf "drmtop start to first frame (BPF load+attach), ms: %s\n", stat("attach_ms" SUBSEP "hooks")
+	printf "drmtop start to first frame (BPF load+attach), ms: hooks %s, on %s\n", stat("attach_ms" SUBSEP "hooks"), stat("attach_ms" SUBSEP "on")
 }' "$d/raw.tsv"
 
 if [ -s "$d/progs.tsv" ]; then
