@@ -7,18 +7,17 @@
 # host-side table is made from. Sections:
 #   overhead  the loops of build/bench with drmtop off, "hooks" (drmtop -J -d 86400 --source
 #             bpf: tracer attached, no refresh in the window) and "on" (drmtop -J -d 1
-#             --source bpf: attached and refreshing); each round is off, then hooks and on
-#             in an order that swaps every round
+#             --source bpf: attached and refreshing), in an order that changes every round
 #   progs     per-program cost from BPF stats (kernel.bpf_stats_enabled=1), per loop
 #   refresh   drmtop's CPU time per refresh, --source fdinfo vs --source bpf, with N
 #             sleeping processes and C clients
 #   scale     drmtop record while S short-lived clients come and go; then more clients at
 #             once than the tracer's clients map holds
-# Knobs (environment): BENCH_ROUNDS (4), BENCH_SECS (2), BENCH_SCALE_CLIENTS (10000),
+# Knobs (environment): BENCH_ROUNDS (6), BENCH_SECS (2), BENCH_SCALE_CLIENTS (10000),
 # BENCH_SMOKE=1 (everything once, briefly), BENCH_PARTS ("overhead progs refresh scale").
 set -u
 
-ROUNDS=${BENCH_ROUNDS:-4}
+ROUNDS=${BENCH_ROUNDS:-6}
 SECS=${BENCH_SECS:-2}
 SCALE=${BENCH_SCALE_CLIENTS:-10000}
 PARTS=${BENCH_PARTS:-overhead progs refresh scale}
@@ -113,13 +112,23 @@ if want overhead; then
 	sysctl -qw kernel.bpf_stats_enabled=0
 	i=1
 	while [ $i -le "$ROUNDS" ]; do
-		# off first; the two attached phases swap places every round
-		order="hooks on"
-		[ $((i % 2)) = 0 ] && order="on hooks"
-		log "overhead round $i/$ROUNDS: off"
-		loops off $i
+		# The phase order changes every round: a phase run later in a round was measured
+		# slower (whatever drmtop's start and stop leave behind), so each phase takes each
+		# place equally often (rounds 1-3 are a Latin square, 1-6 all six orders).
+		case $(((i - 1) % 6)) in
+		0) order="off hooks on" ;;
+		1) order="on off hooks" ;;
+		2) order="hooks on off" ;;
+		3) order="off on hooks" ;;
+		4) order="hooks off on" ;;
+		*) order="on hooks off" ;;
+		esac
 		for ph in $order; do
 			log "overhead round $i/$ROUNDS: $ph"
+			if [ $ph = off ]; then
+				loops off $i
+				continue
+			fi
 			t0=$(date +%s%N)
 			if [ $ph = hooks ]; then
 				top_start -d 86400 --source bpf

@@ -4,12 +4,12 @@
 # simgpu (bench/run-bench.sh, bench/bench-guest.sh; docs/PERFORMANCE.md has the figures).
 # Not part of `make test`: it takes several minutes. `make bench-smoke` runs every measurement
 # once, briefly, to prove the scripts work. Knobs: BENCH_KERNELS (default 6.12; "6.1 6.12" for
-# both), BENCH_ROUNDS (off/on alternations, default 4), BENCH_SECS (seconds per loop, default 2),
+# both), BENCH_ROUNDS (default 6), BENCH_SECS (seconds per loop, default 2),
 # BENCH_SCALE_CLIENTS (default 10000).
 
 BENCH_BINS := $(addprefix $(OUTPUT)/bench/,bench-ioctl bench-open bench-jobs bench-spawn bench-refresh bench-rss)
 BENCH_KERNELS ?= 6.12
-BENCH_ROUNDS ?= 4
+BENCH_ROUNDS ?= 6
 BENCH_SECS ?= 2
 BENCH_SCALE_CLIENTS ?= 10000
 
