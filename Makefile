@@ -119,6 +119,7 @@ style:
 	@scripts/check-layers.sh && scripts/check-style.sh
 
 -include $(wildcard tests/*/*.mk tests/kmod/*/*.mk)
+-include $(wildcard bench/*.mk)
 
 # The whole suite: host unit tests, then every stage the fragments add (the VM suites). Each
 # stage writes "<passed> <failed>" to $(RESULTS)/<stage>; all stages run even if one fails, and a

@@ -1,0 +1,295 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# bench-guest.sh: drmtop's overhead, measured inside one VM boot (run by bench/run-bench.sh
+# through tests/vm/run-in-vm.sh, as root, cwd = the repository). Writes raw figures, one per
+# line "<section> <metric> <phase> <round> <value>", to $OUT/raw.tsv, and the files the
+# host-side table is made from. Sections:
+#   overhead  the loops of build/bench with drmtop off, "hooks" (drmtop -J -d 86400 --source
+#             bpf: tracer attached, no refresh in the window) and "on" (drmtop -J -d 1
+#             --source bpf: attached and refreshing), in an order that changes every round
+#   progs     per-program cost from BPF stats (kernel.bpf_stats_enabled=1), per loop
+#   refresh   drmtop's CPU time per refresh, --source fdinfo vs --source bpf, with N
+#             sleeping processes and C clients
+#   scale     drmtop record while S short-lived clients come and go; then more clients at
+#             once than the tracer's clients map holds
+# Knobs (environment): BENCH_ROUNDS (6), BENCH_SECS (2), BENCH_SCALE_CLIENTS (10000),
+# BENCH_SMOKE=1 (everything once, briefly), BENCH_PARTS ("overhead progs refresh scale").
+set -u
+
+ROUNDS=${BENCH_ROUNDS:-6}
+SECS=${BENCH_SECS:-2}
+SCALE=${BENCH_SCALE_CLIENTS:-10000}
+PARTS=${BENCH_PARTS:-overhead progs refresh scale}
+# Refresh points "procs:clients"; the first is measured REFRESH_REPS times per mode.
+POINTS="2000:100 200:100 1000:100 2000:10 2000:400"
+REFRESH_REPS=3
+REFRESH_FRAMES=8
+FULL_CLIENTS=5000
+if [ "${BENCH_SMOKE:-0}" = 1 ]; then
+	ROUNDS=1
+	SECS=0.5
+	SCALE=${BENCH_SCALE_CLIENTS:-200}
+	POINTS="200:10"
+	REFRESH_REPS=1
+	REFRESH_FRAMES=2
+	FULL_CLIENTS=300
+fi
+B=build/bench
+DRMTOP=build/drmtop
+WL=build/tests/simgpu-workload
+OUT=${VM_RESULTS:-/tmp}/bench
+mkdir -p "$OUT"
+RAW=$OUT/raw.tsv
+: >"$RAW"
+T=$(mktemp -d)
+ulimit -n 65536 2>/dev/null
+
+want() { case " $PARTS " in *" $1 "*) return 0 ;; esac; return 1; }
+log() { echo "bench: $*" >&2; }
+raw() { echo "$*" >>"$RAW"; }
+# field NAME LINE: the value of NAME=value in a result line of the loop programs
+field() { echo "$2" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
+
+NODE=/dev/dri/renderD$(sed -n 's/.*render_minor=\([0-9]*\).*/\1/p' /sys/kernel/debug/simgpu/device)
+[ -c "$NODE" ] || { log "no simgpu render node"; exit 1; }
+
+# The machine, for docs/PERFORMANCE.md.
+{
+	echo "kernel $(uname -r)"
+	echo "vcpus $(nproc)"
+	echo "cpu $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)"
+	echo "mem_kib $(sed -n 's/^MemTotal: *\([0-9]*\).*/\1/p' /proc/meminfo)"
+	echo "simgpu $(cat /sys/module/simgpu/parameters/queue_depth) queue_depth"
+} >"$OUT/machine"
+
+TOP_PID=
+# top_start ARGS...: drmtop -J ARGS in the background, output in $T/top.jsonl; returns once
+# its first frame is out (no simgpu client then, so that frame comes at once: attached).
+top_start() {
+	rm -f "$T/top.jsonl"	# the background shell truncates it only after we look
+	: >"$T/top.jsonl"
+	"$DRMTOP" -J "$@" >"$T/top.jsonl" 2>"$T/top.err" &
+	TOP_PID=$!
+	_t=0
+	until [ -s "$T/top.jsonl" ] || [ $_t -ge 1200 ]; do
+		sleep 0.1
+		_t=$((_t + 1))
+	done
+	[ -s "$T/top.jsonl" ] || log "drmtop gave no frame: $(cat "$T/top.err")"
+}
+top_stop() {
+	[ -n "$TOP_PID" ] || return 0
+	kill "$TOP_PID" 2>/dev/null
+	wait "$TOP_PID" 2>/dev/null
+	TOP_PID=
+}
+# top_next N: waits until drmtop has printed N more frames.
+top_next() {
+	_n=$(($(wc -l <"$T/top.jsonl") + $1))
+	_t=0
+	while [ "$(wc -l <"$T/top.jsonl")" -lt $_n ] && [ $_t -ge 0 ] && [ $_t -lt 600 ]; do
+		sleep 0.1
+		_t=$((_t + 1))
+	done
+}
+trap 'top_stop; [ -n "${SPAWN_PID:-}" ] && kill $SPAWN_PID 2>/dev/null; rm -rf "$T"' EXIT
+
+# loops PHASE ROUND: one run of each loop program; the figures go to raw.tsv.
+loops() {
+	r=$($B/bench-ioctl -D "$NODE" -t "$SECS" -k version) || log "bench-ioctl: $r"
+	raw overhead ioctl_version_ns "$1" "$2" "$(field ns_per_op "$r")"
+	r=$($B/bench-ioctl -D "$NODE" -t "$SECS" -k getcap) || log "bench-ioctl: $r"
+	raw overhead ioctl_getcap_ns "$1" "$2" "$(field ns_per_op "$r")"
+	r=$($B/bench-open -D "$NODE" -t "$SECS") || log "bench-open: $r"
+	raw overhead open_close_ns "$1" "$2" "$(field ns_per_op "$r")"
+	r=$($B/bench-jobs -D "$NODE" -t "$SECS" -c 6 -b 16) || log "bench-jobs: $r"
+	raw overhead jobs_per_s "$1" "$2" "$(field ops_per_s "$r")"
+}
+
+# --- overhead: off, hooks, on, alternated ------------------------------------------------------
+if want overhead; then
+	sysctl -qw kernel.bpf_stats_enabled=0
+	i=1
+	while [ $i -le "$ROUNDS" ]; do
+		# The phase order changes every round: a phase run later in a round was measured
+		# slower (whatever drmtop's start and stop leave behind), so each phase takes each
+		# place equally often (rounds 1-3 are a Latin square, 1-6 all six orders).
+		case $(((i - 1) % 6)) in
+		0) order="off hooks on" ;;
+		1) order="on off hooks" ;;
+		2) order="hooks on off" ;;
+		3) order="off on hooks" ;;
+		4) order="hooks off on" ;;
+		*) order="on hooks off" ;;
+		esac
+		for ph in $order; do
+			log "overhead round $i/$ROUNDS: $ph"
+			if [ $ph = off ]; then
+				loops off $i
+				continue
+			fi
+			t0=$(date +%s%N)
+			if [ $ph = hooks ]; then
+				top_start -d 86400 --source bpf
+			else
+				top_start -d 1 --source bpf
+			fi
+			raw overhead attach_ms $ph $i $((($(date +%s%N) - t0) / 1000000))
+			loops $ph $i
+			top_stop
+		done
+		i=$((i + 1))
+	done
+fi
+
+# --- progs: per-program cost per event, per loop -------------------------------------------------
+# last_frame FILE: the last complete frame of the running drmtop into FILE
+last_frame() {
+	sed -n "$(wc -l <"$T/top.jsonl")p" "$T/top.jsonl" >"$1"
+}
+# frame FILE: the last frame of the running drmtop after two more, into FILE
+frame() {
+	top_next 2
+	last_frame "$1"
+}
+if want progs; then
+	log "per-program cost (BPF stats on)"
+	sysctl -qw kernel.bpf_stats_enabled=1
+	top_start -d 1 --source bpf
+	frame "$OUT/progs-0.json"
+	r=$($B/bench-ioctl -D "$NODE" -t "$SECS" -k version)
+	echo "ioctl $(field ops "$r")" >"$OUT/progs-ops"
+	frame "$OUT/progs-1.json"
+	r=$($B/bench-open -D "$NODE" -t "$SECS")
+	echo "open_close $(field ops "$r")" >>"$OUT/progs-ops"
+	frame "$OUT/progs-2.json"
+	r=$($B/bench-jobs -D "$NODE" -t "$SECS" -c 6 -b 16)
+	echo "jobs $(field ops "$r")" >>"$OUT/progs-ops"
+	frame "$OUT/progs-3.json"
+	top_stop
+	sysctl -qw kernel.bpf_stats_enabled=0
+	# Deltas per loop: program, runs, runs per op, ns per run, BPF ns per op.
+	n=1
+	for loop in ioctl open_close jobs; do
+		ops=$(awk -v l=$loop '$1 == l { print $2 }' "$OUT/progs-ops")
+		jq -r -n --slurpfile a "$OUT/progs-$((n - 1)).json" --slurpfile b "$OUT/progs-$n.json" \
+			--arg loop $loop --argjson ops "$ops" '
+			($a[0].bpf.programs | map({(.name): .}) | add) as $A |
+			$b[0].bpf.programs[] | . as $p | ($A[$p.name] // {run_cnt: 0, run_time_ns: 0}) as $q |
+			($p.run_cnt - $q.run_cnt) as $runs | ($p.run_time_ns - $q.run_time_ns) as $ns |
+			select($runs > 0) |
+			"progs \($loop) \($p.name) \($runs) \($runs / $ops) \($ns / $runs) \($ns / $ops) \($p.recursion_misses - ($q.recursion_misses // 0))"' \
+			>>"$OUT/progs.tsv"
+		n=$((n + 1))
+	done
+fi
+
+# --- refresh: CPU per refresh, fdinfo sweep vs BPF ---------------------------------------------
+SPAWN_PID=
+spawn() {
+	$B/bench-spawn -D "$NODE" -p "$1" -c "$2" >"$T/spawn.out" 2>&1 &
+	SPAWN_PID=$!
+	_t=0
+	until grep -q ready "$T/spawn.out" || [ $_t -ge 1200 ]; do sleep 0.1; _t=$((_t + 1)); done
+	grep -q ready "$T/spawn.out" || log "bench-spawn: $(cat "$T/spawn.out")"
+}
+unspawn() {
+	kill "$SPAWN_PID" 2>/dev/null
+	wait "$SPAWN_PID" 2>/dev/null
+	SPAWN_PID=
+}
+if want refresh; then
+	sysctl -qw kernel.bpf_stats_enabled=0
+	first=1
+	for pt in $POINTS; do
+		p=${pt%%:*}
+		c=${pt#*:}
+		log "refresh: $p processes, $c clients"
+		spawn "$p" "$c"
+		reps=1
+		[ $first = 1 ] && reps=$REFRESH_REPS
+		k=1
+		while [ $k -le $reps ]; do
+			for mode in fdinfo bpf; do
+				r=$($B/bench-refresh -w 2 -n "$REFRESH_FRAMES" -o "$T/frame.json" -- \
+					"$DRMTOP" -J -d 0.1 --source $mode)
+				raw refresh "cpu_ms_p${p}_c$c" "$mode" $k "$(field cpu_ms_per_frame "$r")"
+				raw refresh "sched_ms_p${p}_c$c" "$mode" $k "$(field sched_ms_per_frame "$r")"
+				raw refresh "hwm_kib_p${p}_c$c" "$mode" $k "$(field hwm_kib "$r")"
+				raw refresh "procs_seen_p${p}_c$c" "$mode" $k \
+					"$(jq '.scan.processes' "$T/frame.json" 2>/dev/null)"
+				raw refresh "clients_seen_p${p}_c$c" "$mode" $k \
+					"$(jq '[.clients[] | select(.driver == "simgpu")] | length' "$T/frame.json" 2>/dev/null)"
+			done
+			k=$((k + 1))
+		done
+		first=0
+		unspawn
+	done
+fi
+
+# --- scale: SCALE short-lived clients during one record; then a full clients map ----------------
+if want scale; then
+	per=500
+	[ "$SCALE" -lt 2000 ] && per=$(((SCALE + 19) / 20))
+	procs=$(((SCALE + per - 1) / per))
+	{
+		echo "proc churn count=$procs every=5ms"
+		j=0
+		while [ $j -lt $per ]; do
+			echo "  open a"
+			echo "  submit a engine=gfx dur=1us wait=end"
+			echo "  close a"
+			j=$((j + 1))
+		done
+	} >"$T/churn.scen"
+	log "scale: $((procs * per)) short-lived clients during drmtop record"
+	$B/bench-rss "$DRMTOP" record -t 3600 -J >"$OUT/record.json" 2>"$T/record.err" &
+	rec_pid=$!
+	_t=0
+	until grep -q recording "$T/record.err" 2>/dev/null || [ $_t -ge 1200 ]; do sleep 0.1; _t=$((_t + 1)); done
+	t0=$(date +%s%N)
+	$WL -o "$OUT/churn-wl.json" -f "$T/churn.scen" 2>"$T/wl.err" || log "workload: $(tail -n 3 "$T/wl.err")"
+	raw scale churn_secs run 1 $((($(date +%s%N) - t0) / 1000000000))
+	# The map memory while it is loaded: memlock of drmtop's maps (bpftool), and their fdinfo.
+	bpftool -j map show >"$OUT/maps.json" 2>/dev/null
+	sleep 3
+	kill -INT $rec_pid
+	wait $rec_pid
+	grep '^rss ' "$T/record.err" | tail -n 1 >"$OUT/record.rss"
+	cp "$T/record.err" "$OUT/record.err"
+	# How many of the workload's clients the record has, closed, with the exact job count.
+	jq -n -c --slurpfile wl "$OUT/churn-wl.json" --slurpfile rec "$OUT/record.json" '
+		[$rec[0].clients[] | select(.bpf != null and .bpf.kernel == false and .bpf.closed)
+		 | {key: "\(.bpf.client_id)", value: (([.bpf.engines[] | .jobs] | add) // 0)}] | from_entries as $R
+		| [$wl[0].clients[] | select(.probe | not)] as $W
+		| {clients: ($W | length),
+		   present: ([$W[] | select($R["\(.client_id)"] != null)] | length),
+		   exact: ([$W[] | select($R["\(.client_id)"] == .jobs)] | length),
+		   missed: $rec[0].record.bpf.missed, skipped_runs: $rec[0].record.bpf.skipped_runs}' \
+		>"$OUT/scale.json"
+
+	log "scale: $FULL_CLIENTS clients open at once (clients map: 4096)"
+	top_start -d 1 --source bpf
+	$B/bench-spawn -D "$NODE" -p $((FULL_CLIENTS / 100)) -c $((FULL_CLIENTS / 100)) -k 100 \
+		>"$T/spawn.out" 2>&1 &
+	SPAWN_PID=$!
+	_t=0
+	until grep -q ready "$T/spawn.out" || [ $_t -ge 1200 ]; do sleep 0.1; _t=$((_t + 1)); done
+	top_next 3
+	last_frame "$OUT/full-open.json"
+	grep VmHWM /proc/$TOP_PID/status >"$OUT/full.hwm"
+	unspawn
+	top_next 3
+	last_frame "$OUT/full-closed.json"
+	top_stop
+	jq -c '{clients_fdinfo: [.clients[] | select(.driver == "simgpu")] | length,
+		clients_bpf: [.clients[] | select(.driver == "simgpu" and .bpf != null)] | length,
+		missed: .bpf.missed, counters_not_zero: (.bpf.counters | with_entries(select(.value > 0))),
+		notes: .notes}' "$OUT/full-open.json" >"$OUT/full.json"
+	jq -c '{missed: .bpf.missed, counters_not_zero: (.bpf.counters | with_entries(select(.value > 0))),
+		closed_clients: (.bpf.closed_clients | length), notes: .notes}' \
+		"$OUT/full-closed.json" >>"$OUT/full.json"
+fi
+log "done"

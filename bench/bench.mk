@@ -1,0 +1,38 @@
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# `make bench`: drmtop's overhead, measured in one boot of Debian's 6.12 kernel under QEMU with
+# simgpu (bench/run-bench.sh, bench/bench-guest.sh; docs/PERFORMANCE.md has the figures).
+# Not part of `make test`: it takes ~30 minutes. `make bench-smoke` runs every part once,
+# briefly (1.5-3 min measured on a loaded 2-core host), and checks only that each produced its
+# figures; it is a `make test` stage, so changes to drmtop's JSON or the tracer that break the
+# benchmark scripts show up there. It writes "<passed> <failed>" to $(RESULTS)/bench-smoke.
+# Knobs: BENCH_KERNELS (default 6.12; "6.1 6.12" for both), BENCH_ROUNDS (default 6),
+# BENCH_SECS (seconds per loop, default 2), BENCH_SCALE_CLIENTS (default 10000),
+# BENCH_TIMEOUT (seconds per boot, default 3600; 900 for the smoke).
+
+BENCH_BINS := $(addprefix $(OUTPUT)/bench/,bench-ioctl bench-open bench-jobs bench-spawn \
+	bench-refresh bench-rss)
+BENCH_KERNELS ?= 6.12
+BENCH_ROUNDS ?= 6
+BENCH_SECS ?= 2
+BENCH_SCALE_CLIENTS ?= 10000
+
+$(OUTPUT)/bench:
+	@mkdir -p $@
+
+$(OUTPUT)/bench/%: bench/%.c bench/bench-common.h tests/kmod/simgpu/simgpu_drm.h | $(OUTPUT)/bench
+	$(CC) -std=c11 -D_GNU_SOURCE $(WARNFLAGS) $(CFLAGS) $(shell $(PKG_CONFIG) --cflags libdrm) \
+		$< $(LDFLAGS) -o $@
+
+.PHONY: bench bench-smoke bench-bins
+bench-bins: $(BENCH_BINS)
+
+bench: all simgpu-modules $(OUTPUT)/tests/simgpu-workload $(BENCH_BINS)
+	@BENCH_ROUNDS=$(BENCH_ROUNDS) BENCH_SECS=$(BENCH_SECS) BENCH_SCALE_CLIENTS=$(BENCH_SCALE_CLIENTS) \
+		bench/run-bench.sh $(BENCH_KERNELS)
+
+TEST_TARGETS += bench-smoke
+bench-smoke: all simgpu-modules $(OUTPUT)/tests/simgpu-workload $(BENCH_BINS)
+	@mkdir -p $(RESULTS); \
+	if BENCH_SMOKE=1 BENCH_TIMEOUT=900 bench/run-bench.sh 6.12; then echo "1 0" >$(RESULTS)/bench-smoke; \
+	else echo "0 1" >$(RESULTS)/bench-smoke; exit 1; fi

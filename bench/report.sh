@@ -1,0 +1,125 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# report.sh DIR: the tables of one bench run from what bench-guest.sh left in DIR
+# (raw.tsv, progs.tsv, scale.json, record.rss, maps.json, full.json, machine).
+# Ratios are paired: each round's "on" over the same round's "off" (measured back to back in
+# one boot), then the median and range of those per-round ratios.
+set -u
+d=$1
+[ -f "$d/raw.tsv" ] || { echo "report: no $d/raw.tsv" >&2; exit 1; }
+
+echo "== machine: $(tr '\n' ';' <"$d/machine" 2>/dev/null)"
+
+awk '
+function sortv(a, n,   i, j, t) {
+	for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
+}
+function med(a, n) { sortv(a, n); return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
+function stat(key,   n, i, a, s) {
+	n = 0
+	for (i = 1; i <= cnt[key]; i++) a[++n] = v[key, i]
+	if (!n) return "-"
+	m = med(a, n)
+	return sprintf(fmt, m) sprintf(" [" fmt "-" fmt "]", a[1], a[n])
+}
+function ratio(metric, ph,   n, r, a) {
+	n = 0
+	for (r = 1; r <= maxr; r++)
+		if ((metric, ph, r) in byr && (metric, "off", r) in byr && byr[metric, "off", r] > 0)
+			a[++n] = byr[metric, ph, r] / byr[metric, "off", r]
+	if (!n) return "-"
+	m = med(a, n)
+	return sprintf("%.3f [%.3f-%.3f] n=%d", m, a[1], a[n], n)
+}
+$1 == "overhead" && $5 != "" {
+	k = $2 SUBSEP $3; v[k, ++cnt[k]] = $5; byr[$2, $3, $4] = $5
+	if ($4 > maxr) maxr = $4
+	if (!($2 in seen)) { seen[$2] = 1; order[++no] = $2 }
+}
+END {
+	if (!no) exit
+	printf "\n== overhead (median [min-max] over rounds; ratio = per-round on/off, median [min-max])\n"
+	printf "%-18s %-26s %-26s %-26s %-26s %-26s %s\n", "metric", "off", "hooks", "on", "hooks/off", "on/off", "target"
+	for (i = 1; i <= no; i++) {
+		mt = order[i]
+		fmt = (mt ~ /per_s/) ? "%.0f" : "%.0f"
+		if (mt == "attach_ms") continue
+		tgt = mt == "jobs_per_s" ? "on/off >= 0.99" : mt ~ /ioctl/ ? "on/off <= 1.05" : mt ~ /open/ ? "on/off <= 1.10" : ""
+		printf "%-18s %-26s %-26s %-26s %-26s %-26s %s\n", mt, stat(mt SUBSEP "off"), stat(mt SUBSEP "hooks"),
+			stat(mt SUBSEP "on"), ratio(mt, "hooks"), ratio(mt, "on"), tgt
+	}
+	fmt = "%.0f"
+	printf "drmtop start to first frame (BPF load+attach), ms: hooks %s, on %s\n", stat("attach_ms" SUBSEP "hooks"), stat("attach_ms" SUBSEP "on")
+}' "$d/raw.tsv"
+
+if [ -s "$d/progs.tsv" ]; then
+	echo
+	echo "== per-program cost (kernel.bpf_stats_enabled=1; deltas over each loop)"
+	printf '%-11s %-26s %10s %9s %10s %11s %s\n' loop program runs runs/op ns/run bpf_ns/op recursion_misses
+	awk '{ printf "%-11s %-26s %10d %9.2f %10.0f %11.0f %s\n", $2, $3, $4, $5, $6, $7, $8
+		tot[$2] += $7 }
+		END { for (l in tot) printf "%-11s %-26s %10s %9s %10s %11.0f\n", l, "(all programs)", "", "", "", tot[l] }' \
+		"$d/progs.tsv"
+fi
+
+awk '
+function sortv(a, n,   i, j, t) {
+	for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
+}
+function med(a, n) { sortv(a, n); return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
+function get(key, want_med,   n, i, a) {
+	n = 0
+	for (i = 1; i <= cnt[key]; i++) a[++n] = v[key, i]
+	if (!n) return ""
+	m = med(a, n)
+	return want_med ? m : sprintf("%.1f [%.1f-%.1f] n=%d", m, a[1], a[n], n)
+}
+$1 == "refresh" && $5 != "" {
+	k = $2 SUBSEP $3; v[k, ++cnt[k]] = $5; byr[$2, $3, $4] = $5
+	if ($2 ~ /^cpu_ms_/) { pt = substr($2, 8); if (!(pt in seen)) { seen[pt] = 1; order[++no] = pt } }
+}
+END {
+	if (!no) exit
+	printf "\n== refresh cost: drmtop CPU ms per refresh, median [min-max]; cpu = utime+stime of /proc/PID/stat (10 ms ticks),\n"
+	printf "   sched = scheduler run time of all threads (/proc/PID/task/*/schedstat, ns). --source bpf = the fdinfo sweep + the BPF snapshot\n"
+	printf "%-12s %-6s %-26s %-26s %-10s %-10s %-9s %s\n", "point", "clock", "--source fdinfo (sweep)", "--source bpf (sweep+BPF)", "bpf/fdinfo", "BPF part", "hwm KiB", "seen procs/clients"
+	for (i = 1; i <= no; i++) {
+		pt = order[i]
+		for (c = 1; c <= 2; c++) {
+			ck = c == 1 ? "cpu" : "sched"
+			f = get(ck "_ms_" pt SUBSEP "fdinfo", 1); b = get(ck "_ms_" pt SUBSEP "bpf", 1)
+			printf "%-12s %-6s %-26s %-26s %-10s %-10s %-9s %s/%s\n", pt, ck, get(ck "_ms_" pt SUBSEP "fdinfo", 0),
+				get(ck "_ms_" pt SUBSEP "bpf", 0), (f > 0 ? sprintf("%.2f", b / f) : "-"),
+				sprintf("%.1f", b - f), get("hwm_kib_" pt SUBSEP (c == 1 ? "fdinfo" : "bpf"), 1),
+				get("procs_seen_" pt SUBSEP "bpf", 1), get("clients_seen_" pt SUBSEP "bpf", 1)
+		}
+	}
+	printf "(hwm KiB: peak RSS, --source fdinfo on the cpu row, --source bpf on the sched row)\n"
+	for (i = 1; i <= no; i++) {
+		pt = order[i]; n = 0; delete a
+		for (r = 1; ("sched_ms_" pt, "fdinfo", r) in byr; r++)
+			if (("sched_ms_" pt, "bpf", r) in byr && byr["sched_ms_" pt, "fdinfo", r] > 0)
+				a[++n] = byr["sched_ms_" pt, "bpf", r] / byr["sched_ms_" pt, "fdinfo", r]
+		if (n > 1) {
+			m = med(a, n)
+			printf "%s: paired per-repetition bpf/fdinfo (sched) %.2f [%.2f-%.2f] n=%d\n", pt, m, a[1], a[n], n
+		}
+	}
+}' "$d/raw.tsv"
+
+if [ -f "$d/scale.json" ]; then
+	echo
+	echo "== scale: short-lived clients during one drmtop record"
+	echo "workload run: $(awk '$2 == "churn_secs" { print $5 " s" }' "$d/raw.tsv")"
+	echo "record (clients of the workload present closed / with exact job counts): $(cat "$d/scale.json")"
+	echo "drmtop record peak RSS and CPU: $(cat "$d/record.rss" 2>/dev/null)"
+	[ -s "$d/maps.json" ] && jq -r '"BPF maps: \(length) maps, memlock sum \([.[].bytes_memlock] | add) bytes (\(([.[].bytes_memlock] | add) / 1048576 | . * 10 | floor / 10) MiB); largest: \(sort_by(-.bytes_memlock) | .[0:4] | map("\(.name) \(.bytes_memlock / 1048576 | . * 10 | floor / 10) MiB") | join(", "))"' "$d/maps.json"
+fi
+if [ -f "$d/full.json" ]; then
+	echo
+	echo "== more clients open at once than the clients map holds (4096)"
+	echo "while open: $(sed -n 1p "$d/full.json")"
+	echo "after close: $(sed -n 2p "$d/full.json")"
+	echo "drmtop -J -d 1 peak RSS: $(cat "$d/full.hwm" 2>/dev/null)"
+fi

@@ -1,0 +1,41 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# run-bench.sh [KERNEL...]: boots each kernel (default 6.12) once under QEMU with simgpu, runs
+# bench/bench-guest.sh there and prints the tables (bench/report.sh). Each run keeps its results
+# in build/bench/run-<kernel>-<UTC time>/ (raw.tsv and friends, report.txt); run-<kernel> links
+# to the latest. Nothing of an earlier run is overwritten. `make bench` runs this after
+# building what it needs; BENCH_SMOKE=1 makes it a quick check that every part works.
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top" || exit 1
+[ $# -gt 0 ] || set -- 6.12
+rc=0
+for k in "$@"; do
+	name=run-$k${BENCH_SMOKE:+-smoke}
+	dir=$top/build/bench/$name-$(date -u +%Y%m%dT%H%M%SZ)
+	mkdir -p "$dir" || exit 1
+	link=$top/build/bench/$name
+	{ [ -L "$link" ] || [ ! -e "$link" ]; } && ln -sfn "$(basename "$dir")" "$link"
+	start=$(date +%s)
+	tests/vm/run-in-vm.sh --kernel "$k" --timeout "${BENCH_TIMEOUT:-3600}" --run-dir "$dir" \
+		--env BENCH_ROUNDS="${BENCH_ROUNDS:-6}" --env BENCH_SECS="${BENCH_SECS:-2}" \
+		--env BENCH_SCALE_CLIENTS="${BENCH_SCALE_CLIENTS:-}" --env BENCH_SMOKE="${BENCH_SMOKE:-0}" \
+		--env BENCH_PARTS="${BENCH_PARTS:-overhead progs refresh scale}" \
+		-- sh bench/bench-guest.sh || { echo "bench: the VM run on $k failed" >&2; rc=1; continue; }
+	echo "bench: $k took $(($(date +%s) - start)) s" >&2
+	{
+		echo "drmtop bench, kernel $k, $(date -u +%Y-%m-%dT%H:%MZ), host: $(nproc) CPUs," \
+			"$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1), QEMU TCG"
+		bench/report.sh "$dir/bench"
+	} >"$dir/report.txt"
+	cat "$dir/report.txt"
+	if [ -n "${BENCH_SMOKE:-}" ] && [ "$BENCH_SMOKE" = 1 ]; then
+		# Every section produced figures.
+		for f in raw.tsv progs.tsv scale.json full.json; do
+			[ -s "$dir/bench/$f" ] || { echo "bench-smoke: no $f" >&2; rc=1; }
+		done
+		grep -q ' on 1 [0-9]' "$dir/bench/raw.tsv" || { echo "bench-smoke: no 'on' figures" >&2; rc=1; }
+	fi
+done
+exit $rc
