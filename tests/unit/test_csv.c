@@ -116,9 +116,9 @@ static void test_frame_rows(void **state)
 	assert_string_equal(text,
 		HEADER
 		"2023-11-14T22:13:20.123Z,1,2.000000,10,,\"a,\"\"b\"\"\",simgpu@226:128,dri/renderD128,"
-		"simgpu,7,fdinfo,gfx,50.00,123,1,,,,,,4096,0,0,,\n"
+		"simgpu,7,fdinfo,gfx,50.00,123,1,,,,,,4096,,,,\n"
 		"2023-11-14T22:13:20.123Z,1,2.000000,10,,\"a,\"\"b\"\"\",simgpu@226:128,dri/renderD128,"
-		"simgpu,7,fdinfo,copy,12.50,5,1,,,,,,4096,0,0,,\n"
+		"simgpu,7,fdinfo,copy,12.50,5,1,,,,,,4096,,,,\n"
 		"2023-11-14T22:13:20.123Z,1,,20,,plain,226:129,dri/renderD129,,,fdinfo,ce,,0,1,,,,,,"
 		",,,,\n");
 	free(text);
