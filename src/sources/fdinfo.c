@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "drmtop/fdinfo.h"
+#include "drmtop/util/utf8.h"
 
 void drm_fdinfo_init(struct drm_fdinfo *fi)
 {
@@ -135,19 +136,30 @@ static struct drm_fdinfo_region *get_region(struct drm_fdinfo *fi, const char *n
 static int add_extra(struct drm_fdinfo *fi, const char *key, const char *value)
 {
 	struct drm_fdinfo_extra *x;
+	char *clean;
 
-	/* As for the spec keys; a key twice would also make the JSON extras object ambiguous. */
-	if (drm_fdinfo_extra(fi, key))
-		return 0;
-	if (grow((void **)&fi->extras, &fi->extras_cap, fi->nr_extras, sizeof(*x)))
+	/*
+	 * Kept as every view can print it, so that two keys differing only in ill-formed bytes
+	 * are seen as the one key they become: a key twice would make the JSON extras object
+	 * ambiguous. As for the spec keys, the first value stays.
+	 */
+	clean = utf8_sanitize(key);
+	if (!clean)
 		return -ENOMEM;
+	if (drm_fdinfo_extra(fi, clean)) {
+		free(clean);
+		return 0;
+	}
+	if (grow((void **)&fi->extras, &fi->extras_cap, fi->nr_extras, sizeof(*x))) {
+		free(clean);
+		return -ENOMEM;
+	}
 	x = &fi->extras[fi->nr_extras];
-	x->key = strdup(key);
+	x->key = clean;
 	x->value = strdup(value);
-	if (!x->key || !x->value) {
+	if (!x->value) {
 		free(x->key);
-		free(x->value);
-		x->key = x->value = NULL;
+		x->key = NULL;
 		return -ENOMEM;
 	}
 	fi->nr_extras++;

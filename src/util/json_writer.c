@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "drmtop/json_writer.h"
+#include "drmtop/util/utf8.h"
 
 void jw_init(struct json_writer *w, FILE *out)
 {
@@ -70,40 +71,6 @@ void jw_array_begin(struct json_writer *w)
 void jw_array_end(struct json_writer *w)
 {
 	jw_close(w, ']');
-}
-
-/* Length of the valid UTF-8 sequence at s (at most n bytes), or 0 if it is not valid. */
-static size_t utf8_seq_len(const unsigned char *s, size_t n)
-{
-	size_t len, i;
-	uint32_t cp;
-
-	if (s[0] < 0x80)
-		return 1;
-	if ((s[0] & 0xe0) == 0xc0) {
-		len = 2;
-		cp = s[0] & 0x1f;
-	} else if ((s[0] & 0xf0) == 0xe0) {
-		len = 3;
-		cp = s[0] & 0x0f;
-	} else if ((s[0] & 0xf8) == 0xf0) {
-		len = 4;
-		cp = s[0] & 0x07;
-	} else {
-		return 0;
-	}
-	if (len > n)
-		return 0;
-	for (i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (s[i] & 0x3f);
-	}
-	/* Overlong forms, surrogates and values past U+10FFFF are not valid UTF-8. */
-	if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
-	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
-		return 0;
-	return len;
 }
 
 static void jw_escaped(FILE *out, const char *str, size_t n)

@@ -4,6 +4,9 @@
 # before, kept as regression tests) and of the generated replay set once, then fuzzing for
 # SECONDS from the generated seeds. A target passes when nothing crashed, leaked or failed a
 # check. Writes "<passed> <failed>" (targets) to $RESULTS/fuzz.
+# FUZZ_SEED (make test: 1) fixes libFuzzer's random seed, so that a run of the same tree walks the
+# same inputs and CI's verdict is the code's, not the dice's; FUZZ_SEED= (empty) draws a new
+# seed each run, for fuzzing by hand.
 # Usage: run-fuzz.sh FUZZ_DIR SECONDS TARGET...
 set -u
 dir=$1
@@ -34,8 +37,9 @@ for t in "$@"; do
 	fi
 	if [ "$ok" -eq 1 ]; then
 		mkdir -p "$dir/corpus/$t"
+		# shellcheck disable=SC2086
 		if ! "$bin" -max_total_time="$seconds" -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
-			-print_final_stats=1 -artifact_prefix="$dir/crashes/$t-" \
+			${FUZZ_SEED:+-seed=$FUZZ_SEED} -print_final_stats=1 -artifact_prefix="$dir/crashes/$t-" \
 			"$dir/corpus/$t" "$dir/seeds/$t" >>"$log" 2>&1; then
 			echo "fuzz $t: crash, leak or failed check; input in $dir/crashes/" >&2
 			ok=0

@@ -427,6 +427,27 @@ static void test_duplicate_extra_first_kept(void **state)
 	drm_fdinfo_free(&fi);
 }
 
+/*
+ * Extras keys are kept as valid UTF-8; two keys that differ only in ill-formed bytes are one
+ * key then, the second counted as malformed (fuzz_views found the JSON object holding it twice).
+ */
+static void test_extra_key_repaired_before_dedup(void **state)
+{
+	static const char buf[] = "drm-foo\xff:\t1\ndrm-foo\xfe:\t2\ndrm-bar\xef\xbf\xbd:\t3\n"
+				  "drm-bar\xc0:\t4\n";
+	struct drm_fdinfo fi;
+
+	(void)state;
+	parse_str(&fi, buf);
+	assert_int_equal(fi.nr_extras, 2);
+	assert_string_equal(fi.extras[0].key, "drm-foo\xef\xbf\xbd");
+	assert_string_equal(fi.extras[0].value, "1");
+	assert_string_equal(fi.extras[1].key, "drm-bar\xef\xbf\xbd");
+	assert_string_equal(fi.extras[1].value, "3");
+	assert_int_equal(fi.nr_malformed, 2);
+	drm_fdinfo_free(&fi);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -445,6 +466,7 @@ int main(void)
 		cmocka_unit_test(test_total_bytes_over_regions),
 		cmocka_unit_test(test_total_bytes_saturates),
 		cmocka_unit_test(test_duplicate_extra_first_kept),
+		cmocka_unit_test(test_extra_key_repaired_before_dedup),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
