@@ -28,6 +28,7 @@
 /* drm_file or struct device address -> client */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, DRMTOP_MAX_CLIENTS);
 	__type(key, __u64);
 	__type(value, struct drmtop_client);
@@ -36,21 +37,30 @@ struct {
 /* drm_file.client_id -> drm_file address, for s_fence->drm_client_id attribution */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, DRMTOP_MAX_CLIENTS);
 	__type(key, __u64);
 	__type(value, __u64);
 } client_ids SEC(".maps");
 
-/* thread id -> drm_file of the DRM ioctl it is in: who queued a job (kernels without client id) */
+/*
+ * Per thread: the drm_file of its latest DRM ioctl, for kernels without drm_client_id (who
+ * queued a job, who made an entity). Only fentry/drm_ioctl writes it, no fexit clears it: half
+ * the trampoline cost of every ioctl, and task storage is a pointer off the task, no hash, and
+ * freed with the thread. The value outlives the ioctl, so a reader must only trust it in paths
+ * that run inside an ioctl of the thread (a job queued or an entity made by a client's thread
+ * outside any ioctl or open: none seen in the 6.1 to 7.2 drivers; kernel threads do no ioctl).
+ */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, DRMTOP_MAX_TASKS);
-	__type(key, __u32);
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
 	__type(value, __u64);
 } ioctl_files SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, DRMTOP_MAX_ENGINES);
 	__type(key, struct drmtop_engine_key);
 	__type(value, struct drmtop_engine);
@@ -58,6 +68,7 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, DRMTOP_MAX_RINGS);
 	__type(key, __u64);
 	__type(value, struct drmtop_ring);
@@ -65,6 +76,7 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, DRMTOP_MAX_JOBS);
 	__type(key, __u64);
 	__type(value, struct drmtop_job);
@@ -72,6 +84,7 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, DRMTOP_MAX_HANDLES);
 	__type(key, struct drmtop_handle_key);
 	__type(value, struct drmtop_handle);
@@ -79,6 +92,7 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, DRMTOP_MAX_OBJECTS);
 	__type(key, __u64);
 	__type(value, struct drmtop_object);
@@ -86,6 +100,7 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, DRMTOP_MAX_DEVICES);
 	__type(key, __u64);
 	__type(value, struct drmtop_device);
@@ -94,17 +109,22 @@ struct {
 /* thread id -> drm_file inside drm_gem_prime_fd_to_handle: handles made there are imports */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, DRMTOP_MAX_TASKS);
 	__type(key, __u32);
 	__type(value, __u64);
 } importing SEC(".maps");
 
-/* thread id -> 1 while inside drm_file_alloc (the driver's open callback runs there) */
+/*
+ * thread id -> the entities the driver's open callback made so far, while the thread is inside
+ * drm_file_alloc: its fexit hands them to the new file by key, no walk of the entities map.
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, DRMTOP_MAX_TASKS);
 	__type(key, __u32);
-	__type(value, __u64);
+	__type(value, struct drmtop_opening);
 } opening SEC(".maps");
 
 /*
@@ -113,19 +133,9 @@ struct {
  * ioctl), their own entities at probe time: who was running when the entity was created tells
  * whose jobs go through it, also for driver jobs queued while a client's ioctl runs.
  */
-#define DRMTOP_ENTITY_USER	1	/* owner is the drm_file in .file */
-#define DRMTOP_ENTITY_PENDING	2	/* made in drm_file_alloc by thread .tid, file unknown */
-#define DRMTOP_ENTITY_KERNEL	3	/* created outside any client's open or ioctl */
-
-struct drmtop_entity {
-	__u64 file;
-	__u32 tid;
-	__u16 kind;
-	__u16 learnt;		/* owner guessed from the first job (entity made before attach) */
-};
-
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, DRMTOP_MAX_ENTITIES);
 	__type(key, __u64);
 	__type(value, struct drmtop_entity);

@@ -33,12 +33,32 @@ static __always_inline __u32 current_tid(void)
 SEC("fentry/drm_file_alloc")
 int BPF_PROG(drmtop_file_alloc_enter)
 {
+	static const struct drmtop_opening none;
 	__u32 tid = current_tid();
-	__u64 one = 1;
 
-	if (bpf_map_update_elem(&opening, &tid, &one, BPF_ANY))
+	if (bpf_map_update_elem(&opening, &tid, &none, BPF_ANY))
 		drmtop_count(DRMTOP_CNT_TASKS_FULL);
 	return 0;
+}
+
+/*
+ * Sends @c's close record to the reader. @seen false: the close itself was not seen (inferred
+ * when its address came back), so its time is now and its memory what it last held.
+ */
+static __always_inline void drmtop_send_closed(const struct drmtop_client *c, bool seen)
+{
+	struct drmtop_client *rec = bpf_ringbuf_reserve(&closed, sizeof(*rec), 0);
+
+	if (!rec) {
+		drmtop_count(DRMTOP_CNT_RINGBUF_FULL);
+		return;
+	}
+	__builtin_memcpy(rec, c, sizeof(*rec));
+	if (!seen || !(rec->flags & DRMTOP_CLIENT_CLOSING))
+		rec->close_ns = bpf_ktime_get_ns();
+	rec->flags &= ~DRMTOP_CLIENT_CLOSING;
+	rec->flags |= DRMTOP_CLIENT_CLOSED;
+	bpf_ringbuf_submit(rec, 0);
 }
 
 struct pending_walk {
@@ -57,92 +77,106 @@ static long claim_entity(struct bpf_map *map, __u64 *key, struct drmtop_entity *
 	return 0;
 }
 
+/*
+ * A client still in the map at an address drm_file_alloc hands out again closed unseen (the
+ * release hooks were skipped, see drmtop_gem_release_exit): settle it now, as closed, before
+ * the new file takes its key.
+ */
+static __always_inline void settle_unseen_close(__u64 key)
+{
+	struct drmtop_client *c = bpf_map_lookup_elem(&clients, &key);
+	__u64 id;
+
+	if (!c)
+		return;
+	drmtop_count(DRMTOP_CNT_CLOSE_INFERRED);
+	drmtop_send_closed(c, false);
+	id = c->client_id;
+	if (id)
+		bpf_map_delete_elem(&client_ids, &id);
+	bpf_map_delete_elem(&clients, &key);
+}
+
 SEC("fexit/drm_file_alloc")
 int BPF_PROG(drmtop_file_alloc, struct drm_minor *minor, struct drm_file *ret)
 {
 	struct pending_walk w = { .file = (__u64)ret, .tid = current_tid() };
+	struct drmtop_opening *op = bpf_map_lookup_elem(&opening, &w.tid);
+	struct drmtop_entity *e;
+	__u32 i;
 
-	bpf_map_delete_elem(&opening, &w.tid);
 	if (!ret || DRMTOP_IS_ERR(ret))
-		return 0;
+		goto out;
+	settle_unseen_close(w.file);
 	drmtop_client_get(ret, false);
-	bpf_for_each_map_elem(&entities, claim_entity, &w, 0);
-	return 0;
-}
-
-SEC("fentry/drm_ioctl")
-int BPF_PROG(drmtop_ioctl_enter, struct file *filp)
-{
-	struct drm_file *file = BPF_CORE_READ(filp, private_data);
-	__u64 key = (__u64)file;
-	__u32 tid = current_tid();
-
-	if (!file)
-		return 0;
-	drmtop_client_get(file, true);
-	if (bpf_map_update_elem(&ioctl_files, &tid, &key, BPF_ANY))
-		drmtop_count(DRMTOP_CNT_TASKS_FULL);
-	return 0;
-}
-
-SEC("fexit/drm_ioctl")
-int BPF_PROG(drmtop_ioctl_exit)
-{
-	__u32 tid = current_tid();
-
-	bpf_map_delete_elem(&ioctl_files, &tid);
-	return 0;
-}
-
-/* Context of the bpf_for_each_map_elem walk that sums a closing client's shared bytes. */
-struct shared_walk {
-	__u64 file;
-	__u64 shared;
-};
-
-/* A handle counts as shared as drm_show_memory_stats counts it: handle_count > 1 or dma-buf. */
-static long sum_shared(struct bpf_map *map, struct drmtop_handle_key *k, struct drmtop_handle *h,
-		       struct shared_walk *w)
-{
-	struct drmtop_object *o;
-
-	if (k->file != w->file)
-		return 0;
-	o = bpf_map_lookup_elem(&objects, &h->obj);
-	if (o && (o->handle_count > 1 || (o->flags & DRMTOP_OBJ_DMABUF)))
-		w->shared += h->size;
+	if (!op)
+		goto out;
+	if (op->overflow) {
+		bpf_for_each_map_elem(&entities, claim_entity, &w, 0);
+		goto out;
+	}
+	for (i = 0; i < DRMTOP_OPEN_ENTITIES && i < op->n; i++) {
+		e = bpf_map_lookup_elem(&entities, &op->entity[i]);
+		if (e)
+			claim_entity(NULL, NULL, e, &w);
+	}
+out:
+	bpf_map_delete_elem(&opening, &w.tid);
 	return 0;
 }
 
 /*
- * Close, part 1: the file still holds its handles. The record sent now carries the memory the
- * client held; its engine figures stay in the engines map under its uid for the reader to
- * collect (jobs of the client still in flight add to them until they end).
+ * Per ioctl: one task-storage lookup; the clients map only when the thread's file changes
+ * (a client opened before attach, or whose open was skipped, is learnt there). Not attached
+ * at all where drm_sched_fence.drm_client_id attributes jobs (bpf_tracer.c).
+ */
+SEC("fentry/drm_ioctl")
+int BPF_PROG(drmtop_ioctl_enter, struct file *filp)
+{
+	struct drm_file *file = BPF_CORE_READ(filp, private_data);
+	__u64 *last;
+
+	if (!file)
+		return 0;
+	last = bpf_task_storage_get(&ioctl_files, bpf_get_current_task_btf(), NULL,
+				    BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!last) {
+		drmtop_count(DRMTOP_CNT_TASKS_FULL);
+		return 0;
+	}
+	if (*last == (__u64)file)
+		return 0;
+	*last = (__u64)file;
+	drmtop_client_get(file, true);
+	return 0;
+}
+
+/*
+ * Close, part 1: from here the file's handles are released one by one
+ * (drmtop_handle_release): while the client is closing they leave its totals as they were at
+ * close and add up its shared bytes, so the record sent at part 2 is what it held, with no
+ * walk of the handles map. Its engine figures stay in the engines map under its uid for the
+ * reader to collect (jobs of the client still in flight add to them until they end).
  */
 SEC("fentry/drm_gem_release")
 int BPF_PROG(drmtop_gem_release_enter, struct drm_device *dev, struct drm_file *file)
 {
 	__u64 key = (__u64)file;
-	struct drmtop_client *c = bpf_map_lookup_elem(&clients, &key), *rec;
-	struct shared_walk w = { .file = key };
+	struct drmtop_client *c = bpf_map_lookup_elem(&clients, &key);
 
 	if (!c)
 		return 0;
-	bpf_for_each_map_elem(&handles, sum_shared, &w, 0);
-	rec = bpf_ringbuf_reserve(&closed, sizeof(*rec), 0);
-	if (!rec) {
-		drmtop_count(DRMTOP_CNT_RINGBUF_FULL);
-		return 0;
-	}
-	__builtin_memcpy(rec, c, sizeof(*rec));
-	rec->mem_shared = w.shared;
-	rec->close_ns = bpf_ktime_get_ns();
-	rec->flags |= DRMTOP_CLIENT_CLOSED;
-	bpf_ringbuf_submit(rec, 0);
+	c->mem_shared = 0;
+	c->close_ns = bpf_ktime_get_ns();
+	c->flags |= DRMTOP_CLIENT_CLOSING;
 	return 0;
 }
 
-/* Close, part 2: all handles are gone; the drm_file address may be reused from now on. */
+/*
+ * Close, part 2: all handles are gone; the drm_file address may be reused from now on. Were
+ * this program skipped (recursion, PREEMPT_LAZY kernels), the client would stay in the map
+ * until the next drm_file_alloc at its address settles it (settle_unseen_close).
+ */
 SEC("fexit/drm_gem_release")
 int BPF_PROG(drmtop_gem_release_exit, struct drm_device *dev, struct drm_file *file)
 {
@@ -152,6 +186,7 @@ int BPF_PROG(drmtop_gem_release_exit, struct drm_device *dev, struct drm_file *f
 
 	if (!c)
 		return 0;
+	drmtop_send_closed(c, true);
 	id = c->client_id;
 	if (id)
 		bpf_map_delete_elem(&client_ids, &id);
@@ -321,15 +356,27 @@ int BPF_PROG(drmtop_handle_release, int id, void *ptr, void *data)
 	struct drmtop_handle *h = bpf_map_lookup_elem(&handles, &k);
 	struct drmtop_client *c;
 
+	struct drmtop_object *o;
+
 	/* the kernel drops its handle_count inside this function */
-	object_sync(ptr, -1);
+	o = object_sync(ptr, -1);
 	if (!h) {
 		drmtop_count(DRMTOP_CNT_HANDLE_UNKNOWN);
 		return 0;
 	}
 	c = bpf_map_lookup_elem(&clients, &k.file);
-	if (c && c->uid == h->uid)
-		client_mem(c, h, false);
+	if (c && c->uid == h->uid) {
+		/* shared-ness as before the kernel's drop: this handle still counts */
+		if (!(c->flags & DRMTOP_CLIENT_CLOSING))
+			client_mem(c, h, false);
+		else if (o && (o->handle_count + 1 > 1 || (o->flags & DRMTOP_OBJ_DMABUF)))
+			/*
+			 * Shared as drm_show_memory_stats counts it (handle_count > 1 or a
+			 * dma-buf), the count as before the kernel's drop. One object held by
+			 * two handles of this file counts at its first release only.
+			 */
+			drmtop_mem_add(&c->mem_shared, h->size);
+	}
 	bpf_map_delete_elem(&handles, &k);
 	return 0;
 }

@@ -92,7 +92,6 @@ static __always_inline struct drmtop_client *job_client(struct drm_sched_job *jo
 	struct drmtop_entity *e;
 	struct drmtop_client *c;
 	__u64 *file, id;
-	__u32 tid;
 
 	if (bpf_core_field_exists(fence->drm_client_id)) {
 		id = BPF_CORE_READ(fence, drm_client_id);
@@ -105,8 +104,9 @@ static __always_inline struct drmtop_client *job_client(struct drm_sched_job *jo
 		}
 		return bpf_map_lookup_elem(&clients, file);
 	}
-	tid = (__u32)bpf_get_current_pid_tgid();
-	file = bpf_map_lookup_elem(&ioctl_files, &tid);
+	file = bpf_task_storage_get(&ioctl_files, bpf_get_current_task_btf(), NULL, 0);
+	if (file && !*file)
+		file = NULL;
 	e = bpf_map_lookup_elem(&entities, &entity);
 	if (e && e->kind == DRMTOP_ENTITY_KERNEL)
 		return NULL;
@@ -399,18 +399,30 @@ SEC("fexit/drm_sched_entity_init")
 int BPF_PROG(drmtop_entity_init, struct drm_sched_entity *entity, int priority, void *sched_list,
 	     unsigned int num_sched_list, atomic_t *guilty, int ret)
 {
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	__u32 tid = (__u32)bpf_get_current_pid_tgid(), n;
 	struct drmtop_entity e = { .tid = tid, .kind = DRMTOP_ENTITY_KERNEL };
 	__u64 key = (__u64)entity, *file;
+	struct drmtop_opening *op;
 
 	if (ret)
 		return 0;
-	file = bpf_map_lookup_elem(&ioctl_files, &tid);
-	if (file) {
-		e.file = *file;
-		e.kind = DRMTOP_ENTITY_USER;
-	} else if (bpf_map_lookup_elem(&opening, &tid)) {
+	/* open first: the thread's latest ioctl file (below) is stale during an open */
+	op = bpf_map_lookup_elem(&opening, &tid);
+	if (op) {
 		e.kind = DRMTOP_ENTITY_PENDING;
+		n = op->n;
+		if (n < DRMTOP_OPEN_ENTITIES) {
+			op->entity[n] = key;
+			op->n = n + 1;
+		} else {
+			op->overflow = 1;
+		}
+	} else {
+		file = bpf_task_storage_get(&ioctl_files, bpf_get_current_task_btf(), NULL, 0);
+		if (file && *file) {
+			e.file = *file;
+			e.kind = DRMTOP_ENTITY_USER;
+		}
 	}
 	if (bpf_map_update_elem(&entities, &key, &e, BPF_ANY))
 		drmtop_count(DRMTOP_CNT_ENTITIES_FULL);

@@ -21,23 +21,35 @@
 #define DRMTOP_NAME_LEN		32
 #define DRMTOP_LAT_BUCKETS	32	/* log2(ns) buckets: bucket b holds [2^b, 2^(b+1)) ns */
 
-/* Map sizes: every insert that fails because a map is full bumps a DRMTOP_CNT_* counter. */
+/*
+ * Default map sizes (entries), changed at load with drmtop --bpf-map NAME=N. Every insert that
+ * fails because a map is full bumps a DRMTOP_CNT_*_FULL counter. The hash maps are not
+ * preallocated: they hold kernel memory for the entries in use only, and full, with these
+ * sizes, about 15 MiB in all (elements of 56 bytes of kernel bookkeeping plus key and value;
+ * docs/PERFORMANCE.md), so that drmtop never locks more than 16 MiB by default.
+ */
 #define DRMTOP_MAX_CLIENTS	4096
-#define DRMTOP_MAX_ENGINES	16384	/* (client, ring) pairs */
+#define DRMTOP_MAX_ENGINES	8192	/* (client, ring) pairs */
 #define DRMTOP_MAX_RINGS	256
-#define DRMTOP_MAX_JOBS		65536	/* jobs queued and not yet done */
-#define DRMTOP_MAX_HANDLES	262144	/* (drm_file, GEM handle) pairs */
-#define DRMTOP_MAX_OBJECTS	262144	/* live GEM objects */
+#define DRMTOP_MAX_JOBS		16384	/* jobs queued and not yet done */
+#define DRMTOP_MAX_HANDLES	49152	/* (drm_file, GEM handle) pairs */
+#define DRMTOP_MAX_OBJECTS	49152	/* live GEM objects */
 #define DRMTOP_MAX_DEVICES	64
-#define DRMTOP_MAX_ENTITIES	16384	/* drm_sched entities alive */
-#define DRMTOP_MAX_TASKS	4096	/* tasks inside a DRM ioctl at the same time */
+#define DRMTOP_MAX_ENTITIES	4096	/* drm_sched entities alive */
+#define DRMTOP_MAX_TASKS	1024	/* threads inside drm_file_alloc or a PRIME import at once */
 #define DRMTOP_RINGBUF_BYTES	(256 * 1024)
+/*
+ * Entities a driver's open callback may make that the fexit of drm_file_alloc claims by key
+ * (v3d makes one per queue: 5); more fall back to a walk of the entities map.
+ */
+#define DRMTOP_OPEN_ENTITIES	8
 
 /* drmtop_client.flags */
 #define DRMTOP_CLIENT_KERNEL	(1u << 0)	/* jobs the driver submitted itself */
 #define DRMTOP_CLIENT_LATE	(1u << 1)	/* opened before attach: first seen at an ioctl */
 #define DRMTOP_CLIENT_CLOSED	(1u << 2)	/* record came from the ring buffer */
 #define DRMTOP_CLIENT_ORPHAN	(1u << 3)	/* closed, its record lost: made by the reader */
+#define DRMTOP_CLIENT_CLOSING	(1u << 4)	/* inside drm_gem_release: handles going */
 
 /*
  * One DRM client (struct drm_file), value of the "clients" map and payload of the ring buffer
@@ -65,6 +77,25 @@ struct drmtop_client {
 	__u32 flags;		/* DRMTOP_CLIENT_* */
 	char comm[DRMTOP_COMM_LEN];
 	char driver[DRMTOP_NAME_LEN];
+};
+
+/* Value of the "entities" map: who owns a scheduler entity (bpf/drmtop_common.bpf.h). */
+#define DRMTOP_ENTITY_USER	1	/* owner is the drm_file in .file */
+#define DRMTOP_ENTITY_PENDING	2	/* made in drm_file_alloc by thread .tid, file unknown */
+#define DRMTOP_ENTITY_KERNEL	3	/* created outside any client's open or ioctl */
+
+struct drmtop_entity {
+	__u64 file;
+	__u32 tid;
+	__u16 kind;
+	__u16 learnt;		/* owner guessed from the first job (entity made before attach) */
+};
+
+/* Value of the "opening" map: a thread inside drm_file_alloc (bpf/drmtop_common.bpf.h). */
+struct drmtop_opening {
+	__u64 entity[DRMTOP_OPEN_ENTITIES];
+	__u32 n;
+	__u32 overflow;		/* more than DRMTOP_OPEN_ENTITIES: the fexit walks the map */
 };
 
 /* Per (client, ring) engine figures: key and value of the "engines" map. */
@@ -172,6 +203,9 @@ struct drmtop_fd_rec {
 	X(DONE_NO_HW_TIME, done_no_hw_time, NOTE)	/* end taken at the tracepoint */	\
 	X(ADOPT_TRUNCATED, adopt_truncated, LOSS)	/* adoption walk stopped early */	\
 	X(ADOPTED, adopted, NOTE)		/* handles that existed at attach */	\
+	/* a client whose close hooks were skipped, settled when drm_file_alloc	\
+	 * handed its address out again */						\
+	X(CLOSE_INFERRED, close_inferred, NOTE)					\
 	X(MEM_UNDERFLOW, mem_underflow, LOSS)	/* a release took more than was held */	\
 	/* counted by the reader: engine entries of a client neither live nor known	\
 	 * closed (its close record was lost), reported as orphans and deleted */	\

@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "drmtop/bpf_limits.h"
+
 enum drmtop_command {
 	DRMTOP_CMD_TOP,		/* live view (default) */
 	DRMTOP_CMD_RECORD,	/* one-shot session summary */
@@ -44,6 +46,7 @@ struct drmtop_options {
 	const char *proc_root;	/* --proc-root, for tests and containers */
 	const char *sys_root;	/* --sys-root; "" = no sysfs look-ups */
 	double diverge_pct;	/* --diverge-threshold, percent */
+	struct drmtop_bpf_limits bpf_limits;	/* --bpf-map, repeatable */
 	bool no_color;		/* -C, --no-color, or NO_COLOR set and not empty (no-color.org) */
 	bool show_help;
 	bool show_version;

@@ -22,6 +22,7 @@ enum {
 	OPT_SYS_ROOT,
 	OPT_SOURCE,
 	OPT_DIVERGE,
+	OPT_BPF_MAP,
 };
 
 static const struct option long_opts[] = {
@@ -36,6 +37,7 @@ static const struct option long_opts[] = {
 	{ "proc-root", required_argument, NULL, OPT_PROC_ROOT },
 	{ "sys-root", required_argument, NULL, OPT_SYS_ROOT },
 	{ "diverge-threshold", required_argument, NULL, OPT_DIVERGE },
+	{ "bpf-map", required_argument, NULL, OPT_BPF_MAP },
 	{ "no-color", no_argument, NULL, 'C' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -65,6 +67,9 @@ void drmtop_usage(FILE *out, const char *prog)
 		"  -t, --duration SECONDS    with record: how long to trace\n"
 		"      --source SRC          auto (default), fdinfo (never BPF) or bpf (fail without it)\n"
 		"      --diverge-threshold P flag BPF and fdinfo figures more than P%% apart (default %3$.0f)\n"
+		"      --bpf-map NAME=N      size of a tracer map (repeatable): clients, engines, jobs,\n"
+		"                            handles, objects, ... (drmtop probe lists them; see OVERHEAD\n"
+		"                            in drmtop(8)), ringbuf=BYTES\n"
 		"      --proc-root DIR       read processes from DIR instead of /proc\n"
 		"      --sys-root DIR        read device links from DIR instead of /sys (\"\" = none)\n"
 		"  -h, --help                this text\n"
@@ -241,6 +246,14 @@ int drmtop_options_parse(struct drmtop_options *opts, enum drmtop_command cmd, i
 		case OPT_DIVERGE:
 			rc = parse_percent(optarg, &opts->diverge_pct, err);
 			break;
+		case OPT_BPF_MAP: {
+			char why[192];
+
+			rc = drmtop_bpf_limit_parse(&opts->bpf_limits, optarg, why, sizeof(why));
+			if (rc)
+				fprintf(err, "drmtop: %s\n", why);
+			break;
+		}
 		case 'C':
 			opts->no_color = true;
 			break;

@@ -5,8 +5,10 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "drmtop_bpf.h"
+#include "drmtop/bpf_limits.h"
 #include "drmtop/bpf_tracer.h"
 
 struct drmtop_drm_bpf;
@@ -21,6 +23,16 @@ enum drmtop_bpf_map {
 	MAP_HANDLES, MAP_OBJECTS, MAP_DEVICES, MAP_IMPORTING, MAP_OPENING, MAP_ENTITIES,
 	MAP_COUNTERS, MAP_CLOSED, MAP_UID_SEQ, MAP_COUNT
 };
+
+/* A map a limit sizes: its name in the BPF source, the limit, key and value bytes. */
+struct drmtop_bpf_map_size {
+	const char *map;
+	enum drmtop_bpf_limit limit;
+	uint32_t key, value;
+};
+
+/* Every sized map, ended by a NULL name (src/sources/bpf_limits.c). */
+extern const struct drmtop_bpf_map_size drmtop_bpf_map_sizes[];
 
 #define DRMTOP_BPF_MAX_HOOKS	48
 #define DRMTOP_BPF_RETIRED	4096	/* closed clients remembered for late job residue */
@@ -49,6 +61,8 @@ struct drmtop_bpf {
 	size_t n_hooks;
 	bool drm_failed, sched_failed;	/* a present module's part failed: not retried */
 	bool sched_v617, sched_raw;	/* tracepoint name set (6.17+), flavour (raw_tp) in use */
+	bool jobs_have_client_id;	/* drm_sched_fence.drm_client_id: no attribution hooks */
+	struct drmtop_bpf_limits limits;	/* map sizes, 0 = default */
 	char reason[512];
 	char adopt_err[128];		/* why the adoption walk failed, empty if it ran */
 

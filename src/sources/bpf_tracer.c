@@ -101,12 +101,67 @@ static bool target_present(const struct btf *btf, const char *sec, char *why, si
 	return false;
 }
 
-static void forget_hooks(struct drmtop_bpf *b, const char *part)
+/* Whether @btf's struct drm_sched_fence has drm_client_id (6.17+; checked on 7.2.13). */
+static bool fence_has_client_id(const struct btf *btf)
+{
+	int id = btf__find_by_name_kind(btf, "drm_sched_fence", BTF_KIND_STRUCT);
+	const struct btf_member *m;
+	const struct btf_type *t;
+	__u16 i;
+
+	if (id <= 0)
+		return false;
+	t = btf__type_by_id(btf, id);
+	m = btf_members(t);
+	for (i = 0; i < btf_vlen(t); i++, m++)
+		if (!strcmp(btf__name_by_offset(btf, m->name_off), "drm_client_id"))
+			return true;
+	return false;
+}
+
+/*
+ * Where every job carries its client's id, the hooks that learn who queued a job on older
+ * kernels (the per-ioctl hook, entity ownership) are not needed: not loaded, so no DRM ioctl
+ * pays for them. Known once gpu_sched's BTF can be read; until then they are loaded.
+ */
+static bool attribution_hook(const struct bpf_program *p)
+{
+	static const char *const names[] = {
+		"drmtop_ioctl_enter", "drmtop_entity_init", "drmtop_entity_fini",
+		"drmtop_entity_destroy",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(bpf_program__name(p), names[i]))
+			return true;
+	return false;
+}
+
+static void learn_job_client_ids(struct drmtop_bpf *b, const struct btf *sched_btf)
+{
+	struct btf *own = NULL;
+	bool builtin = false;
+
+	if (b->jobs_have_client_id)
+		return;
+	if (!sched_btf) {
+		own = module_btf(b, "gpu_sched", "drm_sched_job_cleanup", &builtin);
+		sched_btf = own;
+	}
+	if (sched_btf)
+		b->jobs_have_client_id = fence_has_client_id(sched_btf);
+	if (own && !builtin)
+		btf__free(own);
+}
+
+/* Detaches and forgets the hooks of @part, only program @prog of it if not NULL. */
+static void forget_hooks(struct drmtop_bpf *b, const char *part, const char *prog)
 {
 	size_t i, j = 0;
 
 	for (i = 0; i < b->n_hooks; i++) {
-		if (!strcmp(b->hooks[i].part, part)) {
+		if (!strcmp(b->hooks[i].part, part) && (!prog || !strcmp(b->hooks[i].prog, prog))) {
 			bpf_link__destroy(b->links[i]);
 			continue;
 		}
@@ -149,6 +204,30 @@ static int reuse_maps(struct drmtop_bpf *b, struct bpf_object *obj)
 			return err;
 	}
 	return 0;
+}
+
+/* The part loaded first creates the shared maps: with the sizes asked for (--bpf-map). */
+static int size_maps(struct drmtop_bpf *b, struct bpf_object *obj)
+{
+	const struct drmtop_bpf_map_size *s;
+	int err;
+
+	for (s = drmtop_bpf_map_sizes; s->map; s++) {
+		struct bpf_map *m = bpf_object__find_map_by_name(obj, s->map);
+
+		if (!m)
+			return -ENOENT;
+		err = bpf_map__set_max_entries(m, drmtop_bpf_limit(&b->limits, s->limit));
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* Shares the maps of the part loaded first with @obj, or sizes them if @obj is first. */
+static int prepare_maps(struct drmtop_bpf *b, struct bpf_object *obj)
+{
+	return b->map_fd[0] >= 0 ? reuse_maps(b, obj) : size_maps(b, obj);
 }
 
 /* After the first part loaded: keep our own reference to every shared map. */
@@ -262,13 +341,16 @@ static int load_drm(struct drmtop_bpf *b)
 		err = -errno;
 		goto out;
 	}
+	learn_job_client_ids(b, NULL);
 	bpf_object__for_each_program(p, skel->obj) {
 		char why[128];
 
 		bpf_program__set_autoload(p, target_present(btf, bpf_program__section_name(p),
-							    why, sizeof(why)));
+							    why, sizeof(why)) &&
+					     !(b->jobs_have_client_id && attribution_hook(p)));
 	}
-	if (b->map_fd[0] >= 0 && (err = reuse_maps(b, skel->obj)))
+	err = prepare_maps(b, skel->obj);
+	if (err)
 		goto out_destroy;
 	err = drmtop_drm_bpf__load(skel);
 	if (err)
@@ -276,7 +358,7 @@ static int load_drm(struct drmtop_bpf *b)
 	err = adopt_maps(b, skel->obj);
 	if (err)
 		goto out_destroy;
-	forget_hooks(b, "drm");
+	forget_hooks(b, "drm", NULL);
 	note_absent(b, "drm", skel->obj, btf);
 	attach_all(b, skel->obj, "drm", &tp_fail);
 	b->drm = skel;
@@ -330,7 +412,8 @@ static int try_sched(struct drmtop_bpf *b, const struct btf *btf, bool v617, boo
 		size_t r;
 
 		if (!is_tp) {
-			on = target_present(btf, sec, why, sizeof(why));
+			on = target_present(btf, sec, why, sizeof(why)) &&
+			     !(b->jobs_have_client_id && attribution_hook(p));
 		} else {
 			for (r = 0; r < sizeof(roles) / sizeof(roles[0]); r++)
 				on |= prog_is(p, roles[r], raw, v617);
@@ -338,7 +421,8 @@ static int try_sched(struct drmtop_bpf *b, const struct btf *btf, bool v617, boo
 		}
 		bpf_program__set_autoload(p, on);
 	}
-	if (b->map_fd[0] >= 0 && (err = reuse_maps(b, skel->obj)))
+	err = prepare_maps(b, skel->obj);
+	if (err)
 		goto fail;
 	err = drmtop_sched_bpf__load(skel);
 	if (err)
@@ -346,12 +430,12 @@ static int try_sched(struct drmtop_bpf *b, const struct btf *btf, bool v617, boo
 	err = adopt_maps(b, skel->obj);
 	if (err)
 		goto fail;
-	forget_hooks(b, "sched");
+	forget_hooks(b, "sched", NULL);
 	note_absent(b, "sched", skel->obj, btf);
 	*tp_fail = false;
 	attach_all(b, skel->obj, "sched", tp_fail);
 	if (*tp_fail && !raw) {
-		forget_hooks(b, "sched");
+		forget_hooks(b, "sched", NULL);
 		drmtop_sched_bpf__destroy(skel);
 		return -EAGAIN;
 	}
@@ -371,6 +455,10 @@ static int load_sched(struct drmtop_bpf *b)
 	btf = module_btf(b, "gpu_sched", "drm_sched_job_cleanup", &builtin);
 	if (!btf)
 		return errno == ENOENT ? 0 : -errno;
+	learn_job_client_ids(b, btf);
+	/* the drm part, loaded before gpu_sched's BTF could say so, has it attached */
+	if (b->jobs_have_client_id)
+		forget_hooks(b, "drm", "drmtop_ioctl_enter");
 	/* 6.17 renamed the tracepoints (and declared them stable): take what this kernel has */
 	v617 = btf__find_by_name_kind(btf, "btf_trace_drm_sched_job_queue", BTF_KIND_TYPEDEF) > 0;
 	err = try_sched(b, btf, v617, false, &tp_fail);
@@ -403,6 +491,9 @@ static void compose_reason(struct drmtop_bpf *b, const char *extra)
 		if (!b->hooks[i].attached)
 			off += snprintf(b->reason + off, sizeof(b->reason) - off, "; %s: %s",
 					b->hooks[i].target, b->hooks[i].why);
+	if (b->jobs_have_client_id && off < sizeof(b->reason))
+		off += snprintf(b->reason + off, sizeof(b->reason) - off,
+				"; jobs carry drm_client_id: no per-ioctl or entity hook");
 	if (extra && off < sizeof(b->reason))
 		snprintf(b->reason + off, sizeof(b->reason) - off, "; %s", extra);
 }
@@ -439,7 +530,8 @@ int drmtop_bpf_poll(struct drmtop_bpf *b)
 	return ret < 0 ? ret : n;
 }
 
-int drmtop_bpf_open(struct drmtop_bpf **out, char *why, size_t why_len)
+int drmtop_bpf_open(struct drmtop_bpf **out, const struct drmtop_bpf_limits *limits, char *why,
+		    size_t why_len)
 {
 	struct drmtop_bpf *b;
 	int i, err;
@@ -463,6 +555,8 @@ int drmtop_bpf_open(struct drmtop_bpf **out, char *why, size_t why_len)
 	}
 	for (i = 0; i < MAP_COUNT; i++)
 		b->map_fd[i] = -1;
+	if (limits)
+		b->limits = *limits;
 	b->vmlinux_btf = btf__load_vmlinux_btf();
 	if (!b->vmlinux_btf) {
 		err = -errno;

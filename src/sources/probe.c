@@ -222,7 +222,7 @@ static int probe_bpf(struct drmtop_probe *p)
 	size_t n, i;
 
 	p->bpf.tried = true;
-	if (drmtop_bpf_open(&b, p->bpf.why, sizeof(p->bpf.why)))
+	if (drmtop_bpf_open(&b, NULL, p->bpf.why, sizeof(p->bpf.why)))
 		return 0;
 	p->bpf.opened = true;
 	say(p->bpf.reason, sizeof(p->bpf.reason), "%s", drmtop_bpf_reason(b));

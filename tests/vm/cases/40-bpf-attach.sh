@@ -8,6 +8,14 @@
 . tests/bpf/guest-lib.sh
 bl_init 40-bpf-attach
 
+# The kernel's own answer, from its BTF: does every job's fence carry its client's id?
+fence_cid=false
+if bpftool btf dump file /sys/kernel/btf/gpu_sched format c 2>/dev/null |
+	awk '/^struct drm_sched_fence \{/,/^\};/' | grep -q 'drm_client_id;'; then
+	fence_cid=true
+fi
+echo "drm_sched_fence.drm_client_id in BTF: $fence_cid"
+
 render=$(sed -n 's/.*render_minor=\([0-9]*\).*/\1/p' "$SIMGPU_DBG/device")
 exec 9<>"/dev/dri/renderD$render"
 bl_start_bpf || bl_end
@@ -24,14 +32,25 @@ bl_wl_pid=
 bl_jq_checks '
 	check("all-hooks-attached"; (b.hooks | length) > 0 and all(b.hooks[]; .attached);
 		"\([b.hooks[] | select(.attached | not) | "\(.target): \(.why)"])"),
-	(["fexit/drm_file_alloc", "fentry/drm_ioctl", "fentry/drm_gem_release",
+	(["fexit/drm_file_alloc", "fentry/drm_gem_release",
 	  "fexit/drm_gem_release", "fexit/drm_gem_private_object_init",
 	  "fentry/drm_gem_object_release", "fexit/drm_gem_handle_create_tail",
 	  "fentry/drm_gem_object_release_handle", "fentry/drm_gem_prime_fd_to_handle",
 	  "fexit/drm_gem_prime_handle_to_fd", "iter/task_file", "fentry/drm_sched_job_cleanup",
-	  "fexit/drm_sched_entity_init", "tp_btf/drm_sched_job", "tp_btf/drm_run_job",
+	  "tp_btf/drm_sched_job", "tp_btf/drm_run_job",
 	  "tp_btf/drm_sched_process_job"][] as $h |
 	  check("hook-\($h)"; any(b.hooks[]; .target == $h and .attached); "not attached")),
+	# who queued a job: from the fence where the kernel puts the client id there, else
+	# from hooks on every ioctl and on entity creation (only then loaded)
+	(["fentry/drm_ioctl", "fexit/drm_sched_entity_init", "fentry/drm_sched_entity_fini",
+	  "fentry/drm_sched_entity_destroy"][] as $h |
+	  if '"$fence_cid"' then
+	    check("no-hook-\($h)"; all(b.hooks[]; .target != $h); "loaded, not needed")
+	  else
+	    check("hook-\($h)"; any(b.hooks[]; .target == $h and .attached); "not attached")
+	  end),
+	check("reason-attribution"; (b.reason | test("jobs carry drm_client_id: no per-ioctl")) ==
+		'"$fence_cid"'; "fence has drm_client_id: '"$fence_cid"'; \(b.reason)"),
 	check("no-raw-tp-fallback"; all(b.hooks[]; .target | startswith("raw_tp/") | not);
 		"\([b.hooks[] | .target])"),
 	check("reason"; b.reason | test("^([0-9]+)/\\1 hooks attached; drm: attached; gpu_sched: attached"); b.reason),
