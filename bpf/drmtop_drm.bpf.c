@@ -326,8 +326,11 @@ static __always_inline bool handle_add(struct drmtop_client *c, __u64 file, __u3
 		return true;
 	if (c)
 		client_mem(c, &h, false);
-	if (err == -E2BIG)
+	if (err == -E2BIG) {
 		drmtop_count(DRMTOP_CNT_HANDLES_FULL);
+		if (c)
+			__sync_fetch_and_add(&c->missed, 1);
+	}
 	return false;
 }
 

@@ -177,8 +177,10 @@ static __always_inline void on_queue(struct drm_sched_job *job, struct drm_sched
 	if (!c)
 		return;
 	j.uid = c->uid;
-	if (bpf_map_update_elem(&jobs, &fence, &j, BPF_ANY))
+	if (bpf_map_update_elem(&jobs, &fence, &j, BPF_ANY)) {
 		drmtop_count(DRMTOP_CNT_JOBS_FULL);
+		__sync_fetch_and_add(&c->missed, 1);
+	}
 }
 
 static __always_inline void on_run(struct drm_sched_job *job)

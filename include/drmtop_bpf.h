@@ -77,6 +77,11 @@ struct drmtop_client {
 	__u32 flags;		/* DRMTOP_CLIENT_* */
 	char comm[DRMTOP_COMM_LEN];
 	char driver[DRMTOP_NAME_LEN];
+	/*
+	 * This client's buffers and jobs a full map could not hold (also in the *_FULL
+	 * counters): its totals are short for as long as the client lives.
+	 */
+	__u64 missed;
 };
 
 /* Value of the "entities" map: who owns a scheduler entity (bpf/drmtop_common.bpf.h). */

@@ -125,6 +125,7 @@ struct drmtop_model_bpf {
 	bool mem_compared;		/* fdinfo memory known and comparable */
 	bool mem_diverged;
 	uint64_t fdinfo_total_bytes;
+	uint64_t missed;		/* its buffers and jobs full maps refused: totals short */
 };
 
 struct drmtop_model_device;
@@ -183,8 +184,9 @@ struct drmtop_model_client {
 	struct drmtop_model_bpf *bpf;	/* NULL without the tracer or no matching drm_file */
 	bool diverged;			/* an engine or the memory figures disagree */
 	/*
-	 * The tracer missed events in the interval: its figures may be short (a lower bound) and
-	 * a disagreement with fdinfo is no finding (diverged stays false, inconclusive is set).
+	 * The tracer missed events in the interval, or missed some of this client's buffers or
+	 * jobs (bpf->missed): its figures may be short (a lower bound) and a disagreement with
+	 * fdinfo is no finding (diverged stays false, inconclusive is set).
 	 */
 	bool lower_bound;
 	bool inconclusive;

@@ -203,6 +203,7 @@ static void fill_bpf_identity(struct build *b, struct drmtop_model_bpf *mb,
 	mb->mem_total = c->mem_total;
 	mb->mem_imported = c->mem_imported;
 	mb->handles = c->handles;
+	mb->missed = c->missed;
 }
 
 static enum drmtop_model_match match_of(enum drmtop_match m)
@@ -398,13 +399,14 @@ static void fill_fdinfo_client(struct build *b, struct drmtop_model_client *mc,
 	fill_engines(b, mc, c, v, bpf_start, bpf_end);
 	if (v) {
 		mc->bpf = bpf_side(b, v, fi);
-		if (mc->bpf && mc->bpf->mem_diverged && b->m->missed.interval) {
+		/* memory is a level: a buffer the tracer missed stays missing */
+		if (mc->bpf && mc->bpf->mem_diverged && (b->m->missed.interval || mc->bpf->missed)) {
 			mc->bpf->mem_diverged = false;
 			mc->inconclusive = true;
 		}
 		if (mc->bpf)
 			mc->diverged |= mc->bpf->mem_diverged;
-		mc->lower_bound = mc->bpf && b->m->missed.interval;
+		mc->lower_bound = mc->bpf && (b->m->missed.interval || mc->bpf->missed);
 	}
 }
 
@@ -445,7 +447,7 @@ static void fill_bpf_client(struct build *b, struct drmtop_model_client *mc,
 		mc->nr_engines = v->nr_engines;
 	}
 	mc->bpf = bpf_side(b, v, NULL);
-	mc->lower_bound = b->m->missed.interval != 0;
+	mc->lower_bound = b->m->missed.interval != 0 || (mc->bpf && mc->bpf->missed);
 	if (mc->bpf) {
 		mc->has_mem = mc->has_shared = true;
 		mc->mem_total = mc->bpf->mem_total;

@@ -191,8 +191,9 @@ static void json_bpf_view(struct json_writer *w, const struct drmtop_model_clien
 		jw_kv_bool(w, "diverged", c->diverged);
 		jw_kv_bool(w, "inconclusive", c->inconclusive);
 	}
-	/* The tracer missed events in the interval: these figures may be short. */
+	/* The tracer missed events in the interval, or this client's: figures may be short. */
 	jw_kv_bool(w, "lower_bound", c->lower_bound);
+	jw_kv_u64(w, "missed", b->missed);
 	jw_object_end(w);
 }
 

@@ -364,6 +364,49 @@ static void test_losses_make_figures_lower_bounds(void **state)
 	drmtop_reconciler_free(l.r);
 }
 
+/*
+ * A client whose buffers a full map refused holds more than the tracer says for as long as it
+ * lives: a lower bound in every interval, quiet ones too, and its memory disagreeing with
+ * fdinfo is no finding against the driver.
+ */
+static void test_client_missed_is_lasting_lower_bound(void **state)
+{
+	struct drmtop_model m = { 0 };
+	static struct lossy l;
+	char *json;
+
+	(void)state;
+	l.r = drmtop_reconciler_new();
+	fake_fdinfo_init(&l.fi, 7, "gfx", 0.0, 640 << 10, 100, 3);
+	identity(&l.fi, "k7", "small");
+	fake_bpf_init(&l.b, 3, 0x2000, 7, 256 << 10);
+	fake_snap(&l.snap, &l.b.bc, 1, S);
+	l.in = (struct drmtop_model_input){
+		.clients = &l.fi.c, .nr_clients = 1, .bpf_active = true, .snap = &l.snap,
+		.rec = l.r, .diverge_pct = 5.0,
+	};
+	/* nothing missed: 256 KiB against fdinfo's 640 KiB is the driver's word against ours */
+	lossy_step(&l, &m);
+	assert_true(m.clients[0].bpf->mem_diverged);
+	assert_true(m.clients[0].diverged);
+	assert_false(m.clients[0].lower_bound);
+
+	/* six of its handles refused by a full map, long ago: no loss in this interval */
+	l.b.bc.c.missed = 6;
+	l.snap.taken_ns += S;
+	lossy_step(&l, &m);
+	assert_int_equal(m.missed.interval, 0);
+	assert_false(m.clients[0].bpf->mem_diverged);
+	assert_false(m.clients[0].diverged);
+	assert_true(m.clients[0].inconclusive);
+	assert_true(m.clients[0].lower_bound);
+	json = render(drmtop_json_frame, &m);
+	assert_non_null(strstr(json, "\"lower_bound\":true,\"missed\":6"));
+	free(json);
+	drmtop_model_fini(&m);
+	drmtop_reconciler_free(l.r);
+}
+
 /* Every counter that means a lost or misattributed event reaches the "missed" total. */
 static void test_every_loss_counter_counts(void **state)
 {
@@ -486,6 +529,7 @@ int main(void)
 		cmocka_unit_test(test_client_memory_saturates),
 		cmocka_unit_test(test_absent_is_not_zero),
 		cmocka_unit_test(test_losses_make_figures_lower_bounds),
+		cmocka_unit_test(test_client_missed_is_lasting_lower_bound),
 		cmocka_unit_test(test_every_loss_counter_counts),
 		cmocka_unit_test(test_device_totals),
 	};

@@ -24,6 +24,15 @@ bl_start_bpf || bl_end
 bl_wl_pid=$!
 sleep 2
 bl_truth
+# the kernel memory the tracer's maps hold, as the kernel reports it (bpftool map show): at
+# most 16 MiB with the default --bpf-map sizes (this guest runs no other BPF user)
+memlock=$(bpftool -j map show 2>/dev/null | jq '[.[] | .bytes_memlock // 0] | add // 0')
+echo "bpftool map show: ${memlock:-?} bytes locked by $(bpftool -j map show | jq length) maps"
+if [ -n "$memlock" ] && [ "$memlock" -gt 0 ] && [ "$memlock" -le $((16 << 20)) ]; then
+	pass "$bl_name-maps-memlock-16mib"
+else
+	fail "$bl_name-maps-memlock-16mib" "$(bpftool map show 2>&1 | head -c 1500)"
+fi
 touch "$BL/bpf.stop"
 wait "$bl_bpf_pid"
 bl_bpf_pid=

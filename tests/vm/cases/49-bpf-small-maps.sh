@@ -1,0 +1,82 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# The tracer's maps made tiny with drmtop --bpf-map: every insert a full map refuses is counted
+# exactly, shown in JSON's missed figures, the client whose figures are short is marked as a
+# lower bound in the frames where it happened, and nothing is charged to anyone else.
+#   handles=4: one client makes 10 buffers of 64 KiB: 4 tracked, 6 in handles_full;
+#   jobs=2: the same client queues 8 copy jobs of 300 ms at once (copy runs one at a time):
+#   the first two are tracked, the 6 queued behind them in jobs_full. A job the kernel's run or
+#   done event names (6.17+) may still be accounted from that event, never more than 8.
+# And --bpf-map with a value the kernel would refuse is rejected before anything loads.
+set -u
+
+. tests/workload/vmcheck.sh
+
+DRMTOP=${DRMTOP:-build/drmtop}
+wl_require bpf-small-maps-setup
+[ -x "$DRMTOP" ] || { fail bpf-small-maps-setup "$DRMTOP not built"; exit 1; }
+d=$(mktemp -d)
+trap 'wl_stop >/dev/null 2>&1; wl_keep_on_failure "$d" 49; rm -rf "$d"' EXIT
+
+check() {
+	if jq -e -s "$2" "$d/top.all" >/dev/null 2>&1; then
+		pass "bpf-small-maps-$1"
+	else
+		fail "bpf-small-maps-$1" "$(jq -c -s "${3:-.[-1].bpf.counters}" "$d/top.all" 2>&1 |
+			head -c 600)"
+	fi
+}
+
+"$DRMTOP" -J -d 1 -n 14 --source bpf --bpf-map handles=4 --bpf-map jobs=2 \
+	>"$d/top.all" 2>"$d/top.err" &
+top=$!
+_t=0
+until [ -s "$d/top.all" ] || [ $_t -ge 600 ]; do
+	sleep 0.1
+	_t=$((_t + 1))
+done
+if ! wl_start "$d" -s "proc small; open a; bo a b size=64K count=10;
+	submit a engine=copy dur=300ms count=8 wait=end; hold" >"$d/why"; then
+	fail bpf-small-maps-workload "$(cat "$d/why")"
+	exit 1
+fi
+wait "$top"
+wl_stop >/dev/null
+echo "frames: $(wc -l <"$d/top.all")"
+jq -c '{t: .time_ns, missed: .bpf.missed, small: [.clients[] | select(.comm == "small") |
+	.bpf}]}' "$d/top.all" | tail -n 4
+
+check handles-full '.[-1].bpf.counters.handles_full == 6'
+check jobs-full '.[-1].bpf.counters.jobs_full == 6'
+check missed-since-start '.[-1].bpf.missed.since_start >= 12' '.[-1].bpf.missed'
+small='[.[-1].clients[] | select(.comm == "small")][0]'
+check interval-loss-marked \
+	'any(.[]; .bpf.missed.interval > 0 and
+		any(.clients[]; .comm == "small" and .bpf.lower_bound == true))' \
+	'[.[] | {m: .bpf.missed, lb: [.clients[] | select(.comm == "small") | .bpf.lower_bound]}]'
+# long after the losses, the client's own count keeps it a lower bound, and its memory,
+# short by the 6 buffers the map refused, is no accusation against the driver
+check client-missed "$small.bpf.missed == 12" "$small.bpf"
+check lasting-lower-bound "$small.bpf.lower_bound == true and .[-1].bpf.missed.interval == 0" \
+	"{c: $small.bpf, m: .[-1].bpf.missed}"
+check mem-inconclusive "$small.bpf.memory.diverged == false and $small.bpf.inconclusive == true" \
+	"$small.bpf"
+check mem-tracked-handles \
+	"$small.bpf.memory.total_bytes == 262144" "$small.bpf"
+check jobs-bounded \
+	"$small.bpf.engines | map(select(.name == \"copy\")) | .[0].jobs as \$j |
+		\$j >= 2 and \$j <= 8" "$small.bpf"
+# only counted jobs are charged: 300 ms each (and at most the completion lag more)
+check busy-only-counted-jobs \
+	"$small.bpf.engines | map(select(.name == \"copy\")) | .[0] |
+		.busy_ns >= .jobs * 300000000 and .busy_ns <= .jobs * 400000000" "$small.bpf"
+
+for bad in handles=0 ringbuf=1000 nosuch=4; do
+	out=$("$DRMTOP" -J -n 1 --bpf-map "$bad" 2>&1)
+	rc=$?
+	case $rc:$out in
+	2:*"invalid --bpf-map '$bad'"*) pass "bpf-small-maps-rejects-$bad" ;;
+	*) fail "bpf-small-maps-rejects-$bad" "exit $rc: $out" ;;
+	esac
+done
