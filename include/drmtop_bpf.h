@@ -33,10 +33,10 @@
 #define DRMTOP_MAX_RINGS	256
 #define DRMTOP_MAX_JOBS		16384	/* jobs queued and not yet done */
 #define DRMTOP_MAX_HANDLES	49152	/* (drm_file, GEM handle) pairs */
-#define DRMTOP_MAX_OBJECTS	49152	/* live GEM objects */
+#define DRMTOP_MAX_OBJECTS	40960	/* live GEM objects */
 #define DRMTOP_MAX_DEVICES	64
-#define DRMTOP_MAX_ENTITIES	4096	/* drm_sched entities alive */
-#define DRMTOP_MAX_TASKS	1024	/* threads inside drm_file_alloc or a PRIME import at once */
+#define DRMTOP_MAX_ENTITIES	16384	/* drm_sched entities alive */
+#define DRMTOP_MAX_TASKS	1024	/* threads in drm_file_alloc or a PRIME import at once */
 #define DRMTOP_RINGBUF_BYTES	(256 * 1024)
 /*
  * Entities a driver's open callback may make that the fexit of drm_file_alloc claims by key

@@ -400,7 +400,8 @@ static void fill_fdinfo_client(struct build *b, struct drmtop_model_client *mc,
 	if (v) {
 		mc->bpf = bpf_side(b, v, fi);
 		/* memory is a level: a buffer the tracer missed stays missing */
-		if (mc->bpf && mc->bpf->mem_diverged && (b->m->missed.interval || mc->bpf->missed)) {
+		if (mc->bpf && mc->bpf->mem_diverged &&
+		    (b->m->missed.interval || mc->bpf->missed)) {
 			mc->bpf->mem_diverged = false;
 			mc->inconclusive = true;
 		}
