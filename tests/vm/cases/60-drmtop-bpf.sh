@@ -131,8 +131,9 @@ elif wl_start "$d" --hold steady >"$d/why"; then
 	check drmtop-bpf-inconclusive-when-missing "$LIED map(select(.bpf.missed.interval > 0)) |
 		all(.[]; ($SIMGPU | all(.bpf == null or all(.bpf.engines[]; .diverged | not))) and
 		lied(.inconclusive))" "$d/lying-frames.json" '[.[] | .bpf.missed]'
-	echo "info: frames with events the tracer missed: $(jq '[.[] | select(.bpf.missed.interval \
-		> 0)] | length' "$d/lying-frames.json") of $(jq length "$d/lying-frames.json")"
+	echo "info: frames with events the tracer missed:" \
+		"$(jq '[.[] | select(.bpf.missed.interval > 0)] | length' "$d/lying-frames.json")" \
+		"of $(jq length "$d/lying-frames.json")"
 	check drmtop-bpf-misreport-memory-not-flagged \
 		"$SIMGPU | all(.bpf == null or .bpf.memory.diverged == false)" "$d/lying.json" "$GIST"
 	"$DRMTOP" -b -n 1 -d 1 >"$d/lying.txt" 2>&1 || true
