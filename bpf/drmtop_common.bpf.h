@@ -22,13 +22,22 @@
 #include "drmtop_bpf.h"
 #include "drmtop_account.bpf.h"
 
-#define E2BIG 7		/* errno of a full hash map */
+#define EEXIST 17
+
+/*
+ * Whether an insert with BPF_NOEXIST lost the entry: a racing insert of the same key is no
+ * loss; anything else is: E2BIG for a full map, and also EBUSY (a bucket lock held by a
+ * program this one interrupted) or ENOMEM (a map allocating per insert).
+ */
+static __always_inline bool drmtop_insert_lost(long err)
+{
+	return err && err != -EEXIST;
+}
 #define DRMTOP_IS_ERR(p) ((unsigned long)(p) >= (unsigned long)-4095)
 
 /* drm_file or struct device address -> client */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, DRMTOP_MAX_CLIENTS);
 	__type(key, __u64);
 	__type(value, struct drmtop_client);
@@ -37,7 +46,6 @@ struct {
 /* drm_file.client_id -> drm_file address, for s_fence->drm_client_id attribution */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, DRMTOP_MAX_CLIENTS);
 	__type(key, __u64);
 	__type(value, __u64);
@@ -60,7 +68,6 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, DRMTOP_MAX_ENGINES);
 	__type(key, struct drmtop_engine_key);
 	__type(value, struct drmtop_engine);
@@ -68,7 +75,6 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, DRMTOP_MAX_RINGS);
 	__type(key, __u64);
 	__type(value, struct drmtop_ring);
@@ -76,7 +82,6 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, DRMTOP_MAX_JOBS);
 	__type(key, __u64);
 	__type(value, struct drmtop_job);
@@ -84,7 +89,6 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, DRMTOP_MAX_HANDLES);
 	__type(key, struct drmtop_handle_key);
 	__type(value, struct drmtop_handle);
@@ -92,7 +96,6 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, DRMTOP_MAX_OBJECTS);
 	__type(key, __u64);
 	__type(value, struct drmtop_object);
@@ -100,7 +103,6 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, DRMTOP_MAX_DEVICES);
 	__type(key, __u64);
 	__type(value, struct drmtop_device);
@@ -109,7 +111,6 @@ struct {
 /* thread id -> drm_file inside drm_gem_prime_fd_to_handle: handles made there are imports */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, DRMTOP_MAX_TASKS);
 	__type(key, __u32);
 	__type(value, __u64);
@@ -121,7 +122,6 @@ struct {
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, DRMTOP_MAX_TASKS);
 	__type(key, __u32);
 	__type(value, struct drmtop_opening);
@@ -135,7 +135,6 @@ struct {
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, DRMTOP_MAX_ENTITIES);
 	__type(key, __u64);
 	__type(value, struct drmtop_entity);
@@ -194,7 +193,7 @@ static __always_inline void drmtop_note_device(struct drm_device *dev, int minor
 	name = BPF_CORE_READ(dev, driver, name);
 	if (name)
 		bpf_probe_read_kernel_str(d.driver, sizeof(d.driver), name);
-	if (bpf_map_update_elem(&devices, &key, &d, BPF_NOEXIST) == -E2BIG)
+	if (drmtop_insert_lost(bpf_map_update_elem(&devices, &key, &d, BPF_NOEXIST)))
 		drmtop_count(DRMTOP_CNT_DEVICES_FULL);
 }
 

@@ -270,7 +270,7 @@ static __always_inline struct drmtop_object *object_sync(struct drm_gem_object *
 		/* created before attach: known from now on, not in the device totals */
 		n.size = BPF_CORE_READ(obj, size);
 		n.drm_dev = (__u64)BPF_CORE_READ(obj, dev);
-		if (bpf_map_update_elem(&objects, &key, &n, BPF_NOEXIST) == -E2BIG)
+		if (drmtop_insert_lost(bpf_map_update_elem(&objects, &key, &n, BPF_NOEXIST)))
 			drmtop_count(DRMTOP_CNT_OBJECTS_FULL);
 		o = bpf_map_lookup_elem(&objects, &key);
 		if (!o)
@@ -326,7 +326,7 @@ static __always_inline bool handle_add(struct drmtop_client *c, __u64 file, __u3
 		return true;
 	if (c)
 		client_mem(c, &h, false);
-	if (err == -E2BIG) {
+	if (drmtop_insert_lost(err)) {
 		drmtop_count(DRMTOP_CNT_HANDLES_FULL);
 		if (c)
 			__sync_fetch_and_add(&c->missed, 1);

@@ -80,7 +80,7 @@ static __always_inline struct drmtop_client *unknown_entity_client(__u64 entity,
 			n.learnt = 1;
 		}
 	}
-	if (bpf_map_update_elem(&entities, &entity, &n, BPF_NOEXIST) == -E2BIG)
+	if (drmtop_insert_lost(bpf_map_update_elem(&entities, &entity, &n, BPF_NOEXIST)))
 		drmtop_count(DRMTOP_CNT_ENTITIES_FULL);
 	return c;
 }
@@ -137,7 +137,7 @@ static __always_inline struct drmtop_ring *ring_get(struct drm_gpu_scheduler *sc
 	name = BPF_CORE_READ(sched, name);
 	if (name)
 		bpf_probe_read_kernel_str(r.name, sizeof(r.name), name);
-	if (bpf_map_update_elem(&rings, &key, &r, BPF_NOEXIST) == -E2BIG)
+	if (drmtop_insert_lost(bpf_map_update_elem(&rings, &key, &r, BPF_NOEXIST)))
 		drmtop_count(DRMTOP_CNT_RINGS_FULL);
 	return bpf_map_lookup_elem(&rings, &key);
 }
@@ -150,7 +150,7 @@ static __always_inline struct drmtop_engine *engine_get(__u64 uid, __u64 ring)
 
 	if (e)
 		return e;
-	if (bpf_map_update_elem(&engines, &k, &zero, BPF_NOEXIST) == -E2BIG) {
+	if (drmtop_insert_lost(bpf_map_update_elem(&engines, &k, &zero, BPF_NOEXIST))) {
 		drmtop_count(DRMTOP_CNT_ENGINES_FULL);
 		return NULL;
 	}

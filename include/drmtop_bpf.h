@@ -23,19 +23,20 @@
 
 /*
  * Default map sizes (entries), changed at load with drmtop --bpf-map NAME=N. Every insert that
- * fails because a map is full bumps a DRMTOP_CNT_*_FULL counter. The hash maps are not
- * preallocated: they hold kernel memory for the entries in use only, and full, with these
- * sizes, about 15 MiB in all (elements of 56 bytes of kernel bookkeeping plus key and value;
- * docs/PERFORMANCE.md), so that drmtop never locks more than 16 MiB by default.
+ * fails (a full map) bumps a DRMTOP_CNT_*_FULL counter. The hash maps are preallocated: an
+ * insert never allocates, so it never fails for want of memory in a burst (6.1's allocator
+ * for non-preallocated maps refills asynchronously and ran dry after 4 inserts in VM case 49),
+ * and the hot paths pay no allocation. With these sizes they hold about 13 MiB of kernel
+ * memory (src/sources/bpf_limits.c), under the 16 MiB drmtop promises by default.
  */
 #define DRMTOP_MAX_CLIENTS	4096
 #define DRMTOP_MAX_ENGINES	8192	/* (client, ring) pairs */
 #define DRMTOP_MAX_RINGS	256
 #define DRMTOP_MAX_JOBS		16384	/* jobs queued and not yet done */
-#define DRMTOP_MAX_HANDLES	49152	/* (drm_file, GEM handle) pairs */
-#define DRMTOP_MAX_OBJECTS	40960	/* live GEM objects */
+#define DRMTOP_MAX_HANDLES	32768	/* (drm_file, GEM handle) pairs */
+#define DRMTOP_MAX_OBJECTS	32768	/* live GEM objects */
 #define DRMTOP_MAX_DEVICES	64
-#define DRMTOP_MAX_ENTITIES	16384	/* drm_sched entities alive */
+#define DRMTOP_MAX_ENTITIES	8192	/* drm_sched entities alive */
 #define DRMTOP_MAX_TASKS	1024	/* threads in drm_file_alloc or a PRIME import at once */
 #define DRMTOP_RINGBUF_BYTES	(256 * 1024)
 /*

@@ -44,9 +44,9 @@ int drmtop_bpf_limit_parse(struct drmtop_bpf_limits *l, const char *arg, char *e
 			   size_t err_len);
 
 /*
- * Kernel memory the maps and ring buffer hold when every map is full, in bytes: each hash map
- * element is the kernel's 56 bytes of bookkeeping (struct htab_elem and the allocator's list
- * node, 6.1 to 7.2) plus key and value rounded up to 8.
+ * Kernel memory the preallocated maps and the ring buffer hold, in bytes: each hash map
+ * element is the kernel's 48 bytes of bookkeeping (struct htab_elem, 6.1 to 7.2) plus key and
+ * value rounded up to 8, and each bucket (a power of two of them, at least the entries) 16.
  */
 uint64_t drmtop_bpf_limits_bytes(const struct drmtop_bpf_limits *l);
 

@@ -49,7 +49,8 @@ const struct drmtop_bpf_map_size drmtop_bpf_map_sizes[] = {
 	{ NULL, 0, 0, 0 },
 };
 
-#define HTAB_ELEM_OVERHEAD	56
+#define HTAB_ELEM_OVERHEAD	48
+#define HTAB_BUCKET		16
 #define MAX_ENTRIES		(16u << 20)
 #define MIN_RINGBUF		4096u
 #define MAX_RINGBUF		(1u << 30)
@@ -64,6 +65,15 @@ static uint64_t round8(uint64_t v)
 	return (v + 7) & ~7ull;
 }
 
+static uint64_t pow2_at_least(uint64_t v)
+{
+	uint64_t p = 1;
+
+	while (p < v)
+		p <<= 1;
+	return p;
+}
+
 uint64_t drmtop_bpf_limits_bytes(const struct drmtop_bpf_limits *l)
 {
 	const struct drmtop_bpf_map_size *m;
@@ -71,10 +81,12 @@ uint64_t drmtop_bpf_limits_bytes(const struct drmtop_bpf_limits *l)
 
 	for (m = drmtop_bpf_map_sizes; m->map; m++) {
 		n = drmtop_bpf_limit(l, m->limit);
-		if (m->limit == DRMTOP_LIMIT_RINGBUF)
+		if (m->limit == DRMTOP_LIMIT_RINGBUF) {
 			sum += n;
-		else
-			sum += n * (HTAB_ELEM_OVERHEAD + round8(m->key) + round8(m->value));
+			continue;
+		}
+		sum += n * (HTAB_ELEM_OVERHEAD + round8(m->key) + round8(m->value));
+		sum += pow2_at_least(n) * HTAB_BUCKET;
 	}
 	return sum;
 }
