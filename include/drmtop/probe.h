@@ -24,7 +24,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <sys/types.h>
+
+#include "drmtop/bpf_limits.h"
 
 
 struct btf;
@@ -93,6 +96,9 @@ struct drmtop_probe {
 		char reason[512];	/* drmtop_bpf_reason() when opened */
 		struct drmtop_probe_hook *hooks;
 		size_t nr_hooks;
+		/* the maps' default sizes (drmtop --bpf-map) and the kernel memory they hold */
+		uint32_t map_limits[DRMTOP_LIMIT_COUNT];
+		uint64_t map_bytes;
 	} bpf;
 	struct drmtop_probe_device devices[DRMTOP_PROBE_MAX_DEVICES];
 	size_t nr_devices;

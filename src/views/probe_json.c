@@ -98,6 +98,12 @@ static void bpf(struct json_writer *w, const struct drmtop_probe *p)
 	jw_kv_bool(w, "opened", p->bpf.opened);
 	kv_string_or_null(w, "why", p->bpf.opened ? NULL : p->bpf.why);
 	kv_string_or_null(w, "reason", p->bpf.opened ? p->bpf.reason : NULL);
+	jw_key(w, "maps");
+	jw_object_begin(w);
+	for (i = 0; i < DRMTOP_LIMIT_COUNT; i++)
+		jw_kv_u64(w, drmtop_bpf_limit_names[i], p->bpf.map_limits[i]);
+	jw_kv_u64(w, "kernel_bytes", p->bpf.map_bytes);
+	jw_object_end(w);
 	jw_object_end(w);
 
 	jw_key(w, "hooks");

@@ -71,6 +71,12 @@ static void hooks(FILE *out, const struct drmtop_probe *p)
 		fprintf(out, "  not tried\n");
 		return;
 	}
+	fprintf(out, "  maps (default sizes, drmtop --bpf-map NAME=N):");
+	for (i = 0; i < DRMTOP_LIMIT_COUNT; i++)
+		fprintf(out, "%s %s %u", i ? "," : "", drmtop_bpf_limit_names[i],
+			p->bpf.map_limits[i]);
+	fprintf(out, "\n  maps hold %.1f MiB of kernel memory (preallocated)\n",
+		(double)p->bpf.map_bytes / (1 << 20));
 	if (!p->bpf.opened) {
 		fprintf(out, "  not available: %s\n", p->bpf.why);
 		return;

@@ -334,6 +334,10 @@ static void hooks_json(void **state)
 	snprintf(p.bpf.reason, sizeof(p.bpf.reason), "1/2 hooks attached");
 	p.bpf.hooks = h;
 	p.bpf.nr_hooks = 2;
+	p.bpf.map_limits[DRMTOP_LIMIT_CLIENTS] = 4096;
+	p.bpf.map_limits[DRMTOP_LIMIT_HANDLES] = 32768;
+	p.bpf.map_limits[DRMTOP_LIMIT_RINGBUF] = 262144;
+	p.bpf.map_bytes = 14000000;
 	fd = mkstemp(json);
 	assert_true(fd >= 0);
 	f = fdopen(fd, "w");
@@ -344,8 +348,11 @@ static void hooks_json(void **state)
 			     "{\"part\":\"drm\",\"prog\":\"drmtop_gem_free\","
 			     "\"target\":\"fentry/drm_gem_object_free\",\"attached\":false,"
 			     "\"why\":\"no BTF for function drm_gem_object_free\"}] and "
-			     ".bpf == {\"tried\":true,\"opened\":true,\"why\":null,"
-			     "\"reason\":\"1/2 hooks attached\"}"), 0);
+			     "(.bpf | del(.maps)) == {\"tried\":true,\"opened\":true,\"why\":null,"
+			     "\"reason\":\"1/2 hooks attached\"} and "
+			     ".bpf.maps == {\"clients\":4096,\"engines\":0,\"rings\":0,\"jobs\":0,"
+			     "\"handles\":32768,\"objects\":0,\"devices\":0,\"entities\":0,"
+			     "\"tasks\":0,\"ringbuf\":262144,\"kernel_bytes\":14000000}"), 0);
 	unlink(json);
 }
 
