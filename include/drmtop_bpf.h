@@ -24,10 +24,9 @@
 /*
  * Default map sizes (entries), changed at load with drmtop --bpf-map NAME=N. Every insert that
  * fails (a full map) bumps a DRMTOP_CNT_*_FULL counter. The hash maps are preallocated: an
- * insert never allocates, so it never fails for want of memory in a burst (6.1's allocator
- * for non-preallocated maps refills asynchronously and ran dry after 4 inserts in VM case 49),
- * and the hot paths pay no allocation. With these sizes they hold about 13 MiB of kernel
- * memory (src/sources/bpf_limits.c), under the 16 MiB drmtop promises by default.
+ * insert on a hot path (every job, every buffer) never allocates, so it costs no allocator
+ * call and never fails for want of memory in atomic context. With these sizes they hold about
+ * 13 MiB of kernel memory (src/sources/bpf_limits.c), under the 16 MiB drmtop promises.
  */
 #define DRMTOP_MAX_CLIENTS	4096
 #define DRMTOP_MAX_ENGINES	8192	/* (client, ring) pairs */
