@@ -20,7 +20,7 @@ render=$(sed -n 's/.*render_minor=\([0-9]*\).*/\1/p' "$SIMGPU_DBG/device")
 exec 9<>"/dev/dri/renderD$render"
 bl_start_bpf || bl_end
 # a job that is still running when bpfdump stops: its time so far shows as running_ns
-"$WORKLOAD" -s "proc longjob; open a; submit a engine=gfx dur=8s count=1" >"$BL/wl.out" 2>&1 &
+"$WORKLOAD" -s "proc longjob; open a; submit a engine=gfx dur=12s count=1" >"$BL/wl.out" 2>&1 &
 bl_wl_pid=$!
 # until simgpu says the job has run for a second (a fixed sleep lost the race on a loaded host)
 _t=0
@@ -75,7 +75,7 @@ bl_jq_checks '
 		"no record for pid '"$$"' fd 9 (renderD\(t.device.render_minor)): \(b.fds)"),
 	([b.clients[] | select(.comm == "longjob") | .engines[] | select(.name == "gfx")][0]) as $g |
 	check("running-job"; $g != null and $g.jobs == 0 and $g.busy_ns == 0 and
-		$g.running_ns > 500000000 and $g.running_ns < 8000000000; "\($g)"),
+		$g.running_ns > 500000000 and $g.running_ns < 12000000000; "\($g)"),
 	check("iter-client-id"; if is61 then $f.client_id == 0 else $f.client_id > 0 end;
 		"client_id \($f.client_id) on \($release)")'
 exec 9<&-
