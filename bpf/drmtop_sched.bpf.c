@@ -391,7 +391,8 @@ int BPF_PROG(drmtop_job_cleanup, struct drm_sched_job *job)
 {
 	__u64 fence = (__u64)BPF_CORE_READ(job, s_fence);
 
-	if (fence && !bpf_map_delete_elem(&jobs, &fence))
+	/* done deleted nearly every job already: a lockless lookup first, the delete seldom */
+	if (fence && bpf_map_lookup_elem(&jobs, &fence) && !bpf_map_delete_elem(&jobs, &fence))
 		drmtop_count(DRMTOP_CNT_ENDED_WITHOUT_DONE);
 	return 0;
 }
