@@ -44,7 +44,7 @@ struct drmtop_bpf_client {
 	 * clients all memory figures are as of close.
 	 */
 	struct drmtop_client c;
-	size_t n_engines;
+	size_t n_engines, cap_engines;	/* cap_engines private: allocation size */
 	struct drmtop_bpf_engine *engines;
 };
 
@@ -60,11 +60,12 @@ struct drmtop_bpf_snapshot {
 	 * time after it, running_ns runs exactly up to it.
 	 */
 	__u64 taken_ns;
-	size_t n_clients;
+	/* cap_*: private, allocation sizes */
+	size_t n_clients, cap_clients;
 	struct drmtop_bpf_client *clients;
-	size_t n_closed;
+	size_t n_closed, cap_closed;
 	struct drmtop_bpf_client *closed;
-	size_t n_devices;
+	size_t n_devices, cap_devices;
 	struct drmtop_bpf_device *devices;
 	__u64 counters[DRMTOP_CNT_MAX];	/* enum drmtop_counter; names: drmtop_bpf_counter_name() */
 	/*
@@ -76,7 +77,7 @@ struct drmtop_bpf_snapshot {
 	 * if none did; memory figures are 0 (what it held at close is unknown). Like .closed,
 	 * later jobs of the same uid come as further entries: add them up per uid.
 	 */
-	size_t n_orphans;
+	size_t n_orphans, cap_orphans;
 	struct drmtop_bpf_client *orphans;
 };
 

@@ -96,7 +96,7 @@ struct drm_client {
 	char *cmdline;		/* args joined by ' ', NULL unless read_cmdline and readable */
 
 	struct drm_client_holder *holders;	/* sorted by pid, then fd */
-	size_t nr_holders;
+	size_t nr_holders, cap_holders;		/* cap_holders private: allocation size */
 
 	struct drm_fdinfo info;	/* fdinfo of this sample, read through the primary holder */
 	uint64_t sample_ns;	/* monotonic time right after that read */
@@ -112,7 +112,7 @@ struct drm_client {
 
 	/* private: effective counters, may hold engines the current sample lacks */
 	struct drm_engine_track *tracks;
-	size_t nr_tracks;
+	size_t nr_tracks, cap_tracks;
 };
 
 struct drm_scan_stats {

@@ -14,6 +14,7 @@
 
 #include "bpf_internal.h"
 #include "drmtop/bpf_reader.h"
+#include "drmtop/util/vec.h"
 #include "drmtop_drm.skel.h"
 
 int drmtop_bpf_run_iter(struct bpf_program *prog, size_t rec_size, void **out, size_t *n)
@@ -52,16 +53,12 @@ int drmtop_bpf_run_iter(struct bpf_program *prog, size_t rec_size, void **out, s
 			break;
 		got += r;
 		while (out && got >= rec_size) {
-			if (cnt == cap) {
-				cap = cap ? 2 * cap : 64;
-				p = realloc(arr, cap * rec_size);
-				if (!p) {
-					err = -ENOMEM;
-					goto out_fd;
-				}
-				arr = p;
+			p = vec_grow((void **)&arr, &cnt, &cap, rec_size);
+			if (!p) {
+				err = -ENOMEM;
+				goto out_fd;
 			}
-			memcpy(arr + cnt++ * rec_size, buf, rec_size);
+			memcpy(p, buf, rec_size);
 			got -= rec_size;
 			memmove(buf, buf + rec_size, got);
 		}

@@ -92,7 +92,7 @@ struct drmtop_bpf {
 	unsigned int orphan_grace_snaps;	/* 0: DRMTOP_BPF_ORPHAN_GRACE_SNAPS */
 	__u64 seq;			/* snapshots taken */
 	struct drmtop_client *prev_live;	/* the latest snapshot's live clients */
-	size_t n_prev_live;
+	size_t n_prev_live, cap_prev_live;
 	struct drmtop_walk_test walk_test;
 };
 

@@ -18,6 +18,7 @@
 
 #include "bpf_internal.h"
 #include "drmtop/bpf_reader.h"
+#include "drmtop/util/vec.h"
 
 int drmtop_bpf_on_closed(void *ctx, void *data, size_t len);
 
@@ -39,37 +40,25 @@ const char *drmtop_bpf_counter_name(unsigned int counter)
 int drmtop_bpf_on_closed(void *ctx, void *data, size_t len)
 {
 	struct drmtop_bpf *b = ctx;
+	struct drmtop_client *p;
 
 	if (len < sizeof(struct drmtop_client))
 		return 0;
-	if (b->n_pending == b->cap_pending) {
-		size_t cap = b->cap_pending ? 2 * b->cap_pending : 64;
-		struct drmtop_client *p = realloc(b->pending, cap * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		b->pending = p;
-		b->cap_pending = cap;
-	}
-	memcpy(&b->pending[b->n_pending++], data, sizeof(struct drmtop_client));
+	p = vec_push(b->pending, b->n_pending, b->cap_pending);
+	if (!p)
+		return -ENOMEM;
+	memcpy(p, data, sizeof(*p));
 	return 0;
 }
 
 static int push_client(struct drmtop_bpf_client **arr, size_t *n, size_t *cap,
 		       const struct drmtop_client *c)
 {
-	if (*n == *cap) {
-		size_t nc = *cap ? 2 * *cap : 16;
-		struct drmtop_bpf_client *p = realloc(*arr, nc * sizeof(*p));
+	struct drmtop_bpf_client *cl = vec_push(*arr, *n, *cap);
 
-		if (!p)
-			return -ENOMEM;
-		*arr = p;
-		*cap = nc;
-	}
-	memset(&(*arr)[*n], 0, sizeof(**arr));
-	(*arr)[*n].c = *c;
-	(*n)++;
+	if (!cl)
+		return -ENOMEM;
+	cl->c = *c;
 	return 0;
 }
 
@@ -101,14 +90,11 @@ static void retire(struct drmtop_bpf *b, const struct drmtop_client *c)
 static int add_engine(struct drmtop_bpf_client *cl, __u64 ring, const struct drmtop_engine *e,
 		      int rings_fd)
 {
-	struct drmtop_bpf_engine *p = realloc(cl->engines, (cl->n_engines + 1) * sizeof(*p));
+	struct drmtop_bpf_engine *p = vec_push(cl->engines, cl->n_engines, cl->cap_engines);
 	struct drmtop_ring r;
 
 	if (!p)
 		return -ENOMEM;
-	cl->engines = p;
-	p = &p[cl->n_engines++];
-	memset(p, 0, sizeof(*p));
 	p->ring = ring;
 	if (!bpf_map_lookup_elem(rings_fd, &ring, &r))
 		memcpy(p->name, r.name, sizeof(p->name));
@@ -133,26 +119,19 @@ static int walk(struct drmtop_bpf *b, enum drmtop_bpf_map map,
 	return drmtop_bpf_map_walk(&w);
 }
 
-struct clients_walk {
-	struct drmtop_bpf_snapshot *s;
-	size_t cap;
-};
-
 static int each_client(const void *key, const void *value, void *ctx)
 {
-	struct clients_walk *cw = ctx;
+	struct drmtop_bpf_snapshot *s = ctx;
 	struct drmtop_client c = *(const struct drmtop_client *)value;
 
 	(void)key;
 	c.mem_shared = 0;
-	return push_client(&cw->s->clients, &cw->s->n_clients, &cw->cap, &c);
+	return push_client(&s->clients, &s->n_clients, &s->cap_clients, &c);
 }
 
 static int read_clients(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
 {
-	struct clients_walk cw = { .s = s };
-
-	return walk(b, MAP_CLIENTS, each_client, &cw);
+	return walk(b, MAP_CLIENTS, each_client, s);
 }
 
 struct shared_walk {
@@ -215,16 +194,11 @@ static bool engine_growth(const struct drmtop_engine *now, const struct drmtop_e
 	return grew;
 }
 
-/* Capacities of the snapshot's growing arrays. */
-struct snap_caps {
-	size_t closed, orphans;
-};
-
 /*
  * The entry of closed (or orphan) client @owner in @s that engine figures go to: the record
  * drained in this snapshot, else a residue entry made from @owner (figures only, memory 0).
  */
-static struct drmtop_bpf_client *owner_entry(struct drmtop_bpf_snapshot *s, struct snap_caps *caps,
+static struct drmtop_bpf_client *owner_entry(struct drmtop_bpf_snapshot *s,
 					     const struct drmtop_client *owner, int *err)
 {
 	bool orphan = owner->flags & DRMTOP_CLIENT_ORPHAN;
@@ -239,7 +213,7 @@ static struct drmtop_bpf_client *owner_entry(struct drmtop_bpf_snapshot *s, stru
 	residue = *owner;
 	residue.mem_total = residue.mem_shared = residue.mem_imported = 0;
 	residue.handles = 0;
-	*err = push_client(arr, n, orphan ? &caps->orphans : &caps->closed, &residue);
+	*err = push_client(arr, n, orphan ? &s->cap_orphans : &s->cap_closed, &residue);
 	return *err ? NULL : &(*arr)[*n - 1];
 }
 
@@ -272,16 +246,9 @@ static struct drmtop_reported *remember_reported(struct drmtop_bpf *b,
 	struct drmtop_reported *r = find_reported(b, key);
 
 	if (!r) {
-		if (b->n_reported == b->cap_reported) {
-			size_t nc = b->cap_reported ? 2 * b->cap_reported : 64;
-			struct drmtop_reported *p = realloc(b->reported, nc * sizeof(*p));
-
-			if (!p)
-				return NULL;
-			b->reported = p;
-			b->cap_reported = nc;
-		}
-		r = &b->reported[b->n_reported++];
+		r = vec_push(b->reported, b->n_reported, b->cap_reported);
+		if (!r)
+			return NULL;
 		r->key = *key;
 		r->owner = *owner;
 	}
@@ -315,19 +282,11 @@ static const struct drmtop_client *unknown_uid(struct drmtop_bpf *b, __u64 uid, 
 
 	*err = 0;
 	if (!o) {
-		if (b->n_orphans == b->cap_orphans) {
-			size_t nc = b->cap_orphans ? 2 * b->cap_orphans : 16;
-			struct drmtop_orphan *p = realloc(b->orphans, nc * sizeof(*p));
-
-			if (!p) {
-				*err = -ENOMEM;
-				return NULL;
-			}
-			b->orphans = p;
-			b->cap_orphans = nc;
+		o = vec_push(b->orphans, b->n_orphans, b->cap_orphans);
+		if (!o) {
+			*err = -ENOMEM;
+			return NULL;
 		}
-		o = &b->orphans[b->n_orphans++];
-		memset(o, 0, sizeof(*o));
 		o->uid = uid;
 		o->first_seq = b->seq;
 		o->first_ns = now;
@@ -350,7 +309,6 @@ static const struct drmtop_client *unknown_uid(struct drmtop_bpf *b, __u64 uid, 
 struct engines_walk {
 	struct drmtop_bpf *b;
 	struct drmtop_bpf_snapshot *s;
-	struct snap_caps *caps;
 	__u64 now;
 	struct drmtop_engine_key *del;	/* entries to delete once the walk is over */
 	size_t n_del, cap_del;
@@ -364,6 +322,7 @@ static int each_engine(const void *kp, const void *value, void *ctx)
 	const struct drmtop_client *owner;
 	struct engines_walk *ew = ctx;
 	struct drmtop_bpf *b = ew->b;
+	struct drmtop_engine_key *del;
 	struct drmtop_bpf_client *cl;
 	struct drmtop_reported *rep;
 	struct drmtop_engine d;
@@ -391,19 +350,13 @@ static int each_engine(const void *kp, const void *value, void *ctx)
 			rep->quiet = true;
 			return 0;
 		}
-		if (ew->n_del == ew->cap_del) {
-			size_t nc = ew->cap_del ? 2 * ew->cap_del : 64;
-			struct drmtop_engine_key *p = realloc(ew->del, nc * sizeof(*p));
-
-			if (!p)
-				return -ENOMEM;
-			ew->del = p;
-			ew->cap_del = nc;
-		}
-		ew->del[ew->n_del++] = *key;
+		del = vec_push(ew->del, ew->n_del, ew->cap_del);
+		if (!del)
+			return -ENOMEM;
+		*del = *key;
 		return 0;
 	}
-	cl = owner_entry(ew->s, ew->caps, owner, &err);
+	cl = owner_entry(ew->s, owner, &err);
 	if (!err)
 		err = add_engine(cl, key->ring, &d, b->map_fd[MAP_RINGS]);
 	if (!err && !remember_reported(b, key, e, owner))
@@ -420,10 +373,9 @@ static int each_engine(const void *kp, const void *value, void *ctx)
  * client is known for waits for the grace period (its close record may still be on its way),
  * then goes the same way as an orphan's: nothing in the map outlives its client for long.
  */
-static int read_engines(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s,
-			struct snap_caps *caps)
+static int read_engines(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
 {
-	struct engines_walk ew = { .b = b, .s = s, .caps = caps };
+	struct engines_walk ew = { .b = b, .s = s };
 	int fd = b->map_fd[MAP_ENGINES], err;
 	struct drmtop_bpf_client *cl;
 	struct drmtop_reported *rep;
@@ -440,7 +392,7 @@ static int read_engines(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s,
 			continue;
 		if (!bpf_map_lookup_and_delete_elem(fd, &ew.del[i], &e) &&
 		    engine_growth(&e, &rep->e, &d)) {
-			cl = owner_entry(s, caps, &rep->owner, &err);
+			cl = owner_entry(s, &rep->owner, &err);
 			if (!err)
 				err = add_engine(cl, ew.del[i].ring, &d, b->map_fd[MAP_RINGS]);
 		}
@@ -462,7 +414,7 @@ struct oldest {
 
 struct running_walk {
 	struct oldest *old;
-	size_t n;
+	size_t n, cap;
 };
 
 static int each_job(const void *key, const void *value, void *ctx)
@@ -478,11 +430,10 @@ static int each_job(const void *key, const void *value, void *ctx)
 	for (i = 0; i < rw->n && rw->old[i].ring != job->ring; i++)
 		;
 	if (i == rw->n) {
-		p = realloc(rw->old, (rw->n + 1) * sizeof(*p));
+		p = vec_push(rw->old, rw->n, rw->cap);
 		if (!p)
 			return -ENOMEM;
-		rw->old = p;
-		rw->old[rw->n++] = (struct oldest){ job->ring, job->uid, job->run_ns };
+		*p = (struct oldest){ job->ring, job->uid, job->run_ns };
 	} else if (job->run_ns < rw->old[i].run_ns) {
 		rw->old[i] = (struct oldest){ job->ring, job->uid, job->run_ns };
 	}
@@ -533,13 +484,11 @@ static int each_device(const void *key, const void *value, void *ctx)
 	struct drmtop_bpf_snapshot *s = ctx;
 	struct drmtop_bpf_device *p;
 
-	p = realloc(s->devices, (s->n_devices + 1) * sizeof(*p));
+	p = vec_push(s->devices, s->n_devices, s->cap_devices);
 	if (!p)
 		return -ENOMEM;
-	s->devices = p;
-	p[s->n_devices].drm_dev = *(const __u64 *)key;
-	p[s->n_devices].d = *(const struct drmtop_device *)value;
-	s->n_devices++;
+	p->drm_dev = *(const __u64 *)key;
+	p->d = *(const struct drmtop_device *)value;
 	return 0;
 }
 
@@ -550,8 +499,6 @@ static int read_devices(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
 
 int drmtop_bpf_snapshot(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
 {
-	struct snap_caps caps = {};
-	struct drmtop_client *live;
 	struct timespec ts;
 	__u32 k;
 	size_t i;
@@ -566,7 +513,7 @@ int drmtop_bpf_snapshot(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
 	if (err < 0)
 		goto fail;
 	for (i = 0; i < b->n_pending; i++) {
-		err = push_client(&s->closed, &s->n_closed, &caps.closed, &b->pending[i]);
+		err = push_client(&s->closed, &s->n_closed, &s->cap_closed, &b->pending[i]);
 		if (err)
 			goto fail;
 		retire(b, &b->pending[i]);
@@ -579,7 +526,7 @@ int drmtop_bpf_snapshot(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
 	err = compute_shared(b, s);
 	if (err)
 		goto fail;
-	err = read_engines(b, s, &caps);
+	err = read_engines(b, s);
 	if (err)
 		goto fail;
 	/*
@@ -599,14 +546,11 @@ int drmtop_bpf_snapshot(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
 		bpf_map_lookup_elem(b->map_fd[MAP_COUNTERS], &k, &s->counters[k]);
 	s->counters[DRMTOP_CNT_ORPHAN_ENGINES] += b->orphan_engines;
 	/* who was live, for naming a client whose close record turns out lost */
-	live = realloc(b->prev_live, (s->n_clients ? s->n_clients : 1) * sizeof(*live));
-	if (!live) {
-		err = -ENOMEM;
+	err = vec_reserve(b->prev_live, b->cap_prev_live, s->n_clients);
+	if (err)
 		goto fail;
-	}
 	for (i = 0; i < s->n_clients; i++)
-		live[i] = s->clients[i].c;
-	b->prev_live = live;
+		b->prev_live[i] = s->clients[i].c;
 	b->n_prev_live = s->n_clients;
 	return 0;
 fail:

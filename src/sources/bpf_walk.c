@@ -30,6 +30,7 @@
 #include <bpf/bpf.h>
 
 #include "bpf_internal.h"
+#include "drmtop/util/vec.h"
 
 #define WALK_BATCH	256		/* entries per batch read */
 
@@ -153,7 +154,8 @@ static int batch_walk(const struct drmtop_walk *w, const struct bpf_map_info *in
 {
 	LIBBPF_OPTS(bpf_map_batch_opts, opts);
 	__u32 chunk = w->batch ? w->batch : WALK_BATCH, count, i;
-	unsigned char *keys = NULL, *values = NULL, *p;
+	unsigned char *keys = NULL, *values = NULL;
+	size_t keys_cap = 0, values_cap = 0;
 	__u64 token_in[4] = {}, token_out[4] = {};	/* a bucket index for hash maps */
 	bool first = true, last = false;
 	int err = 0, ret;
@@ -161,18 +163,11 @@ static int batch_walk(const struct drmtop_walk *w, const struct bpf_map_info *in
 	if (info->key_size > sizeof(token_in))
 		return 1;
 	while (!last) {
-		p = realloc(keys, (size_t)chunk * info->key_size);
-		if (!p) {
+		if (vec_room((void **)&keys, &keys_cap, chunk, info->key_size) ||
+		    vec_room((void **)&values, &values_cap, chunk, info->value_size)) {
 			err = -ENOMEM;
 			break;
 		}
-		keys = p;
-		p = realloc(values, (size_t)chunk * info->value_size);
-		if (!p) {
-			err = -ENOMEM;
-			break;
-		}
-		values = p;
 		count = chunk;
 		ret = bpf_map_lookup_batch(w->fd, first ? NULL : token_in, token_out, keys,
 					   values, &count, &opts);

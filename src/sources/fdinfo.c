@@ -9,6 +9,7 @@
 
 #include "drmtop/fdinfo.h"
 #include "drmtop/util/utf8.h"
+#include "drmtop/util/vec.h"
 
 void drm_fdinfo_init(struct drm_fdinfo *fi)
 {
@@ -49,26 +50,6 @@ const char *drm_fdinfo_format_name(enum drm_fdinfo_format fmt)
 	return "unknown";
 }
 
-/* Grow *@arr (elements of @size) so that one more fits; new memory is zeroed. */
-static int grow(void **arr, size_t *cap, size_t nr, size_t size)
-{
-	size_t ncap;
-	void *n;
-
-	if (nr < *cap)
-		return 0;
-	ncap = *cap ? *cap * 2 : 8;
-	if (ncap > SIZE_MAX / size)
-		return -ENOMEM;
-	n = realloc(*arr, ncap * size);
-	if (!n)
-		return -ENOMEM;
-	memset((char *)n + *cap * size, 0, (ncap - *cap) * size);
-	*arr = n;
-	*cap = ncap;
-	return 0;
-}
-
 const struct drm_fdinfo_engine *drm_fdinfo_engine(const struct drm_fdinfo *fi, const char *name)
 {
 	size_t i;
@@ -102,33 +83,35 @@ const char *drm_fdinfo_extra(const struct drm_fdinfo *fi, const char *key)
 static struct drm_fdinfo_engine *get_engine(struct drm_fdinfo *fi, const char *name)
 {
 	struct drm_fdinfo_engine *e = (struct drm_fdinfo_engine *)drm_fdinfo_engine(fi, name);
+	char *copy;
 
 	if (e)
 		return e;
-	if (grow((void **)&fi->engines, &fi->engines_cap, fi->nr_engines, sizeof(*e)))
+	copy = strdup(name);
+	e = copy ? vec_push(fi->engines, fi->nr_engines, fi->engines_cap) : NULL;
+	if (!e) {
+		free(copy);
 		return NULL;
-	e = &fi->engines[fi->nr_engines];
-	e->name = strdup(name);
-	if (!e->name)
-		return NULL;
+	}
+	e->name = copy;
 	e->capacity = 1;
-	fi->nr_engines++;
 	return e;
 }
 
 static struct drm_fdinfo_region *get_region(struct drm_fdinfo *fi, const char *name)
 {
 	struct drm_fdinfo_region *r = (struct drm_fdinfo_region *)drm_fdinfo_region(fi, name);
+	char *copy;
 
 	if (r)
 		return r;
-	if (grow((void **)&fi->regions, &fi->regions_cap, fi->nr_regions, sizeof(*r)))
+	copy = strdup(name);
+	r = copy ? vec_push(fi->regions, fi->nr_regions, fi->regions_cap) : NULL;
+	if (!r) {
+		free(copy);
 		return NULL;
-	r = &fi->regions[fi->nr_regions];
-	r->name = strdup(name);
-	if (!r->name)
-		return NULL;
-	fi->nr_regions++;
+	}
+	r->name = copy;
 	return r;
 }
 
@@ -136,7 +119,7 @@ static struct drm_fdinfo_region *get_region(struct drm_fdinfo *fi, const char *n
 static int add_extra(struct drm_fdinfo *fi, const char *key, const char *value)
 {
 	struct drm_fdinfo_extra *x;
-	char *clean;
+	char *clean, *copy;
 
 	/*
 	 * Kept as every view can print it, so that two keys differing only in ill-formed bytes
@@ -150,19 +133,15 @@ static int add_extra(struct drm_fdinfo *fi, const char *key, const char *value)
 		free(clean);
 		return 0;
 	}
-	if (grow((void **)&fi->extras, &fi->extras_cap, fi->nr_extras, sizeof(*x))) {
+	copy = strdup(value);
+	x = copy ? vec_push(fi->extras, fi->nr_extras, fi->extras_cap) : NULL;
+	if (!x) {
 		free(clean);
+		free(copy);
 		return -ENOMEM;
 	}
-	x = &fi->extras[fi->nr_extras];
 	x->key = clean;
-	x->value = strdup(value);
-	if (!x->value) {
-		free(x->key);
-		x->key = NULL;
-		return -ENOMEM;
-	}
-	fi->nr_extras++;
+	x->value = copy;
 	return 1;
 }
 
@@ -466,16 +445,9 @@ int drm_fdinfo_parse(struct drm_fdinfo *fi, const char *buf, size_t len)
 		const char *nl = memchr(buf + pos, '\n', len - pos);
 		size_t n = nl ? (size_t)(nl - (buf + pos)) : len - pos;
 
-		if (n + 1 > line_cap) {
-			char *l = realloc(line, n + 1);
-
-			if (!l) {
-				err = -ENOMEM;
-				break;
-			}
-			line = l;
-			line_cap = n + 1;
-		}
+		err = vec_reserve(line, line_cap, n + 1);
+		if (err)
+			break;
 		memcpy(line, buf + pos, n);
 		line[n] = '\0';
 		/* A NUL inside a line would silently cut it: treat the line as malformed. */

@@ -2,38 +2,34 @@
 /* Whole-file reads of proc files: st_size is 0 there, so read to EOF into a growing buffer. */
 #include <errno.h>
 #include <fcntl.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "drmtop/proc_read.h"
+#include "drmtop/util/vec.h"
 
 int drm_read_file(const char *path, char **buf, size_t *len)
 {
-	size_t cap = 4096, n = 0;
-	char *b, *nb;
+	size_t cap = 0, n = 0;
+	char *b = NULL;
 	int fd, err = 0;
 
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	b = malloc(cap);
-	if (!b) {
+	/* a page first: most proc files then take one read and the one that finds EOF */
+	if (vec_reserve(b, cap, 4096)) {
 		close(fd);
 		return -ENOMEM;
 	}
 	for (;;) {
 		ssize_t r;
 
-		if (cap - n < 2) {
-			nb = cap > SIZE_MAX / 2 ? NULL : realloc(b, cap * 2);
-			if (!nb) {
-				err = -ENOMEM;
-				break;
-			}
-			b = nb;
-			cap *= 2;
+		/* room for at least one byte and the terminating NUL */
+		if (vec_reserve(b, cap, n + 2)) {
+			err = -ENOMEM;
+			break;
 		}
 		r = read(fd, b + n, cap - n - 1);
 		if (r < 0) {

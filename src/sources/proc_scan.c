@@ -22,6 +22,7 @@
 #include "drmtop/proc_read.h"
 #include "drmtop/proc_scan.h"
 #include "drmtop/sysfs_device.h"
+#include "drmtop/util/vec.h"
 
 struct clients {
 	struct drm_client *v;
@@ -201,26 +202,6 @@ static void walk_free(struct walk *w)
 	free(w->nodes);
 }
 
-/* Room for one more element of @size in *@arr; new memory zeroed. */
-static int reserve(void **arr, size_t *cap, size_t nr, size_t size)
-{
-	size_t ncap;
-	char *n;
-
-	if (nr < *cap)
-		return 0;
-	ncap = *cap ? *cap * 2 : 16;
-	if (ncap > SIZE_MAX / size)
-		return -ENOMEM;
-	n = realloc(*arr, ncap * size);
-	if (!n)
-		return -ENOMEM;
-	memset(n + *cap * size, 0, (ncap - *cap) * size);
-	*arr = n;
-	*cap = ncap;
-	return 0;
-}
-
 /* Count a per-process/per-fd failure; these never end a scan. */
 static void count_error(struct drm_scan_stats *st, int err)
 {
@@ -265,9 +246,9 @@ static int note_process(struct drm_scan *s, struct walk *w, pid_t pid)
 
 	if (w->nr_procs && w->procs[w->nr_procs - 1].pid == pid)
 		return 0;
-	if (reserve((void **)&w->procs, &w->cap_procs, w->nr_procs, sizeof(*p)))
+	p = vec_push(w->procs, w->nr_procs, w->cap_procs);
+	if (!p)
 		return -ENOMEM;
-	p = &w->procs[w->nr_procs++];
 	p->pid = pid;
 	snprintf(path, sizeof(path), "%s/%d/comm", s->root, (int)pid);
 	err = drm_read_comm(path, p->comm, sizeof(p->comm));
@@ -327,8 +308,10 @@ static bool is_drm_node(const struct stat *st)
 static int scan_fd(struct drm_scan *s, struct walk *w, pid_t pid, int fd)
 {
 	char path[PATH_MAX], link[PATH_MAX];
+	struct drm_fdinfo info;
 	struct fd_rec *r;
 	struct stat st;
+	uint64_t ts;
 	size_t len;
 	char *buf;
 	long n;
@@ -366,20 +349,22 @@ static int scan_fd(struct drm_scan *s, struct walk *w, pid_t pid, int fd)
 		count_error(&s->stats, err);
 		return 0;
 	}
-	if (reserve((void **)&w->fds, &w->cap_fds, w->nr_fds, sizeof(*r))) {
-		free(buf);
-		return -ENOMEM;
-	}
-	r = &w->fds[w->nr_fds];
-	r->ts = s->ops.now_ns(s->ops.ctx);
-	r->pid = pid;
-	r->fd = fd;
-	r->rdev = st.st_rdev;
-	err = drm_fdinfo_parse(&r->info, buf, len);
+	ts = s->ops.now_ns(s->ops.ctx);
+	drm_fdinfo_init(&info);
+	err = drm_fdinfo_parse(&info, buf, len);
 	free(buf);
 	if (err)
 		return err;
-	w->nr_fds++;
+	r = vec_push(w->fds, w->nr_fds, w->cap_fds);
+	if (!r) {
+		drm_fdinfo_free(&info);
+		return -ENOMEM;
+	}
+	r->ts = ts;
+	r->pid = pid;
+	r->fd = fd;
+	r->rdev = st.st_rdev;
+	r->info = info;
 	s->stats.drm_fds++;
 	s->stats.malformed_lines += r->info.nr_malformed;
 	if (r->info.format == DRM_FDINFO_FMT_AMDGPU_LEGACY)
@@ -475,9 +460,9 @@ static int sysfs_key(struct drm_scan *s, struct walk *w, dev_t rdev, const char 
 			return 0;
 		}
 	}
-	if (reserve((void **)&w->nodes, &w->cap_nodes, w->nr_nodes, sizeof(*n)))
+	n = vec_push(w->nodes, w->nr_nodes, w->cap_nodes);
+	if (!n)
 		return -ENOMEM;
-	n = &w->nodes[w->nr_nodes++];
 	n->rdev = rdev;
 	n->key = drm_sysfs_device_key(s->sys_root, rdev);
 	*key = n->key;
@@ -518,15 +503,12 @@ static char *client_key_of(const struct fd_rec *r, const char *dev_key)
 
 static int add_holder(struct drm_client *c, pid_t pid, int fd)
 {
-	struct drm_client_holder *h;
+	struct drm_client_holder *h = vec_push(c->holders, c->nr_holders, c->cap_holders);
 
-	h = realloc(c->holders, (c->nr_holders + 1) * sizeof(*h));
 	if (!h)
 		return -ENOMEM;
-	c->holders = h;
-	h[c->nr_holders].pid = pid;
-	h[c->nr_holders].fd = fd;
-	c->nr_holders++;
+	h->pid = pid;
+	h->fd = fd;
 	return 0;
 }
 
@@ -594,12 +576,12 @@ static int group(struct drm_scan *s, struct walk *w, struct clients *out)
 				return -ENOMEM;
 			continue;
 		}
-		if (reserve((void **)&out->v, &out->cap, out->nr, sizeof(*c))) {
+		c = vec_push(out->v, out->nr, out->cap);
+		if (!c) {
 			free(dev_key);
 			free(key);
 			return -ENOMEM;
 		}
-		c = &out->v[out->nr++];
 		c->key = key;
 		c->dev_key = dev_key;
 		c->rdev = r->rdev;
@@ -634,17 +616,17 @@ static struct drm_engine_track *find_track(struct drm_client *c, const char *nam
 	return NULL;
 }
 
-static struct drm_engine_track *new_track(struct drm_client *c)
+/* Appends @t (taking what it holds) to @c's tracks; on -ENOMEM @t is freed. */
+static int add_track(struct drm_client *c, struct drm_engine_track *t)
 {
-	struct drm_engine_track *t;
+	struct drm_engine_track *slot = vec_push(c->tracks, c->nr_tracks, c->cap_tracks);
 
-	t = realloc(c->tracks, (c->nr_tracks + 1) * sizeof(*t));
-	if (!t)
-		return NULL;
-	c->tracks = t;
-	t = &c->tracks[c->nr_tracks];
-	memset(t, 0, sizeof(*t));
-	return t;
+	if (!slot) {
+		drm_engine_track_free(t);
+		return -ENOMEM;
+	}
+	*slot = *t;
+	return 0;
 }
 
 /* First sample of a client: counters become the base, no figures. */
@@ -657,11 +639,10 @@ static int start_client(struct drm_client *c)
 	if (!c->usage)
 		return -ENOMEM;
 	for (i = 0; i < c->info.nr_engines; i++) {
-		struct drm_engine_track *t = new_track(c);
+		struct drm_engine_track t;
 
-		if (!t || drm_engine_track_init(t, &c->info.engines[i]))
+		if (drm_engine_track_init(&t, &c->info.engines[i]) || add_track(c, &t))
 			return -ENOMEM;
-		c->nr_tracks++;
 	}
 	return 0;
 }
@@ -673,8 +654,9 @@ static int continue_client(struct drm_client *c, struct drm_client *prev)
 
 	c->tracks = prev->tracks;
 	c->nr_tracks = prev->nr_tracks;
+	c->cap_tracks = prev->cap_tracks;
 	prev->tracks = NULL;
-	prev->nr_tracks = 0;
+	prev->nr_tracks = prev->cap_tracks = 0;
 	c->dt_ns = c->sample_ns > prev->sample_ns ? c->sample_ns - prev->sample_ns : 0;
 	c->usage = calloc(c->info.nr_engines ? c->info.nr_engines : 1, sizeof(*c->usage));
 	if (!c->usage)
@@ -684,13 +666,11 @@ static int continue_client(struct drm_client *c, struct drm_client *prev)
 		struct drm_engine_track *t = find_track(c, e->name);
 
 		if (!t) {
-			t = new_track(c);
-			if (!t)
+			struct drm_engine_track nt = { .name = strdup(e->name) };
+
+			if (!nt.name || add_track(c, &nt))
 				return -ENOMEM;
-			t->name = strdup(e->name);
-			if (!t->name)
-				return -ENOMEM;
-			c->nr_tracks++;
+			t = &c->tracks[c->nr_tracks - 1];
 		}
 		drm_engine_usage_update(t, e, c->dt_ns, &c->usage[i]);
 	}
@@ -783,15 +763,14 @@ int drm_scan_sample(struct drm_scan *s)
 	}
 
 	for (i = 0; i < s->cur.nr; i++) {
-		struct drm_client *pc = &s->cur.v[i];
+		struct drm_client *pc = &s->cur.v[i], *g;
 
 		if (matched && matched[i])
 			continue;
-		if (reserve((void **)&gone.v, &gone.cap, gone.nr, sizeof(*pc))) {
-			/* losing the gone list is better than failing a good sample */
-			break;
-		}
-		gone.v[gone.nr++] = *pc;
+		g = vec_push(gone.v, gone.nr, gone.cap);
+		if (!g)
+			break;	/* losing the gone list is better than failing a good sample */
+		*g = *pc;
 		memset(pc, 0, sizeof(*pc));
 	}
 	free(matched);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "drmtop/util/vec.h"
 #include "tui.h"
 
 int tui_attr(const struct tui *t, enum tui_role role)
@@ -140,16 +141,9 @@ const char *tui_user(struct tui *t, const struct drmtop_model_client *c)
 		if (t->users[i].uid == c->uid)
 			return t->users[i].name;
 	/* Each uid is looked up once: NSS (LDAP, ...) can be slow, and the table redraws often. */
-	if (t->nr_users == t->cap_users) {
-		size_t cap = t->cap_users ? t->cap_users * 2 : 8;
-		struct tui_user *grown = realloc(t->users, cap * sizeof(*grown));
-
-		if (!grown)
-			return "?";
-		t->users = grown;
-		t->cap_users = cap;
-	}
-	u = &t->users[t->nr_users++];
+	u = vec_push(t->users, t->nr_users, t->cap_users);
+	if (!u)
+		return "?";
 	u->uid = c->uid;
 	pw = getpwuid(c->uid);
 	if (pw && pw->pw_name)

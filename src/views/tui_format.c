@@ -6,6 +6,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "drmtop/util/vec.h"
 #include "tui_format.h"
 
 const char *tui_fmt_bytes(char *buf, size_t len, uint64_t bytes)
@@ -152,32 +153,25 @@ int tui_cols_fit(struct tui_col *cols, size_t n, int width)
 
 static struct tui_series *series(struct tui_history *h, const char *prefix, const char *key)
 {
-	struct tui_series *s, **grown;
+	struct tui_series *s, **slot;
 	size_t i, len = strlen(prefix) + strlen(key) + 1;
 
 	for (i = 0; i < h->n; i++)
 		if (!strncmp(h->s[i]->key, prefix, strlen(prefix)) &&
 		    !strcmp(h->s[i]->key + strlen(prefix), key))
 			return h->s[i];
-	if (h->n == h->cap) {
-		size_t cap = h->cap ? h->cap * 2 : 16;
-
-		grown = realloc(h->s, cap * sizeof(*grown));
-		if (!grown)
-			return NULL;
-		h->s = grown;
-		h->cap = cap;
-	}
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return NULL;
 	s->key = malloc(len);
-	if (!s->key) {
+	slot = s->key ? vec_push(h->s, h->n, h->cap) : NULL;
+	if (!slot) {
+		free(s->key);
 		free(s);
 		return NULL;
 	}
 	snprintf(s->key, len, "%s%s", prefix, key);
-	h->s[h->n++] = s;
+	*slot = s;
 	return s;
 }
 

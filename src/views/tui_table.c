@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "drmtop/util/vec.h"
 #include "tui.h"
 
 #define MAX_ENGINE_COLS	16
@@ -40,15 +41,8 @@ int tui_rows_build(struct tui *t)
 	const struct drmtop_model *m = t->m;
 	size_t i;
 
-	if (m->nr_clients > t->cap_rows) {
-		const struct drmtop_model_client **grown =
-			realloc(t->rows, m->nr_clients * sizeof(*grown));
-
-		if (!grown)
-			return -1;
-		t->rows = grown;
-		t->cap_rows = m->nr_clients;
-	}
+	if (vec_reserve(t->rows, t->cap_rows, m->nr_clients))
+		return -1;
 	t->nr_rows = 0;
 	for (i = 0; i < m->nr_clients; i++)
 		if (tui_filter_match(&m->clients[i], t->filter))
