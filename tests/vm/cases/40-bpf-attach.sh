@@ -8,6 +8,15 @@
 . tests/bpf/guest-lib.sh
 bl_init 40-bpf-attach
 
+# The scheduler tracepoints under the names this kernel's gpu_sched BTF has them (a
+# btf_trace_<name> typedef per event): 6.17 renamed all three.
+if grep -qaF btf_trace_drm_sched_job_queue /sys/kernel/btf/gpu_sched; then
+	tps='"tp_btf/drm_sched_job_queue", "tp_btf/drm_sched_job_run", "tp_btf/drm_sched_job_done"'
+else
+	tps='"tp_btf/drm_sched_job", "tp_btf/drm_run_job", "tp_btf/drm_sched_process_job"'
+fi
+echo "# scheduler tracepoints: $tps"
+
 render=$(sed -n 's/.*render_minor=\([0-9]*\).*/\1/p' "$SIMGPU_DBG/device")
 exec 9<>"/dev/dri/renderD$render"
 bl_start_bpf || bl_end
@@ -29,8 +38,7 @@ bl_jq_checks '
 	  "fentry/drm_gem_object_release", "fexit/drm_gem_handle_create_tail",
 	  "fentry/drm_gem_object_release_handle", "fentry/drm_gem_prime_fd_to_handle",
 	  "fexit/drm_gem_prime_handle_to_fd", "iter/task_file", "fentry/drm_sched_job_cleanup",
-	  "fexit/drm_sched_entity_init", "tp_btf/drm_sched_job", "tp_btf/drm_run_job",
-	  "tp_btf/drm_sched_process_job"][] as $h |
+	  "fexit/drm_sched_entity_init", '"$tps"'][] as $h |
 	  check("hook-\($h)"; any(b.hooks[]; .target == $h and .attached); "not attached")),
 	check("no-raw-tp-fallback"; all(b.hooks[]; .target | startswith("raw_tp/") | not);
 		"\([b.hooks[] | .target])"),
