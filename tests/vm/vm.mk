@@ -29,7 +29,7 @@ TEST_TARGETS += $(addprefix vm-test-,$(VM_KERNELS))
 define vm_test_recipe
 	@VM_TIMEOUT=$(VM_TIMEOUT) VM_CASE_TIMEOUT="$(VM_CASE_TIMEOUT)" \
 		VM_SIMGPU_PARAMS="$(VM_SIMGPU_PARAMS)" VM_CASES="$(VM_CASES)" \
-		tests/vm/vm-test.sh $* $(RESULTS)/vm-test-$*
+		VM_ENV="$(VM_ENV)" tests/vm/vm-test.sh $* $(RESULTS)/vm-test-$*
 endef
 
 # The prerequisites are expanded when the recipe runs (second expansion), so fragments
