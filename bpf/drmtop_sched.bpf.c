@@ -91,6 +91,12 @@ static __always_inline struct drmtop_client *unknown_entity_client(__u64 entity,
 	return c;
 }
 
+/*
+ * 1 once a job was attributed through its fence's drm_client_id: the ioctl and entity hooks
+ * then feed nothing the job figures use, so their skipped runs cost nothing (bpf_stats.c).
+ */
+__u32 drmtop_by_client_id;
+
 static __always_inline struct drmtop_client *job_client(struct drm_sched_job *job,
 							 __u64 entity, __u64 parent_dev)
 {
@@ -101,6 +107,7 @@ static __always_inline struct drmtop_client *job_client(struct drm_sched_job *jo
 	__u32 tid;
 
 	if (bpf_core_field_exists(fence->drm_client_id)) {
+		drmtop_by_client_id = 1;
 		id = BPF_CORE_READ(fence, drm_client_id);
 		if (!id || id >= KERNEL_CLIENT_ID_MIN)
 			return NULL;

@@ -256,12 +256,16 @@ struct drmtop_model_prog {
 	uint64_t run_cnt, run_time_ns;	/* with sysctl kernel.bpf_stats_enabled only */
 };
 
-/* Everything the tracer missed: loss counters plus skipped program runs. */
+/*
+ * Everything the tracer missed: loss counters plus skipped program runs that may have cost the
+ * figures an event (not those the tracer made up for or that feed nothing it uses here).
+ */
 struct drmtop_model_missed {
 	uint64_t since_start;
 	uint64_t interval;
-	uint64_t skipped_runs;		/* of which recursion misses, since start */
+	uint64_t skipped_runs;		/* every recursion miss, since start */
 	uint64_t skipped_runs_interval;
+	uint64_t skipped_runs_covered;	/* of skipped_runs, made up for or harmless: not missed */
 };
 
 struct drmtop_model_bpf_device {

@@ -651,6 +651,33 @@ static uint64_t growth(uint64_t now, const __u64 *before)
 	return now > *before ? now - *before : 0;
 }
 
+/*
+ * Of a program's skipped runs (since start and in the interval), those that may have cost the
+ * figures an event, as the tracer says (enum drmtop_bpf_skip_cost): none where the program
+ * feeds nothing the figures use on this kernel; where the tracer makes up for a lost event
+ * (a job made from its run event, a start from the scheduled fence), those beyond what the
+ * counter of such make-ups grew by. That counter also counts jobs queued before attach, so at
+ * worst a real loss right after attach is taken for made up.
+ */
+static void skipped_lost(const struct drmtop_model *m, const struct drmtop_bpf_prog_stat *ps,
+			 const struct drmtop_model_prog *mp, uint64_t *lost, uint64_t *lost_delta)
+{
+	const struct drmtop_model_counter *c;
+
+	*lost = mp->recursion_misses;
+	*lost_delta = mp->misses_delta;
+	if (ps->skip_cost == DRMTOP_SKIP_HARMLESS) {
+		*lost = *lost_delta = 0;
+	} else if (ps->skip_cost == DRMTOP_SKIP_MADE_UP && m->counters &&
+		   ps->made_up_by < m->nr_counters) {
+		c = &m->counters[ps->made_up_by];
+		*lost = *lost > c->value ? *lost - c->value : 0;
+		*lost_delta = *lost_delta > c->delta ? *lost_delta - c->delta : 0;
+		if (*lost_delta > *lost)
+			*lost_delta = *lost;
+	}
+}
+
 static void build_bpf_summary(struct build *b)
 {
 	const struct drmtop_bpf_snapshot *s = b->in->snap;
@@ -680,6 +707,7 @@ static void build_bpf_summary(struct build *b)
 	for (i = 0; m->progs && i < b->in->nr_progs; i++) {
 		const struct drmtop_bpf_prog_stat *ps = &b->in->progs[i], *before;
 		struct drmtop_model_prog *mp = &m->progs[m->nr_progs++];
+		uint64_t lost, lost_delta;
 
 		before = b->in->prev_counters ? prev_prog(b->in, ps->name) : NULL;
 		mp->name = copy_arr(b, ps->name, sizeof(ps->name));
@@ -690,9 +718,11 @@ static void build_bpf_summary(struct build *b)
 		mp->run_time_ns = ps->run_time_ns;
 		m->missed.skipped_runs += mp->recursion_misses;
 		m->missed.skipped_runs_interval += mp->misses_delta;
+		skipped_lost(m, ps, mp, &lost, &lost_delta);
+		m->missed.since_start += lost;
+		m->missed.interval += lost_delta;
+		m->missed.skipped_runs_covered += mp->recursion_misses - lost;
 	}
-	m->missed.since_start += m->missed.skipped_runs;
-	m->missed.interval += m->missed.skipped_runs_interval;
 	m->bpf_devices = alloc_array(b, s->n_devices, sizeof(*m->bpf_devices));
 	if (!m->bpf_devices)
 		return;

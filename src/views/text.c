@@ -229,6 +229,9 @@ static void render_missed(struct sink *s, const struct drmtop_model *m)
 		sb_printf(&s->sb, "; skipped program runs %llu (%llu)",
 			  (unsigned long long)x->skipped_runs,
 			  (unsigned long long)x->skipped_runs_interval);
+	if (x->skipped_runs_covered)
+		sb_printf(&s->sb, ", %llu of them made up for or costing nothing",
+			  (unsigned long long)x->skipped_runs_covered);
 	flush(s, x->interval ? DRMTOP_LINE_FLAG : DRMTOP_LINE_NOTE);
 	for (i = 0; i < m->nr_progs; i++)
 		if (m->progs[i].recursion_misses) {
