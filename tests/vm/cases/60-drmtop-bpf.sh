@@ -105,8 +105,14 @@ elif wl_start "$d" --hold steady >"$d/why"; then
 	check drmtop-bpf-busy-seen "$SIMGPU | any(.comm == \"render\" and
 		any(.bpf.engines[]; .name == \"gfx\" and .jobs_delta > 0 and .busy_pct > 5))" \
 		"$d/honest.json" "$GIST"
-	check drmtop-bpf-memory-exact "$SIMGPU | all(.bpf.memory.compared and
-		.bpf.memory.total_bytes == .bpf.memory.fdinfo_total_bytes)" "$d/honest.json" "$GIST"
+	# drmtop attached before the workload started, so a client it says opened before the trace
+	# is one whose drm_file_alloc run the kernel skipped (7.x): drmtop then does not compare
+	# its memory, but the bytes must agree all the same.
+	check drmtop-bpf-memory-exact "([.bpf.programs[] | select(.name |
+		startswith(\"drmtop_file_alloc\")) | .recursion_misses] | add // 0) as \$fa |
+		$SIMGPU | all(.bpf.memory.total_bytes == .bpf.memory.fdinfo_total_bytes and
+		(.bpf.memory.compared or (.bpf.opened_before_trace and \$fa > 0)))" \
+		"$d/honest.json" "$GIST"
 	m=$(jq -r "$SIMGPU | map(.bpf.match) | unique | join(\",\")" "$d/honest.json")
 	echo "info: clients matched by $m on $(uname -r)"
 
@@ -131,8 +137,10 @@ elif wl_start "$d" --hold steady >"$d/why"; then
 	check drmtop-bpf-inconclusive-when-missing "$LIED map(select(.bpf.missed.interval > 0)) |
 		all(.[]; ($SIMGPU | all(.bpf == null or all(.bpf.engines[]; .diverged | not))) and
 		lied(.inconclusive))" "$d/lying-frames.json" '[.[] | .bpf.missed]'
-	echo "info: frames with events the tracer missed: $(jq '[.[] | select(.bpf.missed.interval \
-		> 0)] | length' "$d/lying-frames.json") of $(jq length "$d/lying-frames.json")"
+	echo "info: frames with events the tracer missed: $(jq '[.[] |
+		select(.bpf.missed.interval > 0)] | length' "$d/lying-frames.json") of" \
+		"$(jq length "$d/lying-frames.json"): $(jq -c '[.[] | .bpf.missed]' \
+		"$d/lying-frames.json")"
 	check drmtop-bpf-misreport-memory-not-flagged \
 		"$SIMGPU | all(.bpf == null or .bpf.memory.diverged == false)" "$d/lying.json" "$GIST"
 	"$DRMTOP" -b -n 1 -d 1 >"$d/lying.txt" 2>&1 || true
