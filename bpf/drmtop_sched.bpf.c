@@ -97,8 +97,16 @@ static __always_inline struct drmtop_client *unknown_entity_client(__u64 entity,
  */
 __u32 drmtop_by_client_id;
 
+/*
+ * The client of a job being queued; NULL for the driver's own jobs. *@unknown is set for a
+ * user client's job whose client the tracer does not know (its open event missed, or opened
+ * before attach and not used since): such a job is not charged to anyone here, never to
+ * another client. With drm_client_id its run event tries again (the client may be known by
+ * then), else it is counted lost (job_client_unknown).
+ */
 static __always_inline struct drmtop_client *job_client(struct drm_sched_job *job,
-							 __u64 entity, __u64 parent_dev)
+							 __u64 entity, __u64 parent_dev,
+							 bool *unknown)
 {
 	struct drm_sched_fence *fence = BPF_CORE_READ(job, s_fence);
 	struct drmtop_entity *e;
@@ -106,17 +114,16 @@ static __always_inline struct drmtop_client *job_client(struct drm_sched_job *jo
 	__u64 *file, id;
 	__u32 tid;
 
+	*unknown = false;
 	if (bpf_core_field_exists(fence->drm_client_id)) {
 		drmtop_by_client_id = 1;
 		id = BPF_CORE_READ(fence, drm_client_id);
 		if (!id || id >= KERNEL_CLIENT_ID_MIN)
 			return NULL;
 		file = bpf_map_lookup_elem(&client_ids, &id);
-		if (!file) {
-			drmtop_count(DRMTOP_CNT_JOB_CLIENT_UNKNOWN);
-			return NULL;
-		}
-		return bpf_map_lookup_elem(&clients, file);
+		c = file ? bpf_map_lookup_elem(&clients, file) : NULL;
+		*unknown = !c;
+		return c;
 	}
 	tid = (__u32)bpf_get_current_pid_tgid();
 	file = bpf_map_lookup_elem(&ioctl_files, &tid);
@@ -130,8 +137,10 @@ static __always_inline struct drmtop_client *job_client(struct drm_sched_job *jo
 			return NULL;
 		}
 		c = bpf_map_lookup_elem(&clients, &e->file);
-		if (!c)
+		if (!c) {
 			drmtop_count(DRMTOP_CNT_JOB_CLIENT_UNKNOWN);
+			*unknown = true;
+		}
 		return c;
 	}
 	return unknown_entity_client(entity, file ? *file : 0, parent_dev);
@@ -198,18 +207,21 @@ static __always_inline void on_queue(struct drm_sched_job *job, struct drm_sched
 	__u64 parent = (__u64)BPF_CORE_READ(sched, dev);
 	struct drmtop_job j = { .ring = (__u64)sched, .queue_ns = bpf_ktime_get_ns() };
 	struct drmtop_client *c;
+	bool unknown;
 
 	if (!fence || test_drop(0))
 		return;
-	drmtop_count(DRMTOP_CNT_JOBS_QUEUED);
 	ring_get(sched);
-	c = job_client(job, (__u64)entity, parent);
+	c = job_client(job, (__u64)entity, parent, &unknown);
+	if (unknown)
+		return;
 	if (!c) {
 		c = kernel_client(parent);
 		drmtop_count(DRMTOP_CNT_KERNEL_JOBS);
 	}
 	if (!c)
 		return;
+	drmtop_count(DRMTOP_CNT_JOBS_QUEUED);
 	j.uid = c->uid;
 	if (bpf_map_update_elem(&jobs, &fence, &j, BPF_ANY))
 		drmtop_count(DRMTOP_CNT_JOBS_FULL);
@@ -225,7 +237,8 @@ static __always_inline void on_queue(struct drm_sched_job *job, struct drm_sched
  * drm_sched_entity_push_job() stamps when it queues the job (6.6+). Without drm_client_id the
  * owner was learnt in the submitter's context, which the run event does not have: the job is
  * left unaccounted (run_unknown) rather than charged to a guessed client. So is a client id no
- * open client has (its open event missed): never another client's time.
+ * open client has (its open event missed; job_client_unknown): never another client's time.
+ * A job whose client was unknown at its queue event comes here too (job_client).
  * Checked on Debian 6.1.0-56, 6.12.117+deb12 and 7.2.13+deb14 (gpu_sched BTF, and the
  * drm_sched_job_run event of 7.2's gpu_scheduler_trace.h: client_id = s_fence->drm_client_id).
  */
@@ -248,6 +261,8 @@ static __always_inline struct drmtop_job *job_from_run(struct drm_sched_job *job
 	} else {
 		file = bpf_map_lookup_elem(&client_ids, &id);
 		c = file ? bpf_map_lookup_elem(&clients, file) : NULL;
+		if (!c)
+			drmtop_count(DRMTOP_CNT_JOB_CLIENT_UNKNOWN);
 	}
 	if (!c)
 		return NULL;
