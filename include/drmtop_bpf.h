@@ -168,7 +168,8 @@ struct drmtop_fd_rec {
 	X(JOB_FROM_RUN, job_from_run, NOTE)					\
 	X(START_FROM_FENCE, start_from_fence, NOTE)				\
 	X(ENDED_WITHOUT_DONE, ended_without_done, LOSS)	/* cleanup while in flight */	\
-	X(JOB_CLIENT_UNKNOWN, job_client_unknown, LOSS)	/* charged to the kernel */	\
+	/* a user client's job whose client is unknown (its open missed): not accounted */	\
+	X(JOB_CLIENT_UNKNOWN, job_client_unknown, LOSS)				\
 	X(HANDLE_UNKNOWN, handle_unknown, NOTE)	/* released, made before attach */	\
 	X(OBJECT_UNKNOWN, object_unknown, NOTE)					\
 	X(CLIENT_LATE, client_late, NOTE)	/* first seen after it opened */	\
@@ -181,7 +182,7 @@ struct drmtop_fd_rec {
 	/* counted by the reader: engine entries of a client neither live nor known	\
 	 * closed (its close record was lost), reported as orphans and deleted */	\
 	X(ORPHAN_ENGINES, orphan_engines, LOSS)					\
-	X(JOBS_QUEUED, jobs_queued, TOTAL)					\
+	X(JOBS_QUEUED, jobs_queued, TOTAL)	/* tracked from their queue event */	\
 	X(JOBS_DONE, jobs_done, TOTAL)						\
 	X(KERNEL_JOBS, kernel_jobs, TOTAL)	/* jobs charged to a kernel client */
 

@@ -266,6 +266,12 @@ struct drmtop_model_missed {
 	uint64_t skipped_runs;		/* every recursion miss, since start */
 	uint64_t skipped_runs_interval;
 	uint64_t skipped_runs_covered;	/* of skipped_runs, made up for or harmless: not missed */
+	/*
+	 * Of since_start, what may leave a client's memory figure wrong until it closes (memory
+	 * is a running sum: a skipped GEM hook run, a full handles or objects map, ...): while
+	 * not 0, a memory difference is never called the driver's.
+	 */
+	uint64_t memory_since_start;
 };
 
 struct drmtop_model_bpf_device {

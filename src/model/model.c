@@ -398,7 +398,8 @@ static void fill_fdinfo_client(struct build *b, struct drmtop_model_client *mc,
 	fill_engines(b, mc, c, v, bpf_start, bpf_end);
 	if (v) {
 		mc->bpf = bpf_side(b, v, fi);
-		if (mc->bpf && mc->bpf->mem_diverged && b->m->missed.interval) {
+		if (mc->bpf && mc->bpf->mem_diverged &&
+		    (b->m->missed.interval || b->m->missed.memory_since_start)) {
 			mc->bpf->mem_diverged = false;
 			mc->inconclusive = true;
 		}
@@ -632,6 +633,14 @@ static enum drmtop_counter_kind counter_kind(unsigned int i)
 	return i < DRMTOP_CNT_MAX ? kinds[i] : DRMTOP_COUNTER_LOSS;
 }
 
+/* Losses that may leave a client's memory figure (a running sum) wrong until it closes. */
+static bool memory_counter(unsigned int i)
+{
+	return i == DRMTOP_CNT_CLIENTS_FULL || i == DRMTOP_CNT_HANDLES_FULL ||
+	       i == DRMTOP_CNT_OBJECTS_FULL || i == DRMTOP_CNT_ADOPT_TRUNCATED ||
+	       i == DRMTOP_CNT_MEM_UNDERFLOW;
+}
+
 static const struct drmtop_bpf_prog_stat *prev_prog(const struct drmtop_model_input *in,
 						    const char *name)
 {
@@ -700,6 +709,8 @@ static void build_bpf_summary(struct build *b)
 				continue;
 			m->missed.since_start += c->value;
 			m->missed.interval += c->delta;
+			if (memory_counter(i))
+				m->missed.memory_since_start += c->value;
 		}
 		m->nr_counters = DRMTOP_CNT_MAX;
 	}
@@ -721,6 +732,8 @@ static void build_bpf_summary(struct build *b)
 		skipped_lost(m, ps, mp, &lost, &lost_delta);
 		m->missed.since_start += lost;
 		m->missed.interval += lost_delta;
+		if (ps->memory)
+			m->missed.memory_since_start += lost;
 		m->missed.skipped_runs_covered += mp->recursion_misses - lost;
 	}
 	m->bpf_devices = alloc_array(b, s->n_devices, sizeof(*m->bpf_devices));

@@ -23,11 +23,22 @@
  * scheduled fence (start_from_fence), as far as those counters grow; where jobs are attributed
  * through their fence's drm_client_id, the DRM ioctl entry and exit feed nothing the figures use
  * (they tell entity and job owners on kernels without it; a client first seen there is also
- * learnt at its next event). Every other program's skipped run is an event lost.
+ * learnt at its next event). Every other program's skipped run is an event lost; one of the
+ * GEM hooks may leave a client's memory figure wrong until it closes.
  */
 static void skip_cost(const struct drmtop_bpf *b, struct drmtop_bpf_prog_stat *ps)
 {
+	/* GEM object and handle hooks (drmtop_drm.bpf.c): memory is a running sum of them */
+	static const char *const memory[] = {
+		"drmtop_gem_release_enter", "drmtop_gem_release_exit", "drmtop_gem_init",
+		"drmtop_gem_object_release", "drmtop_handle_create", "drmtop_handle_release",
+		"drmtop_import_enter", "drmtop_import_exit", "drmtop_export",
+	};
 	bool by_id = b->sched && b->sched->bss && b->sched->bss->drmtop_by_client_id;
+	size_t i;
+
+	for (i = 0; i < sizeof(memory) / sizeof(memory[0]); i++)
+		ps->memory |= !strcmp(ps->name, memory[i]);
 
 	ps->skip_cost = DRMTOP_SKIP_LOST;
 	if (!strncmp(ps->name, "drmtop_queue_", 13)) {

@@ -240,6 +240,7 @@ static void json_bpf_summary(struct json_writer *w, const struct drmtop_model *m
 		jw_kv_u64(w, "skipped_runs", m->missed.skipped_runs);
 		jw_kv_u64(w, "skipped_runs_interval", m->missed.skipped_runs_interval);
 		jw_kv_u64(w, "skipped_runs_covered", m->missed.skipped_runs_covered);
+		jw_kv_u64(w, "memory_since_start", m->missed.memory_since_start);
 		jw_object_end(w);
 		jw_key(w, "counters");
 		jw_object_begin(w);

@@ -438,6 +438,57 @@ static void test_covered_skips_are_not_missed(void **state)
 	drmtop_reconciler_free(l.r);
 }
 
+/*
+ * Memory is a running sum of GEM events: one missed long ago may leave a client's figure wrong
+ * until it closes, so a memory difference stays inconclusive after any such loss since start,
+ * not only in the interval it happened in. Engine rates, measured per interval, are flagged
+ * again once an interval is clean.
+ */
+static void test_memory_losses_stay_inconclusive(void **state)
+{
+	struct drmtop_bpf_prog_stat progs[1] = {
+		{ .name = "drmtop_handle_create", .memory = true },
+	};
+	struct drmtop_bpf_prog_stat prev[1];
+	__u64 prev_counters[DRMTOP_CNT_MAX];
+	struct drmtop_model m = { 0 };
+	static struct lossy l;
+
+	(void)state;
+	l.r = drmtop_reconciler_new();
+	/* fdinfo: 8 MiB; the tracer missed the handle: 0 */
+	fake_fdinfo_init(&l.fi, 7, "gfx", 75.0, 8 << 20, 100, 3);
+	identity(&l.fi, "k7", "liar");
+	fake_bpf_init(&l.b, 3, 0x2000, 7, 0);
+	fake_ring(&l.b, 0xa000, "gfx", 0, 0);
+	fake_snap(&l.snap, &l.b.bc, 1, S);
+	l.in = (struct drmtop_model_input){
+		.clients = &l.fi.c, .nr_clients = 1, .bpf_active = true, .snap = &l.snap,
+		.rec = l.r, .diverge_pct = 5.0, .progs = progs, .nr_progs = 1,
+	};
+	progs[0].recursion_misses = 1;
+	lossy_step(&l, &m);
+	assert_int_equal(m.missed.memory_since_start, 1);
+
+	/* A clean interval: the rate misreport is flagged, the memory difference is not. */
+	memcpy(prev_counters, l.snap.counters, sizeof(prev_counters));
+	prev[0] = progs[0];
+	l.in.prev_counters = prev_counters;
+	l.in.prev_progs = prev;
+	l.in.nr_prev_progs = 1;
+	l.b.eng[0].busy_ns = S / 2;
+	l.snap.taken_ns += S;
+	lossy_step(&l, &m);
+	assert_int_equal(m.missed.interval, 0);
+	assert_true(m.clients[0].engines[0].diverged);
+	assert_non_null(m.clients[0].bpf);
+	assert_true(m.clients[0].bpf->mem_compared);
+	assert_false(m.clients[0].bpf->mem_diverged);
+	assert_true(m.clients[0].inconclusive);
+	drmtop_model_fini(&m);
+	drmtop_reconciler_free(l.r);
+}
+
 /* Every counter that means a lost or misattributed event reaches the "missed" total. */
 static void test_every_loss_counter_counts(void **state)
 {
@@ -561,6 +612,7 @@ int main(void)
 		cmocka_unit_test(test_absent_is_not_zero),
 		cmocka_unit_test(test_losses_make_figures_lower_bounds),
 		cmocka_unit_test(test_covered_skips_are_not_missed),
+		cmocka_unit_test(test_memory_losses_stay_inconclusive),
 		cmocka_unit_test(test_every_loss_counter_counts),
 		cmocka_unit_test(test_device_totals),
 	};
