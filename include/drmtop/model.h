@@ -124,6 +124,7 @@ struct drmtop_model_bpf {
 	uint64_t handles;
 	bool mem_compared;		/* fdinfo memory known and comparable */
 	bool mem_diverged;
+	bool mem_inconclusive;		/* they differ, but the tracer lost memory events */
 	uint64_t fdinfo_total_bytes;
 };
 

@@ -401,6 +401,7 @@ static void fill_fdinfo_client(struct build *b, struct drmtop_model_client *mc,
 		if (mc->bpf && mc->bpf->mem_diverged &&
 		    (b->m->missed.interval || b->m->missed.memory_since_start)) {
 			mc->bpf->mem_diverged = false;
+			mc->bpf->mem_inconclusive = true;
 			mc->inconclusive = true;
 		}
 		if (mc->bpf)

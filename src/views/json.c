@@ -153,6 +153,7 @@ static void json_bpf_view(struct json_writer *w, const struct drmtop_model_clien
 		jw_kv_u64(w, "fdinfo_total_bytes", b->fdinfo_total_bytes);
 		jw_kv_bool(w, "compared", b->mem_compared);
 		jw_kv_bool(w, "diverged", b->mem_diverged);
+		jw_kv_bool(w, "inconclusive", b->mem_inconclusive);
 	}
 	jw_object_end(w);
 	jw_key(w, "engines");

@@ -79,7 +79,8 @@ static void bpf_figures(struct strbuf *sb, const struct drmtop_model_client *c)
 	sb_printf(sb, " | mem %s shared %s%s",
 		  drmtop_fmt_bytes(tot, sizeof(tot), c->bpf->mem_total),
 		  drmtop_fmt_bytes(shr, sizeof(shr), c->bpf->mem_shared),
-		  c->bpf->mem_diverged ? " [DIVERGES from fdinfo]" : "");
+		  c->bpf->mem_diverged ? " [DIVERGES from fdinfo]" :
+		  c->bpf->mem_inconclusive ? " [INCONCLUSIVE: the tracer missed memory events]" : "");
 	if (c->lower_bound)
 		sb_printf(sb, " [lower bound: the tracer missed events]");
 }

@@ -484,6 +484,7 @@ static void test_memory_losses_stay_inconclusive(void **state)
 	assert_non_null(m.clients[0].bpf);
 	assert_true(m.clients[0].bpf->mem_compared);
 	assert_false(m.clients[0].bpf->mem_diverged);
+	assert_true(m.clients[0].bpf->mem_inconclusive);
 	assert_true(m.clients[0].inconclusive);
 	drmtop_model_fini(&m);
 	drmtop_reconciler_free(l.r);
