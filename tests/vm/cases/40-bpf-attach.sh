@@ -23,7 +23,15 @@ bl_start_bpf || bl_end
 # a job that is still running when bpfdump stops: its time so far shows as running_ns
 "$WORKLOAD" -s "proc longjob; open a; submit a engine=gfx dur=4s count=1" >"$BL/wl.out" 2>&1 &
 bl_wl_pid=$!
-sleep 2
+# once the job is on simgpu's gfx ring (under a loaded host starting the workload alone may
+# take seconds), let it run a second
+i=0
+until awk '$1 == "engine" && $2 == "name=gfx" && $0 ~ / on_hardware=[1-9]/ { f = 1 }
+	END { exit !f }' "$SIMGPU_DBG/engines" || [ $i -ge 100 ]; do
+	sleep 0.2
+	i=$((i + 1))
+done
+sleep 1
 bl_truth
 touch "$BL/bpf.stop"
 wait "$bl_bpf_pid"
