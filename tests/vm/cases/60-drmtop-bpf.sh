@@ -183,7 +183,25 @@ if want record; then
 					      ($je[.key] // 0) == .value.jobs))] | length != 1)
 			   | {client_id, opener_pid, engines}]')
 		n=$(jq '[.clients[] | select(.probe | not)] | length' "$d/wl.json")
+		# A client whose close hook run the kernel skipped (7.x) has no close record: drmtop
+		# lists it as an orphan, without identity. The clients not found must be exactly as
+		# many as the orphans, no more than the runs skipped, and hold the orphans' jobs.
+		covered=$(jq -n -c --argjson missing "$missing" --slurpfile rec "$d/rec.json" '
+			[$rec[0].clients[] | select(.bpf != null and .bpf.orphan)] as $O
+			| def jobs($cs): [$cs[] | .engines | to_entries[] | {(.key): .value.jobs}]
+				| reduce .[] as $x ({}; reduce ($x | to_entries[]) as $kv (.;
+					.[$kv.key] += $kv.value)) | with_entries(select(.value > 0));
+			  def ojobs: [$O[] | .bpf.engines[] | {(.name): .jobs}]
+				| reduce .[] as $x ({}; reduce ($x | to_entries[]) as $kv (.;
+					.[$kv.key] += $kv.value)) | with_entries(select(.value > 0));
+			  ($missing | length) == ($O | length) and
+			  ($O | length) <= $rec[0].record.bpf.skipped_runs and
+			  jobs($missing) == ojobs')
 		if [ "$missing" = "[]" ] && [ "$n" -gt 20 ]; then
+			pass "drmtop-record-short-lived-all-present ($n clients)"
+		elif [ "$covered" = true ] && [ "$n" -gt 20 ]; then
+			echo "info: $(echo "$missing" | jq length) of $n clients without a close record" \
+				"(close hook runs skipped), checked as orphans: their jobs exact"
 			pass "drmtop-record-short-lived-all-present ($n clients)"
 		else
 			fail drmtop-record-short-lived-all-present "$n clients, not found exactly once: $missing"
