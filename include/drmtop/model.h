@@ -313,6 +313,8 @@ struct drmtop_model {
 	struct drmtop_model_prog *progs;
 	size_t nr_progs;
 	struct drmtop_model_missed missed;	/* with bpf_active */
+	/* The tracer's interval behind its rates, CLOCK_MONOTONIC ns (0, 0 without rates) */
+	uint64_t bpf_window_start_ns, bpf_window_end_ns;
 	struct drmtop_model_bpf_device *bpf_devices;
 	size_t nr_bpf_devices;
 

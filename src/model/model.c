@@ -393,6 +393,8 @@ static void fill_fdinfo_client(struct build *b, struct drmtop_model_client *mc,
 	if (b->in->rec) {
 		v = drmtop_reconciled_for(b->in->rec, index);
 		drmtop_reconcile_window(b->in->rec, &bpf_start, &bpf_end);
+		b->m->bpf_window_start_ns = bpf_start;
+		b->m->bpf_window_end_ns = bpf_end;
 	}
 	fill_regions(b, mc, fi);
 	fill_engines(b, mc, c, v, bpf_start, bpf_end);

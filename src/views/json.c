@@ -243,6 +243,12 @@ static void json_bpf_summary(struct json_writer *w, const struct drmtop_model *m
 		jw_kv_u64(w, "skipped_runs_covered", m->missed.skipped_runs_covered);
 		jw_kv_u64(w, "memory_since_start", m->missed.memory_since_start);
 		jw_object_end(w);
+		/* beside each client's sample_ns and interval_ns: how far the two windows differ */
+		jw_key(w, "window_ns");
+		jw_object_begin(w);
+		jw_kv_u64(w, "start", m->bpf_window_start_ns);
+		jw_kv_u64(w, "end", m->bpf_window_end_ns);
+		jw_object_end(w);
 		jw_key(w, "counters");
 		jw_object_begin(w);
 		for (i = 0; i < m->nr_counters; i++) {
