@@ -22,6 +22,10 @@ proc blip count=6 every=60ms
 SCEN
 bl_start_bpf || bl_end
 bl_run_workload_fg -f "$BL/scenario"
+# A client whose close hook run the kernel skipped is settled as an orphan after the reader's
+# grace period (5 s and 2 snapshots): let it pass before the tracer stops.
+bl_quiesce 30
+sleep 6
 bl_finish || bl_end
 # A close whose drmtop_gem_release_enter run the kernel skipped (7.x: PREEMPT_LAZY) sends no
 # close record: the engine figures of that client come as an orphan after the grace period (as in
