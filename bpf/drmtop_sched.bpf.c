@@ -10,7 +10,13 @@
  *   done     drm_sched_process_job   drm_sched_job_done    (struct drm_sched_fence *), fence cb
  * Each is built twice: tp_btf (typed, cheapest) and raw_tp (for kernels where tp_btf cannot
  * attach); the loader autoloads one of the six per role. Prototypes checked in the gpu-sched.ko
- * BTF of Debian 6.1.0-56 and 6.12.117+deb12 and in the 6.17 source (gpu_scheduler_trace.h).
+ * BTF of Debian 6.1.0-56 and 6.12.117+deb12 and in the 6.17 source (gpu_scheduler_trace.h); the
+ * 6.17+ set loaded and checked against simgpu on Debian 7.2.13+deb14.
+ *
+ * Any one event may be missing (7.x skips a preempted program's other runs on that CPU, see
+ * job_from_run): a job whose queue event was skipped is made from its run event, one whose run
+ * event was skipped starts at its scheduled fence's time; each is counted (job_from_run,
+ * start_from_fence), and what cannot be made up for is counted as before.
  *
  * A job's life ends for sure in drm_sched_job_cleanup(job) (BTF function in 6.1, 6.12, 6.17):
  * after a GPU reset jobs are re-run without the run tracepoint and may be freed without done,
@@ -85,24 +91,38 @@ static __always_inline struct drmtop_client *unknown_entity_client(__u64 entity,
 	return c;
 }
 
+/*
+ * 1 once a job was attributed through its fence's drm_client_id: the ioctl and entity hooks
+ * then feed nothing the job figures use, so their skipped runs cost nothing (bpf_stats.c).
+ */
+__u32 drmtop_by_client_id;
+
+/*
+ * The client of a job being queued; NULL for the driver's own jobs. *@unknown is set for a
+ * user client's job whose client the tracer does not know (its open event missed, or opened
+ * before attach and not used since): such a job is not charged to anyone here, never to
+ * another client. With drm_client_id its run event tries again (the client may be known by
+ * then), else it is counted lost (job_client_unknown).
+ */
 static __always_inline struct drmtop_client *job_client(struct drm_sched_job *job,
-							 __u64 entity, __u64 parent_dev)
+							 __u64 entity, __u64 parent_dev,
+							 bool *unknown)
 {
 	struct drm_sched_fence *fence = BPF_CORE_READ(job, s_fence);
 	struct drmtop_entity *e;
 	struct drmtop_client *c;
 	__u64 *file, id;
 
+	*unknown = false;
 	if (bpf_core_field_exists(fence->drm_client_id)) {
+		drmtop_by_client_id = 1;
 		id = BPF_CORE_READ(fence, drm_client_id);
 		if (!id || id >= KERNEL_CLIENT_ID_MIN)
 			return NULL;
 		file = bpf_map_lookup_elem(&client_ids, &id);
-		if (!file) {
-			drmtop_count(DRMTOP_CNT_JOB_CLIENT_UNKNOWN);
-			return NULL;
-		}
-		return bpf_map_lookup_elem(&clients, file);
+		c = file ? bpf_map_lookup_elem(&clients, file) : NULL;
+		*unknown = !c;
+		return c;
 	}
 	file = bpf_task_storage_get(&ioctl_files, bpf_get_current_task_btf(), NULL, 0);
 	if (file && !*file)
@@ -117,8 +137,10 @@ static __always_inline struct drmtop_client *job_client(struct drm_sched_job *jo
 			return NULL;
 		}
 		c = bpf_map_lookup_elem(&clients, &e->file);
-		if (!c)
+		if (!c) {
 			drmtop_count(DRMTOP_CNT_JOB_CLIENT_UNKNOWN);
+			*unknown = true;
+		}
 		return c;
 	}
 	return unknown_entity_client(entity, file ? *file : 0, parent_dev);
@@ -157,6 +179,27 @@ static __always_inline struct drmtop_engine *engine_get(__u64 uid, __u64 ring)
 	return bpf_map_lookup_elem(&engines, &k);
 }
 
+/*
+ * Test only, zero (off) unless a test writes them: bpfdump --drop-queue/--drop-run, through this
+ * object's mmapped .bss. Every Nth queue event, and every Nth run event of a job seen queued, is
+ * dropped as if the kernel had skipped the program (a recursion miss), so the recovery below is
+ * proven on every kernel whose fences carry drm_client_id, not only when 7.x happens to skip;
+ * drops are counted per role here. [0] queue, [1] run.
+ */
+__u32 drmtop_test_drop_every[2];
+__u64 drmtop_test_seen[2];
+__u64 drmtop_test_dropped[2];
+
+static __always_inline bool test_drop(int role)
+{
+	__u32 n = drmtop_test_drop_every[role];
+
+	if (!n || __sync_fetch_and_add(&drmtop_test_seen[role], 1) % n != n - 1)
+		return false;
+	__sync_fetch_and_add(&drmtop_test_dropped[role], 1);
+	return true;
+}
+
 static __always_inline void on_queue(struct drm_sched_job *job, struct drm_sched_entity *entity)
 {
 	struct drm_gpu_scheduler *sched = BPF_CORE_READ(job, sched);
@@ -164,23 +207,80 @@ static __always_inline void on_queue(struct drm_sched_job *job, struct drm_sched
 	__u64 parent = (__u64)BPF_CORE_READ(sched, dev);
 	struct drmtop_job j = { .ring = (__u64)sched, .queue_ns = bpf_ktime_get_ns() };
 	struct drmtop_client *c;
+	bool unknown;
 
-	if (!fence)
+	if (!fence || test_drop(0))
 		return;
-	drmtop_count(DRMTOP_CNT_JOBS_QUEUED);
 	ring_get(sched);
-	c = job_client(job, (__u64)entity, parent);
+	c = job_client(job, (__u64)entity, parent, &unknown);
+	if (unknown)
+		return;
 	if (!c) {
 		c = kernel_client(parent);
 		drmtop_count(DRMTOP_CNT_KERNEL_JOBS);
 	}
 	if (!c)
 		return;
+	drmtop_count(DRMTOP_CNT_JOBS_QUEUED);
 	j.uid = c->uid;
 	if (bpf_map_update_elem(&jobs, &fence, &j, BPF_ANY)) {
 		drmtop_count(DRMTOP_CNT_JOBS_FULL);
 		__sync_fetch_and_add(&c->missed, 1);
 	}
+}
+
+/*
+ * A job whose queue event the tracer did not see: on 7.x (PREEMPT_LAZY) tracing programs are
+ * preemptible, and the kernel skips a program on a CPU while another task there is inside it
+ * (counted only in that program's recursion_misses); or the job was queued before attach. Its
+ * run event still names everything the queue event would have: the client through
+ * drm_sched_fence.drm_client_id (6.12.10x+ stable, 6.17+: what the run tracepoint itself prints
+ * as client_id) and the ring through job->sched; the queue time is job->submit_ts, which
+ * drm_sched_entity_push_job() stamps when it queues the job (6.6+). Without drm_client_id the
+ * owner was learnt in the submitter's context, which the run event does not have: the job is
+ * left unaccounted (run_unknown) rather than charged to a guessed client. So is a client id no
+ * open client has (its open event missed; job_client_unknown): never another client's time.
+ * A job whose client was unknown at its queue event comes here too (job_client).
+ * Checked on Debian 6.1.0-56, 6.12.117+deb12 and 7.2.13+deb14 (gpu_sched BTF, and the
+ * drm_sched_job_run event of 7.2's gpu_scheduler_trace.h: client_id = s_fence->drm_client_id).
+ */
+static __always_inline struct drmtop_job *job_from_run(struct drm_sched_job *job, __u64 fence)
+{
+	struct drm_sched_fence *s_fence = (struct drm_sched_fence *)fence;
+	struct drm_gpu_scheduler *sched = BPF_CORE_READ(job, sched);
+	__u64 parent = (__u64)BPF_CORE_READ(sched, dev);
+	struct drmtop_job j = { .ring = (__u64)sched };
+	struct drmtop_client *c;
+	__u64 id, *file;
+	bool kernel;
+
+	if (!bpf_core_field_exists(s_fence->drm_client_id))
+		return NULL;
+	id = BPF_CORE_READ(s_fence, drm_client_id);
+	kernel = !id || id >= KERNEL_CLIENT_ID_MIN;
+	if (kernel) {
+		c = kernel_client(parent);
+	} else {
+		file = bpf_map_lookup_elem(&client_ids, &id);
+		c = file ? bpf_map_lookup_elem(&clients, file) : NULL;
+		if (!c)
+			drmtop_count(DRMTOP_CNT_JOB_CLIENT_UNKNOWN);
+	}
+	if (!c)
+		return NULL;
+	ring_get(sched);
+	j.uid = c->uid;
+	if (bpf_core_field_exists(job->submit_ts))
+		j.queue_ns = BPF_CORE_READ(job, submit_ts);
+	if (drmtop_insert_lost(bpf_map_update_elem(&jobs, &fence, &j, BPF_NOEXIST))) {
+		drmtop_count(DRMTOP_CNT_JOBS_FULL);
+		__sync_fetch_and_add(&c->missed, 1);
+		return NULL;
+	}
+	drmtop_count(DRMTOP_CNT_JOB_FROM_RUN);
+	if (kernel)
+		drmtop_count(DRMTOP_CNT_KERNEL_JOBS);
+	return bpf_map_lookup_elem(&jobs, &fence);
 }
 
 static __always_inline void on_run(struct drm_sched_job *job)
@@ -191,6 +291,11 @@ static __always_inline void on_run(struct drm_sched_job *job)
 	__u64 now;
 	__u32 b;
 
+	/* a test drops runs of jobs seen queued only: one that lost both events is lost for good */
+	if (j && test_drop(1))
+		return;
+	if (!j && fence)
+		j = job_from_run(job, fence);
 	if (!j) {
 		drmtop_count(DRMTOP_CNT_RUN_UNKNOWN);
 		return;
@@ -203,7 +308,8 @@ static __always_inline void on_run(struct drm_sched_job *job)
 	 */
 	now = bpf_ktime_get_ns();
 	j->run_ns = now;
-	if (!e)
+	/* a job made from its run event without a queue time has no latency sample */
+	if (!e || !j->queue_ns)
 		return;
 	b = drmtop_lat_bucket(now > j->queue_ns ? now - j->queue_ns : 0);
 	if (b < DRMTOP_LAT_BUCKETS)
@@ -236,6 +342,24 @@ static __always_inline __u64 done_time(struct drm_sched_fence *s_fence, __u64 no
 	return ts;
 }
 
+/*
+ * When a job whose run event the tracer did not see (skipped, see job_from_run) started: the
+ * timestamp of its scheduled fence, which drm_sched signals right after the driver's run_job
+ * callback took the job (drm_sched_fence_scheduled(); drm_sched may later move it to the
+ * previous job's end, the same union drmtop_busy_ns() takes). 0 if the fence has no time yet,
+ * or one after the job's end (no start can be trusted then). Checked on 6.1, 6.12 and 7.2.
+ */
+static __always_inline __u64 scheduled_time(struct drm_sched_fence *s_fence, __u64 now)
+{
+	__u64 bit = bpf_core_enum_value(enum dma_fence_flag_bits, DMA_FENCE_FLAG_TIMESTAMP_BIT);
+	__u64 ts;
+
+	if (!(BPF_CORE_READ(s_fence, scheduled.flags) & (1ull << bit)))
+		return 0;
+	ts = BPF_CORE_READ(s_fence, scheduled.timestamp);
+	return ts <= now ? ts : 0;
+}
+
 static __always_inline void on_done(struct drm_sched_fence *s_fence)
 {
 	__u64 fence = (__u64)s_fence;
@@ -244,7 +368,8 @@ static __always_inline void on_done(struct drm_sched_fence *s_fence)
 	struct drmtop_job *j = bpf_map_lookup_elem(&jobs, &fence);
 	struct drmtop_ring *r = ring_get(sched);
 	struct drmtop_engine *e;
-	__u64 last = 0, busy = 0;
+	__u64 last = 0, busy = 0, start;
+	__u32 b;
 
 	drmtop_count(DRMTOP_CNT_JOBS_DONE);
 	if (!j) {
@@ -254,19 +379,29 @@ static __always_inline void on_done(struct drm_sched_fence *s_fence)
 		drmtop_count(DRMTOP_CNT_DONE_UNKNOWN);
 		return;
 	}
-	if (!j->run_ns) {
-		drmtop_count(DRMTOP_CNT_DONE_WITHOUT_RUN);
+	start = j->run_ns;
+	if (!start) {
+		start = scheduled_time(s_fence, now);
+		drmtop_count(start ? DRMTOP_CNT_START_FROM_FENCE : DRMTOP_CNT_DONE_WITHOUT_RUN);
+	}
+	if (!start) {
 		if (r && now > r->last_done_ns)
 			r->last_done_ns = now;
 	} else if (r) {
 		last = r->last_done_ns;
-		busy = drmtop_busy_ns(j->run_ns, now, &last);
+		busy = drmtop_busy_ns(start, now, &last);
 		r->last_done_ns = last;
 	}
 	e = engine_get(j->uid, (__u64)sched);
 	if (e) {
 		__sync_fetch_and_add(&e->busy_ns, busy);
 		__sync_fetch_and_add(&e->jobs, 1);
+		/* the latency sample the skipped run event would have taken */
+		if (start && !j->run_ns && j->queue_ns) {
+			b = drmtop_lat_bucket(start > j->queue_ns ? start - j->queue_ns : 0);
+			if (b < DRMTOP_LAT_BUCKETS)
+				__sync_fetch_and_add(&e->lat_hist[b], 1);
+		}
 	}
 	bpf_map_delete_elem(&jobs, &fence);
 }

@@ -193,13 +193,19 @@ struct drmtop_fd_rec {
 	X(DEVICES_FULL, devices_full, LOSS)					\
 	X(TASKS_FULL, tasks_full, LOSS)						\
 	X(RINGBUF_FULL, ringbuf_full, LOSS)	/* a close record lost */	\
-	/* run/done of a job never seen queued: queued before attach, or its queue run	\
-	 * was skipped (then counted in that program's recursion misses) */		\
+	/* run/done of a job never seen queued (queued before attach, or its queue run	\
+	 * was skipped: then counted in that program's recursion misses) that the event	\
+	 * alone could not attribute (no drm_client_id, or no open client has that id) */	\
 	X(RUN_UNKNOWN, run_unknown, NOTE)					\
 	X(DONE_UNKNOWN, done_unknown, NOTE)					\
 	X(DONE_WITHOUT_RUN, done_without_run, LOSS)	/* no busy time */	\
+	/* inferred, not lost: a job first seen at its run event, its client from the	\
+	 * fence's drm_client_id; a done without run, its start from the scheduled fence */	\
+	X(JOB_FROM_RUN, job_from_run, NOTE)					\
+	X(START_FROM_FENCE, start_from_fence, NOTE)				\
 	X(ENDED_WITHOUT_DONE, ended_without_done, LOSS)	/* cleanup while in flight */	\
-	X(JOB_CLIENT_UNKNOWN, job_client_unknown, LOSS)	/* charged to the kernel */	\
+	/* a user client's job whose client is unknown (its open missed): not accounted */	\
+	X(JOB_CLIENT_UNKNOWN, job_client_unknown, LOSS)				\
 	X(HANDLE_UNKNOWN, handle_unknown, NOTE)	/* released, made before attach */	\
 	X(OBJECT_UNKNOWN, object_unknown, NOTE)					\
 	X(CLIENT_LATE, client_late, NOTE)	/* first seen after it opened */	\
@@ -215,7 +221,7 @@ struct drmtop_fd_rec {
 	/* counted by the reader: engine entries of a client neither live nor known	\
 	 * closed (its close record was lost), reported as orphans and deleted */	\
 	X(ORPHAN_ENGINES, orphan_engines, LOSS)					\
-	X(JOBS_QUEUED, jobs_queued, TOTAL)					\
+	X(JOBS_QUEUED, jobs_queued, TOTAL)	/* tracked from their queue event */	\
 	X(JOBS_DONE, jobs_done, TOTAL)						\
 	X(KERNEL_JOBS, kernel_jobs, TOTAL)	/* jobs charged to a kernel client */
 

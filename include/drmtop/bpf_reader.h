@@ -81,12 +81,22 @@ struct drmtop_bpf_snapshot {
 	struct drmtop_bpf_client *orphans;
 };
 
+/* What a run of a program the kernel skipped costs the tracer's figures (bpf_stats.c). */
+enum drmtop_bpf_skip_cost {
+	DRMTOP_SKIP_LOST,		/* an event the figures may lack */
+	DRMTOP_SKIP_MADE_UP,		/* the tracer makes up for it: counter .made_up_by */
+	DRMTOP_SKIP_HARMLESS,		/* it feeds nothing the figures use on this kernel */
+};
+
 /* The kernel's own figures of one loaded program (struct bpf_prog_info). */
 struct drmtop_bpf_prog_stat {
 	char name[48];
 	__u64 run_cnt;			/* runs; with BPF stats enabled only */
 	__u64 run_time_ns;
 	__u64 recursion_misses;		/* runs the kernel skipped: events the tracer missed */
+	enum drmtop_bpf_skip_cost skip_cost;
+	unsigned int made_up_by;	/* enum drmtop_counter, for DRMTOP_SKIP_MADE_UP */
+	bool memory;			/* a skipped run may leave memory figures wrong for good */
 };
 
 #define DRMTOP_BPF_MAX_PROGS	48

@@ -124,6 +124,7 @@ struct drmtop_model_bpf {
 	uint64_t handles;
 	bool mem_compared;		/* fdinfo memory known and comparable */
 	bool mem_diverged;
+	bool mem_inconclusive;		/* they differ, but the tracer lost memory events */
 	uint64_t fdinfo_total_bytes;
 	uint64_t missed;		/* its buffers and jobs full maps refused: totals short */
 };
@@ -258,12 +259,22 @@ struct drmtop_model_prog {
 	uint64_t run_cnt, run_time_ns;	/* with sysctl kernel.bpf_stats_enabled only */
 };
 
-/* Everything the tracer missed: loss counters plus skipped program runs. */
+/*
+ * Everything the tracer missed: loss counters plus skipped program runs that may have cost the
+ * figures an event (not those the tracer made up for or that feed nothing it uses here).
+ */
 struct drmtop_model_missed {
 	uint64_t since_start;
 	uint64_t interval;
-	uint64_t skipped_runs;		/* of which recursion misses, since start */
+	uint64_t skipped_runs;		/* every recursion miss, since start */
 	uint64_t skipped_runs_interval;
+	uint64_t skipped_runs_covered;	/* of skipped_runs, made up for or harmless: not missed */
+	/*
+	 * Of since_start, what may leave a client's memory figure wrong until it closes (memory
+	 * is a running sum: a skipped GEM hook run, a full handles or objects map, ...): while
+	 * not 0, a memory difference is never called the driver's.
+	 */
+	uint64_t memory_since_start;
 };
 
 struct drmtop_model_bpf_device {
@@ -304,6 +315,8 @@ struct drmtop_model {
 	struct drmtop_model_prog *progs;
 	size_t nr_progs;
 	struct drmtop_model_missed missed;	/* with bpf_active */
+	/* The tracer's interval behind its rates, CLOCK_MONOTONIC ns (0, 0 without rates) */
+	uint64_t bpf_window_start_ns, bpf_window_end_ns;
 	struct drmtop_model_bpf_device *bpf_devices;
 	size_t nr_bpf_devices;
 

@@ -73,6 +73,7 @@ struct record_client {
 	uint64_t bpf_mem_imported;
 	bool bpf_at_start;
 	bool bpf_closed;
+	bool bpf_orphan;		/* its close record was lost: identity and memory unknown */
 	struct record_ring *rings;	/* by engine name, as the model groups rings */
 	size_t nr_rings, rings_cap;
 	uint64_t bpf_peak_bytes;

@@ -394,6 +394,8 @@ static void fill_fdinfo_client(struct build *b, struct drmtop_model_client *mc,
 	if (b->in->rec) {
 		v = drmtop_reconciled_for(b->in->rec, index);
 		drmtop_reconcile_window(b->in->rec, &bpf_start, &bpf_end);
+		b->m->bpf_window_start_ns = bpf_start;
+		b->m->bpf_window_end_ns = bpf_end;
 	}
 	fill_regions(b, mc, fi);
 	fill_engines(b, mc, c, v, bpf_start, bpf_end);
@@ -401,8 +403,10 @@ static void fill_fdinfo_client(struct build *b, struct drmtop_model_client *mc,
 		mc->bpf = bpf_side(b, v, fi);
 		/* memory is a level: a buffer the tracer missed stays missing */
 		if (mc->bpf && mc->bpf->mem_diverged &&
-		    (b->m->missed.interval || mc->bpf->missed)) {
+		    (b->m->missed.interval || b->m->missed.memory_since_start ||
+		     mc->bpf->missed)) {
 			mc->bpf->mem_diverged = false;
+			mc->bpf->mem_inconclusive = true;
 			mc->inconclusive = true;
 		}
 		if (mc->bpf)
@@ -635,6 +639,14 @@ static enum drmtop_counter_kind counter_kind(unsigned int i)
 	return i < DRMTOP_CNT_MAX ? kinds[i] : DRMTOP_COUNTER_LOSS;
 }
 
+/* Losses that may leave a client's memory figure (a running sum) wrong until it closes. */
+static bool memory_counter(unsigned int i)
+{
+	return i == DRMTOP_CNT_CLIENTS_FULL || i == DRMTOP_CNT_HANDLES_FULL ||
+	       i == DRMTOP_CNT_OBJECTS_FULL || i == DRMTOP_CNT_ADOPT_TRUNCATED ||
+	       i == DRMTOP_CNT_MEM_UNDERFLOW;
+}
+
 static const struct drmtop_bpf_prog_stat *prev_prog(const struct drmtop_model_input *in,
 						    const char *name)
 {
@@ -652,6 +664,33 @@ static uint64_t growth(uint64_t now, const __u64 *before)
 	if (!before)
 		return now;
 	return now > *before ? now - *before : 0;
+}
+
+/*
+ * Of a program's skipped runs (since start and in the interval), those that may have cost the
+ * figures an event, as the tracer says (enum drmtop_bpf_skip_cost): none where the program
+ * feeds nothing the figures use on this kernel; where the tracer makes up for a lost event
+ * (a job made from its run event, a start from the scheduled fence), those beyond what the
+ * counter of such make-ups grew by. That counter also counts jobs queued before attach, so at
+ * worst a real loss right after attach is taken for made up.
+ */
+static void skipped_lost(const struct drmtop_model *m, const struct drmtop_bpf_prog_stat *ps,
+			 const struct drmtop_model_prog *mp, uint64_t *lost, uint64_t *lost_delta)
+{
+	const struct drmtop_model_counter *c;
+
+	*lost = mp->recursion_misses;
+	*lost_delta = mp->misses_delta;
+	if (ps->skip_cost == DRMTOP_SKIP_HARMLESS) {
+		*lost = *lost_delta = 0;
+	} else if (ps->skip_cost == DRMTOP_SKIP_MADE_UP && m->counters &&
+		   ps->made_up_by < m->nr_counters) {
+		c = &m->counters[ps->made_up_by];
+		*lost = *lost > c->value ? *lost - c->value : 0;
+		*lost_delta = *lost_delta > c->delta ? *lost_delta - c->delta : 0;
+		if (*lost_delta > *lost)
+			*lost_delta = *lost;
+	}
 }
 
 static void build_bpf_summary(struct build *b)
@@ -676,6 +715,8 @@ static void build_bpf_summary(struct build *b)
 				continue;
 			m->missed.since_start += c->value;
 			m->missed.interval += c->delta;
+			if (memory_counter(i))
+				m->missed.memory_since_start += c->value;
 		}
 		m->nr_counters = DRMTOP_CNT_MAX;
 	}
@@ -683,6 +724,7 @@ static void build_bpf_summary(struct build *b)
 	for (i = 0; m->progs && i < b->in->nr_progs; i++) {
 		const struct drmtop_bpf_prog_stat *ps = &b->in->progs[i], *before;
 		struct drmtop_model_prog *mp = &m->progs[m->nr_progs++];
+		uint64_t lost, lost_delta;
 
 		before = b->in->prev_counters ? prev_prog(b->in, ps->name) : NULL;
 		mp->name = copy_arr(b, ps->name, sizeof(ps->name));
@@ -693,9 +735,13 @@ static void build_bpf_summary(struct build *b)
 		mp->run_time_ns = ps->run_time_ns;
 		m->missed.skipped_runs += mp->recursion_misses;
 		m->missed.skipped_runs_interval += mp->misses_delta;
+		skipped_lost(m, ps, mp, &lost, &lost_delta);
+		m->missed.since_start += lost;
+		m->missed.interval += lost_delta;
+		if (ps->memory)
+			m->missed.memory_since_start += lost;
+		m->missed.skipped_runs_covered += mp->recursion_misses - lost;
 	}
-	m->missed.since_start += m->missed.skipped_runs;
-	m->missed.interval += m->missed.skipped_runs_interval;
 	m->bpf_devices = alloc_array(b, s->n_devices, sizeof(*m->bpf_devices));
 	if (!m->bpf_devices)
 		return;

@@ -170,8 +170,10 @@ static int bpf_closed(struct record_client *rc, const struct drmtop_model_closed
 {
 	size_t i;
 
-	if (!rc->bpf_closed)
+	if (!rc->bpf_closed) {
 		take_bpf_identity(rc, &c->bpf);	/* the first carries the memory held at close */
+		rc->bpf_orphan = c->orphan;
+	}
 	rc->bpf_closed = true;
 	rc->closed = true;
 	for (i = 0; i < c->nr_engines; i++) {
@@ -211,6 +213,7 @@ static struct record_client *merge_into(struct record_session *rs, struct record
 	to->bpf_mem_imported = moved.bpf_mem_imported;
 	to->bpf_at_start = moved.bpf_at_start;
 	to->bpf_closed = moved.bpf_closed;
+	to->bpf_orphan = moved.bpf_orphan;
 	to->bpf_peak_bytes = moved.bpf_peak_bytes;
 	if (moved.first_seen_ns < to->first_seen_ns)
 		to->first_seen_ns = moved.first_seen_ns;

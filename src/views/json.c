@@ -153,6 +153,7 @@ static void json_bpf_view(struct json_writer *w, const struct drmtop_model_clien
 		jw_kv_u64(w, "fdinfo_total_bytes", b->fdinfo_total_bytes);
 		jw_kv_bool(w, "compared", b->mem_compared);
 		jw_kv_bool(w, "diverged", b->mem_diverged);
+		jw_kv_bool(w, "inconclusive", b->mem_inconclusive);
 	}
 	jw_object_end(w);
 	jw_key(w, "engines");
@@ -240,6 +241,14 @@ static void json_bpf_summary(struct json_writer *w, const struct drmtop_model *m
 		jw_kv_u64(w, "interval", m->missed.interval);
 		jw_kv_u64(w, "skipped_runs", m->missed.skipped_runs);
 		jw_kv_u64(w, "skipped_runs_interval", m->missed.skipped_runs_interval);
+		jw_kv_u64(w, "skipped_runs_covered", m->missed.skipped_runs_covered);
+		jw_kv_u64(w, "memory_since_start", m->missed.memory_since_start);
+		jw_object_end(w);
+		/* beside each client's sample_ns and interval_ns: how far the two windows differ */
+		jw_key(w, "window_ns");
+		jw_object_begin(w);
+		jw_kv_u64(w, "start", m->bpf_window_start_ns);
+		jw_kv_u64(w, "end", m->bpf_window_end_ns);
 		jw_object_end(w);
 		jw_key(w, "counters");
 		jw_object_begin(w);

@@ -21,6 +21,7 @@ static void json_record_bpf(struct json_writer *w, const struct record_client *c
 	jw_kv_bool(w, "open_at_start", c->bpf_at_start);
 	jw_kv_bool(w, "opened_before_trace", c->bpf_late);
 	jw_kv_bool(w, "closed", c->bpf_closed);
+	jw_kv_bool(w, "orphan", c->bpf_orphan);
 	jw_key(w, "engines");
 	jw_array_begin(w);
 	for (i = 0; i < c->nr_rings; i++) {

@@ -79,7 +79,8 @@ static void bpf_figures(struct strbuf *sb, const struct drmtop_model_client *c)
 	sb_printf(sb, " | mem %s shared %s%s",
 		  drmtop_fmt_bytes(tot, sizeof(tot), c->bpf->mem_total),
 		  drmtop_fmt_bytes(shr, sizeof(shr), c->bpf->mem_shared),
-		  c->bpf->mem_diverged ? " [DIVERGES from fdinfo]" : "");
+		  c->bpf->mem_diverged ? " [DIVERGES from fdinfo]" :
+		  c->bpf->mem_inconclusive ? " [INCONCLUSIVE: the tracer missed memory events]" : "");
 	if (c->lower_bound)
 		sb_printf(sb, " [lower bound: the tracer missed events]");
 }
@@ -229,6 +230,9 @@ static void render_missed(struct sink *s, const struct drmtop_model *m)
 		sb_printf(&s->sb, "; skipped program runs %llu (%llu)",
 			  (unsigned long long)x->skipped_runs,
 			  (unsigned long long)x->skipped_runs_interval);
+	if (x->skipped_runs_covered)
+		sb_printf(&s->sb, ", %llu of them made up for or costing nothing",
+			  (unsigned long long)x->skipped_runs_covered);
 	flush(s, x->interval ? DRMTOP_LINE_FLAG : DRMTOP_LINE_NOTE);
 	for (i = 0; i < m->nr_progs; i++)
 		if (m->progs[i].recursion_misses) {

@@ -169,7 +169,8 @@ static void memory(struct page *p, const struct drmtop_model_client *c)
 		text(p, c->bpf->mem_diverged ? TUI_ROLE_FLAG : TUI_ROLE_NORMAL,
 		     "%-12s %10s %10s  imported %s  %llu GEM handles%s", "bpf (GEM)", v[0], v[1], v[2],
 		     (unsigned long long)c->bpf->handles,
-		     c->bpf->mem_diverged ? "  DIVERGES from fdinfo" : "");
+		     c->bpf->mem_diverged ? "  DIVERGES from fdinfo" :
+		     c->bpf->mem_inconclusive ? "  INCONCLUSIVE: memory events missed" : "");
 	}
 }
 

@@ -6,7 +6,7 @@
 BPFDUMP := $(OUTPUT)/tests/bpfdump
 
 $(BPFDUMP): tests/bpf/bpfdump.c $(LIBDRMTOP) $(wildcard include/drmtop/*.h include/*.h) \
-		| $(OUTPUT)/tests
+		src/sources/bpf_internal.h $(OUTPUT)/drmtop_sched.skel.h | $(OUTPUT)/tests
 	$(CC) $(ALL_CFLAGS) $< $(LIBDRMTOP) $(ALL_LDFLAGS) $(LIBBPF_LIBS) -lm -o $@
 
 .PHONY: bpfdump

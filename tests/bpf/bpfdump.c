@@ -4,12 +4,12 @@
  * the tracer, snapshots it every interval (so closed clients are drained as drmtop would),
  * and on exit prints one JSON object: hooks, live clients, every client that closed while it
  * ran (entries of one uid merged), the orphans (clients whose close record was lost, merged
- * the same way), devices, counters and, with --fds, the task_file iterator's
- * (tgid, fd) -> drm_file records. Kernel addresses are hex strings (jq reads numbers as
- * doubles).
+ * the same way), devices, counters, each loaded program's recursion misses (runs the kernel
+ * skipped) and, with --fds, the task_file iterator's (tgid, fd) -> drm_file records. Kernel
+ * addresses are hex strings (jq reads numbers as doubles).
  *
  * Usage: bpfdump [-i MS] [-t SEC] [--ready FILE] [--status FILE] [--stop FILE] [--pause FILE]
- *                [--fds]
+ *                [--fds] [--drop-queue N] [--drop-run N]
  *   -i MS       snapshot interval (default 200)
  *   -t SEC      stop after SEC seconds (default: run until --stop FILE exists or SIGINT/TERM)
  *   --ready F   create F once the tracer is opened (the test starts its workload then)
@@ -18,6 +18,10 @@
  *   --pause F   take no snapshot while F exists (a reader that falls behind: close records
  *               pile up in the ring buffer, which may overflow)
  *   --fds       include the task_file iterator's records (taken at stop)
+ *   --drop-queue N, --drop-run N
+ *               test only: the scheduler part drops every Nth queue / run event as if the
+ *               kernel had skipped the program (bpf/drmtop_sched.bpf.c, test_drop); the JSON
+ *               then has "test_dropped": {"queue": n, "run": n}
  * Exit status: 0, or 1 when the tracer could not be opened (the JSON then has "error").
  */
 #include <errno.h>
@@ -32,6 +36,8 @@
 #include "drmtop/bpf_reader.h"
 #include "drmtop/bpf_tracer.h"
 #include "drmtop/json_writer.h"
+#include "drmtop_sched.skel.h"
+#include "../../src/sources/bpf_internal.h"
 
 static volatile sig_atomic_t stop;
 
@@ -63,6 +69,17 @@ struct merged {
 };
 
 static struct merged closed, orphans;
+
+/* --drop-queue, --drop-run: written to the scheduler part's .bss once it is loaded. */
+static __u32 drop_every[2];
+
+static void set_drops(struct drmtop_bpf *b)
+{
+	if (!b->sched || !b->sched->bss)
+		return;
+	b->sched->bss->drmtop_test_drop_every[0] = drop_every[0];
+	b->sched->bss->drmtop_test_drop_every[1] = drop_every[1];
+}
 
 static int merge_closed(struct merged *m, const struct drmtop_bpf_client *in)
 {
@@ -169,6 +186,7 @@ static void print_client(struct json_writer *w, const struct drmtop_bpf_client *
 
 static void print_all(struct drmtop_bpf *b, const struct drmtop_bpf_snapshot *s, bool fds)
 {
+	struct drmtop_bpf_prog_stat progs[DRMTOP_BPF_MAX_PROGS];
 	const struct drmtop_bpf_hook *hooks;
 	struct json_writer w;
 	size_t i, n;
@@ -230,6 +248,23 @@ static void print_all(struct drmtop_bpf *b, const struct drmtop_bpf_snapshot *s,
 	for (i = 0; i < DRMTOP_CNT_MAX; i++)
 		u64(&w, drmtop_bpf_counter_name(i), s->counters[i]);
 	jw_object_end(&w);
+	if (drop_every[0] || drop_every[1]) {
+		const __u64 *d = b->sched && b->sched->bss ? b->sched->bss->drmtop_test_dropped
+							    : NULL;
+
+		jw_key(&w, "test_dropped");
+		jw_object_begin(&w);
+		u64(&w, "queue", d ? d[0] : 0);
+		u64(&w, "run", d ? d[1] : 0);
+		jw_object_end(&w);
+	}
+	/* runs of each loaded program the kernel skipped (recursion_misses): events never seen */
+	jw_key(&w, "recursion_misses");
+	jw_object_begin(&w);
+	n = drmtop_bpf_prog_stats(b, progs, DRMTOP_BPF_MAX_PROGS);
+	for (i = 0; i < n; i++)
+		u64(&w, progs[i].name, progs[i].recursion_misses);
+	jw_object_end(&w);
 	if (fds) {
 		struct drmtop_fd_rec *r = NULL;
 		int err = drmtop_bpf_fds(b, &r, &n);
@@ -290,6 +325,8 @@ int main(int argc, char **argv)
 		{ "stop", required_argument, NULL, 's' },
 		{ "pause", required_argument, NULL, 'p' },
 		{ "fds", no_argument, NULL, 'f' },
+		{ "drop-queue", required_argument, NULL, 'Q' },
+		{ "drop-run", required_argument, NULL, 'R' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *ready = NULL, *stopfile = NULL, *status = NULL, *pause = NULL;
@@ -329,9 +366,14 @@ int main(int argc, char **argv)
 		case 'f':
 			fds = true;
 			break;
+		case 'Q':
+		case 'R':
+			drop_every[c == 'R'] = (__u32)strtoul(optarg, NULL, 10);
+			break;
 		default:
 			fprintf(stderr, "usage: bpfdump [-i MS] [-t SEC] [--ready FILE] "
-				"[--status FILE] [--stop FILE] [--pause FILE] [--fds]\n");
+				"[--status FILE] [--stop FILE] [--pause FILE] [--fds] "
+				"[--drop-queue N] [--drop-run N]\n");
 			return 2;
 		}
 	}
@@ -342,6 +384,7 @@ int main(int argc, char **argv)
 		printf("{\"error\":\"%s\"}\n", why);
 		return 1;
 	}
+	set_drops(b);
 	write_reason(ready, b);
 	write_reason(status, b);
 	t0 = now_s();
@@ -353,8 +396,10 @@ int main(int argc, char **argv)
 			usleep(interval_ms * 1000);
 			continue;
 		}
-		if (drmtop_bpf_poll(b) > 0)
+		if (drmtop_bpf_poll(b) > 0) {
+			set_drops(b);
 			write_reason(status, b);
+		}
 		err = drmtop_bpf_snapshot(b, &s);
 		if (err) {
 			if (err != -ENOENT)	/* ENOENT: no part loaded (yet) */

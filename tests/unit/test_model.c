@@ -407,6 +407,132 @@ static void test_client_missed_is_lasting_lower_bound(void **state)
 	drmtop_reconciler_free(l.r);
 }
 
+/*
+ * Skipped runs the tracer made up for (a job made from its run event per skipped queue event)
+ * or that feed nothing it uses on this kernel (ioctl entry where jobs carry client ids) are
+ * shown but not missed: the figures stay exact and a misreport is still flagged. Skips beyond
+ * what was made up for in the same interval are missed again.
+ */
+static void test_covered_skips_are_not_missed(void **state)
+{
+	struct drmtop_bpf_prog_stat progs[3] = {
+		{ .name = "drmtop_queue_btf_617", .skip_cost = DRMTOP_SKIP_MADE_UP,
+		  .made_up_by = DRMTOP_CNT_JOB_FROM_RUN },
+		{ .name = "drmtop_ioctl_enter", .skip_cost = DRMTOP_SKIP_HARMLESS },
+		{ .name = "drmtop_job_cleanup", .skip_cost = DRMTOP_SKIP_LOST },
+	};
+	struct drmtop_bpf_prog_stat prev[3];
+	__u64 prev_counters[DRMTOP_CNT_MAX];
+	struct drmtop_model m = { 0 };
+	static struct lossy l;
+	char *text;
+
+	(void)state;
+	l.r = drmtop_reconciler_new();
+	fake_fdinfo_init(&l.fi, 7, "gfx", 75.0, 0, 100, 3);
+	identity(&l.fi, "k7", "liar");
+	fake_bpf_init(&l.b, 3, 0x2000, 7, 0);
+	fake_ring(&l.b, 0xa000, "gfx", 0, 0);
+	fake_snap(&l.snap, &l.b.bc, 1, S);
+	l.in = (struct drmtop_model_input){
+		.clients = &l.fi.c, .nr_clients = 1, .bpf_active = true, .snap = &l.snap,
+		.rec = l.r, .diverge_pct = 5.0, .progs = progs, .nr_progs = 3,
+	};
+	lossy_step(&l, &m);
+
+	/* 4 queue runs skipped, 4 jobs made from their run event; 10 ioctl entries skipped. */
+	memcpy(prev_counters, l.snap.counters, sizeof(prev_counters));
+	memcpy(prev, progs, sizeof(prev));
+	l.in.prev_counters = prev_counters;
+	l.in.prev_progs = prev;
+	l.in.nr_prev_progs = 3;
+	progs[0].recursion_misses = 4;
+	l.snap.counters[DRMTOP_CNT_JOB_FROM_RUN] = 4;
+	progs[1].recursion_misses = 10;
+	l.b.eng[0].busy_ns = S / 2;
+	l.snap.taken_ns += S;
+	lossy_step(&l, &m);
+	assert_int_equal(m.missed.since_start, 0);
+	assert_int_equal(m.missed.interval, 0);
+	assert_int_equal(m.missed.skipped_runs, 14);
+	assert_int_equal(m.missed.skipped_runs_covered, 14);
+	assert_true(m.clients[0].engines[0].diverged);
+	assert_false(m.clients[0].lower_bound);
+	text = render(drmtop_text_frame, &m);
+	assert_non_null(strstr(text, "bpf missed: 0 events since start, 0 in the last interval"));
+	assert_non_null(strstr(text, "skipped program runs 14 (14), 14 of them made up for"));
+	free(text);
+
+	/* 3 more queue runs skipped, 1 made up for; a cleanup run skipped: 3 missed. */
+	memcpy(prev_counters, l.snap.counters, sizeof(prev_counters));
+	memcpy(prev, progs, sizeof(prev));
+	progs[0].recursion_misses = 7;
+	l.snap.counters[DRMTOP_CNT_JOB_FROM_RUN] = 5;
+	progs[2].recursion_misses = 1;
+	l.b.eng[0].busy_ns = S;
+	l.snap.taken_ns += S;
+	lossy_step(&l, &m);
+	assert_int_equal(m.missed.interval, 3);
+	assert_int_equal(m.missed.since_start, 3);
+	assert_int_equal(m.missed.skipped_runs_covered, 15);
+	assert_true(m.clients[0].engines[0].inconclusive);
+	assert_true(m.clients[0].lower_bound);
+	drmtop_model_fini(&m);
+	drmtop_reconciler_free(l.r);
+}
+
+/*
+ * Memory is a running sum of GEM events: one missed long ago may leave a client's figure wrong
+ * until it closes, so a memory difference stays inconclusive after any such loss since start,
+ * not only in the interval it happened in. Engine rates, measured per interval, are flagged
+ * again once an interval is clean.
+ */
+static void test_memory_losses_stay_inconclusive(void **state)
+{
+	struct drmtop_bpf_prog_stat progs[1] = {
+		{ .name = "drmtop_handle_create", .memory = true },
+	};
+	struct drmtop_bpf_prog_stat prev[1];
+	__u64 prev_counters[DRMTOP_CNT_MAX];
+	struct drmtop_model m = { 0 };
+	static struct lossy l;
+
+	(void)state;
+	l.r = drmtop_reconciler_new();
+	/* fdinfo: 8 MiB; the tracer missed the handle: 0 */
+	fake_fdinfo_init(&l.fi, 7, "gfx", 75.0, 8 << 20, 100, 3);
+	identity(&l.fi, "k7", "liar");
+	fake_bpf_init(&l.b, 3, 0x2000, 7, 0);
+	fake_ring(&l.b, 0xa000, "gfx", 0, 0);
+	fake_snap(&l.snap, &l.b.bc, 1, S);
+	l.in = (struct drmtop_model_input){
+		.clients = &l.fi.c, .nr_clients = 1, .bpf_active = true, .snap = &l.snap,
+		.rec = l.r, .diverge_pct = 5.0, .progs = progs, .nr_progs = 1,
+	};
+	progs[0].recursion_misses = 1;
+	lossy_step(&l, &m);
+	assert_int_equal(m.missed.memory_since_start, 1);
+
+	/* A clean interval: the rate misreport is flagged, the memory difference is not. */
+	memcpy(prev_counters, l.snap.counters, sizeof(prev_counters));
+	prev[0] = progs[0];
+	l.in.prev_counters = prev_counters;
+	l.in.prev_progs = prev;
+	l.in.nr_prev_progs = 1;
+	l.b.eng[0].busy_ns = S / 2;
+	l.snap.taken_ns += S;
+	lossy_step(&l, &m);
+	assert_int_equal(m.missed.interval, 0);
+	assert_true(m.clients[0].engines[0].diverged);
+	assert_non_null(m.clients[0].bpf);
+	assert_true(m.clients[0].bpf->mem_compared);
+	assert_false(m.clients[0].bpf->mem_diverged);
+	assert_true(m.clients[0].bpf->mem_inconclusive);
+	assert_true(m.clients[0].inconclusive);
+	drmtop_model_fini(&m);
+	drmtop_reconciler_free(l.r);
+}
+
 /* Every counter that means a lost or misattributed event reaches the "missed" total. */
 static void test_every_loss_counter_counts(void **state)
 {
@@ -530,6 +656,8 @@ int main(void)
 		cmocka_unit_test(test_absent_is_not_zero),
 		cmocka_unit_test(test_losses_make_figures_lower_bounds),
 		cmocka_unit_test(test_client_missed_is_lasting_lower_bound),
+		cmocka_unit_test(test_covered_skips_are_not_missed),
+		cmocka_unit_test(test_memory_losses_stay_inconclusive),
 		cmocka_unit_test(test_every_loss_counter_counts),
 		cmocka_unit_test(test_device_totals),
 	};

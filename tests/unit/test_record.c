@@ -178,6 +178,38 @@ static void test_session_joins_sources_and_keeps_closed(void **state)
 	drmtop_reconciler_free(r);
 }
 
+/*
+ * A client whose close record was lost (the kernel skipped the close hook, or the ring buffer
+ * was full) comes as an orphan: kept among the closed with its jobs, and marked as such, since
+ * its identity and its memory at close are unknown.
+ */
+static void test_orphan_is_marked(void **state)
+{
+	struct drmtop_reconciler *r = drmtop_reconciler_new();
+	struct record_session rs = { .start_ns = 0 };
+	struct drmtop_bpf_client orphans[1];
+	struct drmtop_bpf_snapshot snap;
+	const struct record_client *rc;
+	struct fake_bpf b;
+
+	(void)state;
+	fake_snap(&snap, NULL, 0, 1);
+	step(&rs, r, &snap, NULL, 0, NULL, 0, 0);
+	fake_bpf_init(&b, 9, 0, 0, 0);
+	fake_ring(&b, 0xa, "gfx", S / 4, 2);
+	b.bc.c.flags = DRMTOP_CLIENT_CLOSED | DRMTOP_CLIENT_ORPHAN;
+	orphans[0] = b.bc;
+	fake_snap(&snap, NULL, 0, 1 + S);
+	snap.orphans = orphans;
+	snap.n_orphans = 1;
+	step(&rs, r, &snap, NULL, 0, NULL, 0, S);
+	rc = rec_find(&rs, "bpf:9");
+	assert_true(rc->bpf_closed && rc->bpf_orphan);
+	assert_int_equal(record_ring_jobs(rc, ring_of(rc, "gfx")), 2);
+	record_session_free(&rs);
+	drmtop_reconciler_free(r);
+}
+
 /* fdinfo alone: a client open at the start counts from its first reading, a new one from 0. */
 static void test_fdinfo_only_session(void **state)
 {
@@ -365,6 +397,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_session_joins_sources_and_keeps_closed),
 		cmocka_unit_test(test_fdinfo_only_session),
+		cmocka_unit_test(test_orphan_is_marked),
 		cmocka_unit_test(test_engine_appearing_later_counts_from_zero),
 		cmocka_unit_test(test_pid_filter_applies_to_record),
 		cmocka_unit_test(test_busy_share_over_the_clients_window),

@@ -5,8 +5,9 @@
 # runs tests/vm/run-suite.sh there and writes "<passed> <failed>" to <result-file>. A VM that
 # did not boot, did not finish in time (VM_TIMEOUT seconds) or left no count adds one failure
 # to whatever the suite had counted; exits non-zero on any failure.
-# VM_SIMGPU_PARAMS (simgpu module parameters), VM_CASE_TIMEOUT (seconds per case) and VM_CASES
-# (case names to run instead of all) are passed on.
+# VM_SIMGPU_PARAMS (simgpu module parameters), VM_CASE_TIMEOUT (seconds per case), VM_CASES
+# (case names to run instead of all) and VM_ENV ("NAME=VALUE ..." for the guest's environment,
+# e.g. CASE41_RUNS=10) are passed on.
 set -u
 
 [ $# -eq 2 ] || { echo "usage: $0 <6.1|6.12> <result-file>" >&2; exit 2; }
@@ -38,6 +39,9 @@ fi
 set -- --kernel "$rel" --timeout "${VM_TIMEOUT:-1500}" --run-dir "$rundir"
 [ -z "${VM_SIMGPU_PARAMS:-}" ] || set -- "$@" --simgpu-params "$VM_SIMGPU_PARAMS"
 [ -z "${VM_CASE_TIMEOUT:-}" ] || set -- "$@" --env "VM_CASE_TIMEOUT=$VM_CASE_TIMEOUT"
+for kv in ${VM_ENV:-}; do
+	set -- "$@" --env "$kv"
+done
 # shellcheck disable=SC2086
 "$here/run-in-vm.sh" "$@" -- tests/vm/run-suite.sh ${VM_CASES:-}
 rc=$?

@@ -21,3 +21,7 @@ probe SIMGPU_DRM_DRIVER_DATE drm/drm_drv.h '^[[:space:]]+char \*date;'
 probe SIMGPU_SCHED_STAT_NOMINAL drm/gpu_scheduler.h 'DRM_GPU_SCHED_STAT_NOMINAL,'
 probe SIMGPU_HAVE_HRTIMER_SETUP linux/hrtimer.h 'void hrtimer_setup\('
 probe SIMGPU_IMPORT_NS_STRING linux/module.h 'define MODULE_IMPORT_NS\(ns\)[[:space:]]+MODULE_INFO\(import_ns, ns\)'
+# DRM_GEM_SHMEM_DRIVER_OPS imports a dma-buf without mapping its sg table (checked on 7.2.13;
+# 6.1 and 6.12 map it at import, so an import is resident from the start there).
+probe SIMGPU_SHMEM_IMPORT_NO_MAP drm/drm_gem_shmem_helper.h \
+	'\.gem_prime_import[[:space:]]*=[[:space:]]*drm_gem_shmem_prime_import_no_map'

@@ -4,7 +4,7 @@
  * directories are numbered by minor, and vgem may hold the first ones). The format is described
  * in README.md; every line is "<kind> key=value ...", values never contain spaces.
  *
- * Checked on 6.1.0-56-amd64 and 6.12.117+deb12-amd64.
+ * Checked on 6.1.0-56-amd64, 6.12.117+deb12-amd64 and 7.2.13+deb14-amd64.
  */
 #include <linux/ctype.h>
 #include <linux/debugfs.h>
@@ -104,12 +104,13 @@ static int simgpu_device_show(struct seq_file *m, void *unused)
 	struct simgpu_device *sdev = m->private;
 
 	seq_puts(m, "# simgpu device v1\n");
-	seq_printf(m, "device render_minor=%d primary_minor=%d bo_alive=%lld bo_alive_bytes=%lld fdinfo_scale_pct=%u clear_jobs=%d\n",
+	seq_printf(m, "device render_minor=%d primary_minor=%d bo_alive=%lld bo_alive_bytes=%lld fdinfo_scale_pct=%u clear_jobs=%d prime_import_maps=%d\n",
 		   sdev->drm.render ? sdev->drm.render->index : -1,
 		   sdev->drm.primary ? sdev->drm.primary->index : -1,
 		   (long long)atomic64_read(&sdev->bo_alive),
 		   (long long)atomic64_read(&sdev->bo_alive_bytes),
-		   READ_ONCE(simgpu_fdinfo_scale_pct), READ_ONCE(simgpu_clear_jobs));
+		   READ_ONCE(simgpu_fdinfo_scale_pct), READ_ONCE(simgpu_clear_jobs),
+		   !SIMGPU_SHMEM_IMPORT_NO_MAP);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(simgpu_device);

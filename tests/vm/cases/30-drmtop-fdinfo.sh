@@ -41,6 +41,8 @@ if echo 150 >"$scale"; then
 	lie_rc=$?
 fi
 echo "$old_scale" >"$scale"
+# What the kernel itself printed, for the memory keys it may leave out (wl_resident_rule).
+wl_fdinfo_all "$(sed -n 's/^  "device": "\(.*\)",$/\1/p' "$tmp/ready.json")" >"$tmp/fdinfo.jsonl"
 # Let the truth sampler (every 10 ms) cover the end of drmtop's last window.
 sleep 0.3
 if wl_stop; then
@@ -61,7 +63,7 @@ fi
 # property pass or fail alone. "info:" lines show the busy figures that agreed.
 compare_drmtop() {
 	jq -r -n --slurpfile rec "$tmp/record.json" --slurpfile ready "$tmp/ready.json" \
-		--slurpfile frames "$1" --argjson tol "$TOLERANCE_PCT" '
+		--slurpfile frames "$1" --argjson tol "$TOLERANCE_PCT" --arg rule "$rule" '
 	# simgpu busy ns of engine column $k at monotonic time $x, linear between the samples
 	# around it (rows [t, id, gfx, compute, copy] of one client, sorted); null outside.
 	def at($rows; $times; $k; $x):
@@ -124,15 +126,34 @@ compare_drmtop() {
 		    end),
 		 (([$d.memory[]? | select(.region == "memory")] | first) as $dm
 		  | [["total_bytes", $c.memory.held_bytes],
-		     ["shared_bytes", $c.memory.shared_held_bytes],
-		     ["resident_bytes", $c.memory.resident_held_bytes]][]
+		     ["shared_bytes", $c.memory.shared_held_bytes]][]
 		  | select($dm == null or $dm[.[0]] != .[1])
 		  | "memory: \($fr): \($who) \(.[0]): drmtop \($dm[.[0]]? // "nothing"),"
-		    + " record \(.[1])")
+		    + " record \(.[1])"),
+		 # resident: shown exactly where fdinfo prints it, null (not reported, never 0)
+		 # where the kernel leaves it out (nothing resident, and the rule of this kernel:
+		 # wl_resident_rule)
+		 (([$d.memory[]? | select(.region == "memory")] | first // {}) as $dm
+		  | $c.memory.resident_held_bytes as $res
+		  | if $res > 0 or ($c.memory.held_count > 0 and $rule == "printed") then
+		      (if $dm.resident_bytes != $res then
+			 "memory: \($fr): \($who) resident_bytes: drmtop \($dm.resident_bytes // "nothing"),"
+			 + " record \($res)"
+		       else empty end)
+		    elif $dm.resident_bytes != null and
+			 ($c.memory.held_count == 0 or $rule == "left-out") then
+		      "memory: \($fr): \($who) resident_bytes: drmtop \($dm.resident_bytes), but fdinfo"
+		      + " leaves it out (nothing resident)"
+		    else empty end)
 	       end)
-	  )' >"$2" 2>&1
+	  ),
+	  (if $rule == "mixed" then "memory: fdinfo prints drm-resident-memory at 0 for some"
+	     + " clients without resident objects and leaves it out for others" else empty end)
+	' >"$2" 2>&1
 }
 
+rule=$(wl_resident_rule "$tmp/record.json" "$tmp/fdinfo.jsonl")
+echo "# fdinfo drm-resident-memory for a client with nothing resident: $rule"
 compare_drmtop "$tmp/drmtop.jsonl" "$tmp/mismatch"
 sed -n 's/^info: /# /p' "$tmp/mismatch"
 

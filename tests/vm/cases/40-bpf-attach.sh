@@ -15,6 +15,14 @@ if bpftool btf dump file /sys/kernel/btf/gpu_sched format c 2>/dev/null |
 	fence_cid=true
 fi
 echo "drm_sched_fence.drm_client_id in BTF: $fence_cid"
+# The scheduler tracepoints under the names this kernel's gpu_sched BTF has them (a
+# btf_trace_<name> typedef per event): 6.17 renamed all three.
+if grep -qaF btf_trace_drm_sched_job_queue /sys/kernel/btf/gpu_sched; then
+	tps='"tp_btf/drm_sched_job_queue", "tp_btf/drm_sched_job_run", "tp_btf/drm_sched_job_done"'
+else
+	tps='"tp_btf/drm_sched_job", "tp_btf/drm_run_job", "tp_btf/drm_sched_process_job"'
+fi
+echo "# scheduler tracepoints: $tps"
 
 render=$(sed -n 's/.*render_minor=\([0-9]*\).*/\1/p' "$SIMGPU_DBG/device")
 exec 9<>"/dev/dri/renderD$render"
@@ -22,14 +30,15 @@ bl_start_bpf || bl_end
 # a job that is still running when bpfdump stops: its time so far shows as running_ns
 "$WORKLOAD" -s "proc longjob; open a; submit a engine=gfx dur=12s count=1" >"$BL/wl.out" 2>&1 &
 bl_wl_pid=$!
-# until simgpu says the job has run for a second (a fixed sleep lost the race on a loaded host)
-_t=0
-until awk '/comm=longjob / { for (i = 1; i <= NF; i++) if ($i ~ /^gfx_busy_ns=/) {
-		split($i, kv, "="); if (kv[2] + 0 >= 1000000000) ok = 1 } } END { exit !ok }' \
-		"$SIMGPU_DBG/clients" || [ $_t -ge 600 ]; do
-	sleep 0.1
-	_t=$((_t + 1))
+# once the job is on simgpu's gfx ring (under a loaded host starting the workload alone may
+# take seconds), let it run a second
+i=0
+until awk '$1 == "engine" && $2 == "name=gfx" && $0 ~ / on_hardware=[1-9]/ { f = 1 }
+	END { exit !f }' "$SIMGPU_DBG/engines" || [ $i -ge 100 ]; do
+	sleep 0.2
+	i=$((i + 1))
 done
+sleep 1
 bl_truth
 # the kernel memory the tracer's maps hold, as the kernel reports it (bpftool map show): at
 # most 16 MiB with the default --bpf-map sizes (this guest runs no other BPF user)
@@ -53,8 +62,7 @@ bl_jq_checks '
 	  "fentry/drm_gem_object_release", "fexit/drm_gem_handle_create_tail",
 	  "fentry/drm_gem_object_release_handle", "fentry/drm_gem_prime_fd_to_handle",
 	  "fexit/drm_gem_prime_handle_to_fd", "iter/task_file", "fentry/drm_sched_job_cleanup",
-	  "tp_btf/drm_sched_job", "tp_btf/drm_run_job",
-	  "tp_btf/drm_sched_process_job"][] as $h |
+	  '"$tps"'][] as $h |
 	  check("hook-\($h)"; any(b.hooks[]; .target == $h and .attached); "not attached")),
 	# who queued a job: from the fence where the kernel puts the client id there, else
 	# from hooks on every ioctl and on entity creation (only then loaded)

@@ -22,18 +22,45 @@ proc blip count=6 every=60ms
 SCEN
 bl_start_bpf || bl_end
 bl_run_workload_fg -f "$BL/scenario"
+# A client whose close hook run the kernel skipped is settled as an orphan after the reader's
+# grace period (5 s and 2 snapshots): let it pass before the tracer stops.
+bl_quiesce 30
+sleep 6
 bl_finish || bl_end
+# A close whose drmtop_gem_release_enter run the kernel skipped (7.x: PREEMPT_LAZY) sends no
+# close record: the engine figures of that client come as an orphan after the grace period (as in
+# case 48), without its identity or its memory at close. Each skipped run may account for one
+# client; those orphans must hold exactly the jobs of the clients not found closed.
 bl_jq_checks '
+	([(b.recursion_misses // {}) | to_entries[] | select(.key == "drmtop_gem_release_enter") |
+		.value] | add // 0) as $rs |
 	[r.clients[]] as $rcs |
 	[b.closed[] | select(.kind == "user" and .driver == "simgpu")] as $cl |
-	check("closed-count"; ($cl | length) == ($rcs | length);
-		"bpf \($cl | length) closed simgpu clients, workload opened \($rcs | length)"),
+	[b.orphans[]] as $orph |
+	[$rcs[] | .opener_pid as $p | select([$cl[] | select(.tgid == $p)] | length == 0)] as $gone |
+	check("closed-count"; ($cl | length) + ($orph | length) == ($rcs | length) and
+		($orph | length) <= $rs;
+		"bpf \($cl | length) closed simgpu clients and \($orph | length) orphans (close runs skipped: \($rs)), workload opened \($rcs | length)"),
 	check("none-left-open"; ([b.clients[] | select(.kind == "user" and .driver == "simgpu")] | length) == 0;
 		"\([b.clients[] | select(.kind == "user" and .driver == "simgpu") | .tgid])"),
+	(if ($orph | length) > 0 then
+		"# \($case): \($orph | length) clients without a close record (drmtop_gem_release_enter skipped \($rs) times): clients \([$gone[].client_id]) checked as orphans, their memory at close unknown",
+		(engines[] as $e |
+		 ([$orph[].engines[] | select(.name == $e)] | {jobs: (map(.jobs) | add // 0),
+			busy: (map(.busy_ns) | add // 0)}) as $g |
+		 ([$gone[] | truth_client(.client_id)]) as $tcs |
+		 ($tcs | map(.["\($e)_completed"]) | add // 0) as $tj |
+		 ($tcs | map(.["\($e)_busy_ns"]) | add // 0) as $tb |
+		 check("orphans-\($e)-jobs"; $g.jobs == $tj; "orphans \($g.jobs) jobs, simgpu \($tj)"),
+		 check("orphans-\($e)-busy"; within($g.busy; $tb); "orphans \($g.busy) ns, simgpu \($tb) ns")),
+		check("orphan-engines-counted"; b.counters.orphan_engines == ([$orph[].engines[]] | length);
+			"orphan_engines \(b.counters.orphan_engines), orphans have \([$orph[].engines[]] | length) engines")
+	else empty end),
 	($rcs[] | . as $rc | [$cl[] | select(.tgid == $rc.opener_pid)] as $m |
 		truth_client($rc.client_id) as $tc |
+		if ($m | length) == 0 and ($orph | length) > 0 then empty else
 		check("client-\($rc.client_id)-closed-once"; ($m | length) == 1;
-			"\($m | length) closed BPF clients with tgid \($rc.opener_pid)"),
+			"\($m | length) closed BPF clients with tgid \($rc.opener_pid)") end,
 		($m[0] // null) as $c |
 		if $c == null then empty else
 			check("client-\($rc.client_id)-id"; if is61 then $c.client_id == 0 else $c.client_id == $rc.client_id end;
@@ -44,5 +71,5 @@ bl_jq_checks '
 				"bpf \($c.mem_total), workload held \($rc.memory.held_bytes)"),
 			(if $rc.probe then empty else engine_checks("client-\($rc.client_id)"; $c; $tc; true) end)
 		end),
-	counter_checks'
+	counter_checks_except(if ($orph | length) > 0 then ["orphan_engines"] else [] end)'
 bl_end

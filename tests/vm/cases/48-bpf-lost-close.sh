@@ -11,12 +11,24 @@
 # ends a job at its hardware fence's timestamp), nothing else lost.
 . tests/bpf/guest-lib.sh
 bl_init 48-bpf-lost-close
-cat >"$BL/scenario" <<'SCEN'
-proc burst count=32
+# The 32 processes run one after another (a parent forks each and waits for it): with them all
+# at once, a kernel that skips a preempted tracer program's runs on the same CPU (7.x) skips
+# most of the open and close hooks, and the close records this case must overflow the ring
+# buffer with are never sent.
+{
+	echo "proc bursts"
+	i=0
+	while [ $i -lt 32 ]; do
+		printf '  fork burst\n  join\n'
+		i=$((i + 1))
+	done
+	cat <<'SCEN'
+proc burst child
   open c count=64
   submit c engine=copy dur=100us count=1 wait=end
   exit
 SCEN
+} >"$BL/scenario"
 bl_truth_baseline
 touch "$BL/pause"
 "$BPFDUMP" -i 100 --ready "$BL/bpf.ready" --stop "$BL/bpf.stop" --pause "$BL/pause" \

@@ -105,8 +105,22 @@ elif wl_start "$d" --hold steady >"$d/why"; then
 	check drmtop-bpf-busy-seen "$SIMGPU | any(.comm == \"render\" and
 		any(.bpf.engines[]; .name == \"gfx\" and .jobs_delta > 0 and .busy_pct > 5))" \
 		"$d/honest.json" "$GIST"
-	check drmtop-bpf-memory-exact "$SIMGPU | all(.bpf.memory.compared and
-		.bpf.memory.total_bytes == .bpf.memory.fdinfo_total_bytes)" "$d/honest.json" "$GIST"
+	# Memory to the byte. drmtop attached before the workload started, so a client it says
+	# opened before the trace is one whose drm_file_alloc run the kernel skipped (7.x): drmtop
+	# then does not compare its memory, but the bytes must agree all the same. Where the kernel
+	# skipped a GEM hook run (memory_since_start) the bytes may differ: drmtop must then call
+	# the difference inconclusive, never the driver's.
+	check drmtop-bpf-memory-exact "([.bpf.programs[] | select(.name |
+		startswith(\"drmtop_file_alloc\")) | .recursion_misses] | add // 0) as \$fa |
+		.bpf.missed.memory_since_start as \$ml | $SIMGPU | all(
+		(.bpf.memory.total_bytes == .bpf.memory.fdinfo_total_bytes and
+		 (.bpf.memory.compared or (.bpf.opened_before_trace and \$fa > 0))) or
+		(\$ml > 0 and .bpf.memory.diverged == false and
+		 (.bpf.memory.inconclusive or .bpf.memory.compared == false)))" \
+		"$d/honest.json" "$GIST"
+	echo "info: memory not exact for $(jq "[$SIMGPU[] | select(.bpf.memory.total_bytes !=
+		.bpf.memory.fdinfo_total_bytes)] | length" "$d/honest.json") clients; GEM events the" \
+		"tracer lost (memory_since_start): $(jq .bpf.missed.memory_since_start "$d/honest.json")"
 	m=$(jq -r "$SIMGPU | map(.bpf.match) | unique | join(\",\")" "$d/honest.json")
 	echo "info: clients matched by $m on $(uname -r)"
 
@@ -117,23 +131,37 @@ elif wl_start "$d" --hold steady >"$d/why"; then
 	echo 100 >"$scale"
 	# Every frame with rates: where the tracer missed nothing in the interval the misreport is
 	# flagged; where it missed events (a skipped program run, a job ended without its done) no
-	# engine may be called diverged, the render client's gfx is inconclusive instead. At least
-	# one frame must be clean, or the check proves nothing.
+	# engine may be called diverged, the render clients' gfx is inconclusive instead. Both as
+	# the documented rule has it: flagged when the two figures differ by more than the
+	# threshold (5 points) plus what the windows' misalignment can explain (the part of either
+	# window the other does not cover, in points of the shorter one; on a loaded host drmtop
+	# reads fdinfo a while after the tracer, and the rates move). At least one frame must be
+	# clean and show the misreport beyond that, or the check proves nothing.
 	jq -s '.[1:]' "$d/lying.json.all" >"$d/lying-frames.json"
-	LIED='def lied(f): [.clients[] | select(.driver == "simgpu")] | any(.comm == "render" and
-		any(.bpf.engines[]; .name == "gfx" and .busy_pct > 5 and
-		(.fdinfo_busy_pct / .busy_pct) > 1.35 and (.fdinfo_busy_pct / .busy_pct) < 1.65 and f));'
-	check drmtop-bpf-misreport-flagged "$LIED map(select(.bpf.missed.interval == 0)) |
-		length > 0 and all(.[]; lied(.diverged))" "$d/lying-frames.json" \
-		'[.[] | {missed: .bpf.missed, c: [.clients[] | select(.driver == "simgpu") |
-		{comm, e: [.bpf.engines[]? | {name, busy_pct, fdinfo_busy_pct, diverged,
-		inconclusive}]}]}]'
+	LIED='def lies($f): [$f.clients[] | select(.driver == "simgpu" and .comm == "render") as $c |
+		select($c.sample_ns != null and $c.interval_ns != null) |
+		$c.bpf.engines[]? | select(.name == "gfx" and .busy_pct != null and .busy_pct > 5 and
+		.fdinfo_busy_pct != null) | . as $e |
+		($c.sample_ns - $c.interval_ns) as $fs | $c.sample_ns as $fe |
+		$f.bpf.window_ns.start as $bs | $f.bpf.window_ns.end as $be |
+		([$fe - $fs, $be - $bs] | min) as $span |
+		((($fs - $bs) | fabs) + (($fe - $be) | fabs)) as $off |
+		{id: $c.client_id, bpf: $e.busy_pct, fd: $e.fdinfo_busy_pct, diverged: $e.diverged,
+		 inconclusive: $e.inconclusive, ratio: ($e.fdinfo_busy_pct / $e.busy_pct),
+		 slack: (if $span > 0 then 100 * $off / $span else 1000 end)} |
+		.seen = ((.fd - .bpf) | fabs) > 5 + .slack];'
+	check drmtop-bpf-misreport-flagged "$LIED [.[] | select(.bpf.missed.interval == 0) |
+		lies(.)[]] as \$l | (\$l | length) > 0 and any(\$l[]; .seen) and
+		all(\$l[]; .diverged == .seen and .ratio > 1.35 and .ratio < 1.65)" \
+		"$d/lying-frames.json" "$LIED [.[] | {missed: .bpf.missed.interval, lies: lies(.)}]"
 	check drmtop-bpf-inconclusive-when-missing "$LIED map(select(.bpf.missed.interval > 0)) |
 		all(.[]; ($SIMGPU | all(.bpf == null or all(.bpf.engines[]; .diverged | not))) and
-		lied(.inconclusive))" "$d/lying-frames.json" '[.[] | .bpf.missed]'
-	echo "info: frames with events the tracer missed:" \
-		"$(jq '[.[] | select(.bpf.missed.interval > 0)] | length' "$d/lying-frames.json")" \
-		"of $(jq length "$d/lying-frames.json")"
+		all(lies(.)[]; .inconclusive == .seen))" "$d/lying-frames.json" \
+		"$LIED [.[] | {missed: .bpf.missed.interval, lies: lies(.)}]"
+	echo "info: frames with events the tracer missed: $(jq '[.[] |
+		select(.bpf.missed.interval > 0)] | length' "$d/lying-frames.json") of" \
+		"$(jq length "$d/lying-frames.json"): $(jq -c '[.[] | .bpf.missed]' \
+		"$d/lying-frames.json")"
 	check drmtop-bpf-misreport-memory-not-flagged \
 		"$SIMGPU | all(.bpf == null or .bpf.memory.diverged == false)" "$d/lying.json" "$GIST"
 	"$DRMTOP" -b -n 1 -d 1 >"$d/lying.txt" 2>&1 || true
@@ -168,7 +196,26 @@ if want record; then
 					      ($je[.key] // 0) == .value.jobs))] | length != 1)
 			   | {client_id, opener_pid, engines}]')
 		n=$(jq '[.clients[] | select(.probe | not)] | length' "$d/wl.json")
+		# A client whose close hook run the kernel skipped (7.x) has no close record: drmtop
+		# lists it as an orphan, without identity unless a refresh saw it live (then it is
+		# matched above). The clients not found must be exactly as many as the orphans without
+		# identity, no more than the runs skipped, and hold those orphans' jobs.
+		covered=$(jq -n -c --argjson missing "$missing" --slurpfile rec "$d/rec.json" '
+			[$rec[0].clients[] | select(.bpf != null and .bpf.orphan and .bpf.tgid == 0)] as $O
+			| def jobs($cs): [$cs[] | .engines | to_entries[] | {(.key): .value.jobs}]
+				| reduce .[] as $x ({}; reduce ($x | to_entries[]) as $kv (.;
+					.[$kv.key] += $kv.value)) | with_entries(select(.value > 0));
+			  def ojobs: [$O[] | .bpf.engines[] | {(.name): .jobs}]
+				| reduce .[] as $x ({}; reduce ($x | to_entries[]) as $kv (.;
+					.[$kv.key] += $kv.value)) | with_entries(select(.value > 0));
+			  ($missing | length) == ($O | length) and
+			  ($O | length) <= $rec[0].record.bpf.skipped_runs and
+			  jobs($missing) == ojobs')
 		if [ "$missing" = "[]" ] && [ "$n" -gt 20 ]; then
+			pass "drmtop-record-short-lived-all-present ($n clients)"
+		elif [ "$covered" = true ] && [ "$n" -gt 20 ]; then
+			echo "info: $(echo "$missing" | jq length) of $n clients without a close record" \
+				"(close hook runs skipped), checked as orphans: their jobs exact"
 			pass "drmtop-record-short-lived-all-present ($n clients)"
 		else
 			fail drmtop-record-short-lived-all-present "$n clients, not found exactly once: $missing"
