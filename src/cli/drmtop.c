@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "drmtop/commands.h"
@@ -21,41 +20,11 @@
 #include "drmtop/probe.h"
 #include "drmtop/sampler.h"
 #include "drmtop/serve.h"
+#include "drmtop/signals.h"
 #include "drmtop/util/clock.h"
 #include "drmtop/version.h"
 
-static volatile sig_atomic_t stop_requested;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	stop_requested = 1;
-}
-
-static void install_signals(void)
-{
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;	/* no SA_RESTART: sleeps end early on a signal */
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
-}
-
-/* Sleeps until the absolute monotonic time @deadline_ns or a stop signal. */
-static void sleep_until(uint64_t deadline_ns)
-{
-	struct timespec ts = {
-		.tv_sec = (time_t)(deadline_ns / 1000000000ull),
-		.tv_nsec = (long)(deadline_ns % 1000000000ull),
-	};
-
-	while (!stop_requested &&
-	       clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
-		;
-}
+static const volatile sig_atomic_t *stop;
 
 /* 0, 1 on a write error (reported), -1 when the reader went away (a clean end). */
 static int emit(const struct drmtop_options *opts, struct drmtop_model *m, unsigned long shown)
@@ -86,9 +55,8 @@ static int run_stream(struct drmtop_sampler *s, const struct drmtop_options *opt
 			goto out;
 	}
 	deadline = drmtop_mono_ns() + step;
-	while (!stop_requested && (!opts->iterations || shown < opts->iterations)) {
-		sleep_until(deadline);
-		if (stop_requested)
+	while (!*stop && (!opts->iterations || shown < opts->iterations)) {
+		if (drmtop_sleep_until(deadline, stop))
 			break;
 		deadline += step;
 		if (drmtop_sampler_next(s, &m))
@@ -129,15 +97,16 @@ static int run_sampling(int argc, char **argv, enum drmtop_command cmd)
 	if (!opts.format)
 		opts.format = drmtop_format_find("text");
 
-	install_signals();
+	/* Before the tracer loads (seconds on a slow machine): a signal then still ends cleanly. */
+	stop = drmtop_stop_signals(opts.output == DRMTOP_OUT_TUI);
 	if (drmtop_sampler_new(&sampler, &opts, "/dev")) {
 		drmtop_options_free(&opts);
 		return 1;
 	}
 	if (cmd == DRMTOP_CMD_RECORD)
-		rc = drmtop_record_run(sampler, &stop_requested);
+		rc = drmtop_record_run(sampler, stop);
 	else if (opts.output == DRMTOP_OUT_TUI)
-		rc = drmtop_tui_run(sampler, &stop_requested) ? 1 : 0;
+		rc = drmtop_tui_run(sampler, stop) ? 1 : 0;
 	else
 		rc = run_stream(sampler, &opts);
 	drmtop_sampler_free(sampler);

@@ -1,24 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* drmtop record: sample often for a fixed time, then print the session in the chosen format. */
 #include <stdio.h>
-#include <time.h>
 
 #include "drmtop/commands.h"
 #include "drmtop/formats.h"
+#include "drmtop/signals.h"
 #include "drmtop/util/clock.h"
 
 /* fdinfo sampling can only see clients alive at a sample, so record samples often. */
 #define RECORD_MAX_STEP_S 0.25
-
-static void sleep_until(uint64_t deadline_ns)
-{
-	struct timespec ts = {
-		.tv_sec = (time_t)(deadline_ns / 1000000000ull),
-		.tv_nsec = (long)(deadline_ns % 1000000000ull),
-	};
-
-	clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
-}
 
 int drmtop_record_run(struct drmtop_sampler *s, const volatile sig_atomic_t *stop)
 {
@@ -49,7 +39,7 @@ int drmtop_record_run(struct drmtop_sampler *s, const volatile sig_atomic_t *sto
 		if (now >= end || *stop)
 			break;
 		next = now + (uint64_t)(step_s * 1e9);
-		sleep_until(next > end ? end : next);
+		drmtop_sleep_until(next > end ? end : next, stop);
 	}
 	rc = fmt->record(&rs, &m, stdout) ? 1 : 0;
 out:

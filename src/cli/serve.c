@@ -31,6 +31,7 @@
 #include "drmtop/sampler.h"
 #include "drmtop/serve.h"
 #include "drmtop/series.h"
+#include "drmtop/signals.h"
 #include "drmtop/util/clock.h"
 #include "drmtop/version.h"
 
@@ -43,13 +44,7 @@
 #define WRITE_TIMEOUT_NS	(60 * 1000000000ull)	/* whole response */
 #define LINGER_NS		(2 * 1000000000ull)	/* reading what a client still sends */
 
-static volatile sig_atomic_t stop_requested;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	stop_requested = 1;
-}
+static const volatile sig_atomic_t *stop_requested;
 
 enum conn_state { C_FREE, C_READ, C_WRITE, C_LINGER };
 
@@ -530,7 +525,7 @@ static int serve_loop(struct server *srv, const sigset_t *run_mask)
 	struct pollfd pfd[MAX_CONNS + 1];
 	struct conn *who[MAX_CONNS + 1];
 
-	while (!stop_requested) {
+	while (!*stop_requested) {
 		uint64_t now = drmtop_mono_ns(), next = now + 1000000000ull;
 		struct timespec ts;
 		nfds_t n = 1, i;
@@ -586,30 +581,12 @@ static int serve_loop(struct server *srv, const sigset_t *run_mask)
 	return 0;
 }
 
-static int run(struct server *srv, const struct drmtop_options *opts)
+static int run(struct server *srv, const struct drmtop_options *opts, const sigset_t *run_mask)
 {
 	pthread_condattr_t ca;
 	pthread_t th;
-	sigset_t block, run_mask;
-	struct sigaction sa;
 	size_t i;
 	int rc, err;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
-	/* Blocked everywhere but in the main thread's ppoll: the sampler thread never sees one. */
-	sigemptyset(&block);
-	sigaddset(&block, SIGINT);
-	sigaddset(&block, SIGTERM);
-	sigaddset(&block, SIGHUP);
-	pthread_sigmask(SIG_BLOCK, &block, &run_mask);
-	sigdelset(&run_mask, SIGINT);
-	sigdelset(&run_mask, SIGTERM);
-	sigdelset(&run_mask, SIGHUP);
 
 	for (i = 0; i < MAX_CONNS; i++)
 		srv->conns[i].fd = -1;
@@ -626,7 +603,7 @@ static int run(struct server *srv, const struct drmtop_options *opts)
 		return 1;
 	}
 	say_listening(srv->lfd, opts);
-	rc = serve_loop(srv, &run_mask);
+	rc = serve_loop(srv, run_mask);
 
 	pthread_mutex_lock(&srv->lock);
 	srv->stop = true;
@@ -647,6 +624,7 @@ int drmtop_serve_main(int argc, char **argv)
 {
 	struct serve_args a = { .listen = DEFAULT_LISTEN, .max_clients = DEFAULT_MAX_CLIENTS };
 	struct drmtop_options opts;
+	sigset_t block, run_mask;
 	struct server *srv;
 	char **rest;
 	int nr_rest, rc;
@@ -675,6 +653,17 @@ int drmtop_serve_main(int argc, char **argv)
 		drmtop_options_free(&opts);
 		return 2;
 	}
+	/*
+	 * Handled from here on and blocked everywhere but in the main thread's ppoll (the sampler
+	 * thread inherits the mask and never sees one): a signal while the tracer loads (seconds on
+	 * a slow machine) waits for the first ppoll and ends serve cleanly, like one after it.
+	 */
+	stop_requested = drmtop_stop_signals(false);
+	drmtop_stop_sigset(&block);
+	pthread_sigmask(SIG_BLOCK, &block, &run_mask);
+	sigdelset(&run_mask, SIGINT);
+	sigdelset(&run_mask, SIGTERM);
+	sigdelset(&run_mask, SIGHUP);
 	srv = calloc(1, sizeof(*srv));
 	if (!srv) {
 		drmtop_options_free(&opts);
@@ -684,7 +673,7 @@ int drmtop_serve_main(int argc, char **argv)
 	srv->lfd = listen_on(a.listen);
 	rc = 1;
 	if (srv->lfd >= 0 && !drmtop_sampler_new(&srv->sampler, &opts, "/dev")) {
-		rc = run(srv, &opts);
+		rc = run(srv, &opts, &run_mask);
 		drmtop_sampler_free(srv->sampler);
 	}
 	if (srv->lfd >= 0)

@@ -492,6 +492,107 @@ else
 	bad "make install PREFIX DESTDIR" "$(cat "$T/err"; ls -R "$T/inst" 2>&1 | head -5)"
 fi
 
+# Signals end drmtop at the end of what it is writing, never in the middle: a reader that is slow
+# to read (a full pipe) must get whole lines and exit status 0, not half a frame and
+# "Interrupted system call". A static tree of 300 clients makes a frame and the record's summary
+# larger than a pipe holds (64 KiB), so each write blocks until the reader reads.
+S=$T/sig
+for i in $(seq 1000 1299); do
+	mkdir -p "$S/proc/$i/fd" "$S/proc/$i/fdinfo"
+	echo "sig$i" >"$S/proc/$i/comm"
+	printf 'sig\0' >"$S/proc/$i/cmdline"
+	ln -s "$T/dev/dri/renderD128" "$S/proc/$i/fd/3"
+	printf 'pos:\t0\nflags:\t02100002\ndrm-driver:\tsimgpu\ndrm-client-id:\t%d\n' "$i" \
+		>"$S/proc/$i/fdinfo/3"
+	printf 'drm-engine-gfx:\t%d ns\ndrm-total-memory:\t4 MiB\n' "$i" >>"$S/proc/$i/fdinfo/3"
+done
+sp=(--proc-root "$S/proc" --sys-root "" --source fdinfo)
+# in_pipe_write PID: true once PID sleeps in a write to a full pipe (up to 10 s).
+in_pipe_write() {
+	local i
+	for i in $(seq 100); do
+		grep -q pipe_write "/proc/$1/wchan" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+sig_until() {	# COMMAND...: up to 20 s
+	for _ in $(seq 200); do "$@" && return 0; sleep 0.1; done
+	return 1
+}
+# whole_json FILE: every line a JSON value of its own
+whole_json() { [ -s "$1" ] && jq -e -c . "$1" >/dev/null 2>&1 && [ "$(tail -c 1 "$1" | od -An -c | tr -d ' ')" = '\n' ]; }
+mkfifo "$T/sig.pipe"
+"$DRMTOP" "${sp[@]}" -J -d 0.01 >"$T/sig.pipe" 2>"$T/sig.err" &
+dpid=$!
+exec 4<"$T/sig.pipe"
+if in_pipe_write $dpid; then
+	kill -TERM $dpid
+	sleep 0.5	# without SA_RESTART the write fails here, before anyone reads
+	cat <&4 >"$T/sig.out"
+	wait $dpid
+	rc=$?
+	[ "$rc" -eq 0 ] && whole_json "$T/sig.out" && [ ! -s "$T/sig.err" ] &&
+		ok "SIGTERM while a frame waits for a slow reader: the frame whole, exit 0" ||
+		bad "SIGTERM in a pipe write" "rc=$rc $(cat "$T/sig.err"); last line: $(tail -n 1 \
+			"$T/sig.out" | tail -c 80)"
+else
+	kill -KILL $dpid
+	wait $dpid
+	bad "SIGTERM in a pipe write" "drmtop never blocked in a pipe write (wchan $(cat /proc/$dpid/wchan 2>&1))"
+fi
+exec 4<&-
+# record: the first signal ends the session; a second one while the summary waits for the reader
+# (an impatient user, a supervisor repeating SIGTERM) must not cut the summary.
+"$DRMTOP" record "${sp[@]}" -t 600 -J >"$T/sig.pipe" 2>"$T/sig.err" &
+dpid=$!
+exec 4<"$T/sig.pipe"
+sig_until grep -q recording "$T/sig.err"
+kill -INT $dpid
+if in_pipe_write $dpid; then
+	kill -TERM $dpid
+	sleep 0.5
+	cat <&4 >"$T/sig.out"
+	wait $dpid
+	rc=$?
+	n=$(jq '[.clients[] | select(.comm | startswith("sig"))] | length' "$T/sig.out" 2>/dev/null)
+	[ "$rc" -eq 0 ] && whole_json "$T/sig.out" && [ "$n" = 300 ] &&
+		ok "record: a second signal while the summary is written leaves it whole, exit 0" ||
+		bad "record: second signal in the summary" "rc=$rc clients=$n $(grep -v recording \
+			"$T/sig.err"); ends: $(tail -c 80 "$T/sig.out")"
+else
+	kill -KILL $dpid
+	wait $dpid
+	bad "record: second signal in the summary" "the summary never blocked in a pipe write"
+fi
+exec 4<&-
+# SIGHUP ends drmtop (a closed terminal), unless it was started with SIGHUP ignored (nohup(1)):
+# then it runs on. SIGINT, SIGTERM and SIGHUP end it with status 0 after a whole frame.
+for how in INT TERM HUP nohup; do
+	if [ "$how" = nohup ]; then
+		(trap '' HUP; exec "$DRMTOP" "${sp[@]}" -J -d 0.2 >"$T/sig.out" 2>"$T/sig.err") &
+	else
+		"$DRMTOP" "${sp[@]}" -J -d 0.2 >"$T/sig.out" 2>"$T/sig.err" &
+	fi
+	dpid=$!
+	sig_until test -s "$T/sig.out"
+	if [ "$how" = nohup ]; then
+		kill -HUP $dpid
+		n=$(grep -c . "$T/sig.out")
+		sleep 1
+		kill -0 $dpid 2>/dev/null && [ "$(grep -c . "$T/sig.out")" -gt "$n" ] &&
+			ok "SIGHUP ignored at start (nohup) stays ignored" ||
+			bad "nohup" "drmtop ended or stopped printing on SIGHUP"
+		kill -TERM $dpid
+	else
+		kill -$how $dpid
+	fi
+	wait $dpid
+	rc=$?
+	[ "$how" = nohup ] || { [ "$rc" -eq 0 ] && whole_json "$T/sig.out" &&
+		ok "SIG$how: exit 0, output whole" || bad "SIG$how" "rc=$rc $(cat "$T/sig.err")"; }
+done
+
 # Record: the client that closes during the session is still in the summary.
 # The fd goes first, as when a process closes it: drmtop stops opening its fdinfo FIFO before the
 # FIFO's writer goes with the directory (a reader left waiting on it would never return).

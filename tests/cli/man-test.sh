@@ -37,7 +37,8 @@ fi
 groff -man -Tascii -P-cbou "$PAGE" >"$T/txt" 2>/dev/null
 
 missing=
-for s in NAME SYNOPSIS DESCRIPTION OPTIONS SUBCOMMANDS FIELDS EXAMPLES OVERHEAD FILES 'SEE ALSO'; do
+for s in NAME SYNOPSIS DESCRIPTION OPTIONS SUBCOMMANDS FIELDS EXAMPLES OVERHEAD SIGNALS \
+	'EXIT STATUS' FILES 'SEE ALSO'; do
 	grep -q "^$s\$" "$T/txt" || missing="$missing '$s'"
 done
 [ -z "$missing" ] && ok "every section" || bad "every section" "missing:$missing"
