@@ -305,6 +305,10 @@ static __always_inline void on_run(struct drm_sched_job *job)
 	/*
 	 * The driver's run_job callback, where the hardware starts the job, comes right after
 	 * this tracepoint: read the clock last, so this program's own map work is not counted.
+	 * On a preemptible kernel (7.x) the scheduler thread may still be preempted between here
+	 * and run_job: a job that starts on an idle ring then counts from this event, up to a
+	 * time slice early (seen under QEMU TCG on 7.2: 10-30 ms over a client's 1 s, now and
+	 * then). Neither this event nor the scheduled fence brackets the start more tightly.
 	 */
 	now = bpf_ktime_get_ns();
 	j->run_ns = now;
