@@ -8,7 +8,9 @@
 #
 # Counts: every PASS and FAIL line counts once. A case that exits non-zero without printing a
 # FAIL line, that prints no PASS/FAIL line at all, or that exceeds its time limit
-# (VM_CASE_TIMEOUT seconds, default 300) adds one failure of its own.
+# (VM_CASE_TIMEOUT seconds, default 300, or more where the case says "# case-timeout: N" in its
+# first lines) adds one failure of its own. Cases named in VM_SKIP_CASES are not run (the stage
+# that runs them elsewhere, e.g. vm-soak, counts them) and count nothing.
 # Writes "<passed> <failed>" to $VM_RESULTS/suite-result after every case, so a suite cut short
 # still leaves what it counted, and exits non-zero when anything failed.
 set -u
@@ -42,12 +44,19 @@ echo "0 0" >"$results/suite-result"
 
 for f in $cases; do
 	name=$(basename "$f" .sh)
+	case " ${VM_SKIP_CASES:-} " in *" $name "*)
+		echo "=== $name: not run here (VM_SKIP_CASES)"
+		continue ;;
+	esac
 	ncases=$((ncases + 1))
 	echo "=== $name"
+	limit=$case_timeout
+	own=$(head -n 5 "$f" | sed -n 's/^# case-timeout: *\([0-9][0-9]*\)$/\1/p')
+	[ -n "$own" ] && [ "$own" -gt "$limit" ] && limit=$own
 	start=$(cut -d' ' -f1 /proc/uptime)
 	# dash has no pipefail: the case's status travels through a file.
 	{
-		timeout -k 10 "$case_timeout" sh "$f" </dev/null 2>&1
+		timeout -k 10 "$limit" sh "$f" </dev/null 2>&1
 		echo $? >"$work/rc"
 	} | tee "$work/out"
 	rc=$(cat "$work/rc")
@@ -56,7 +65,7 @@ for f in $cases; do
 	n=$(grep -c '^FAIL ' "$work/out")
 	extra=
 	if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
-		extra="timed out after ${case_timeout}s"
+		extra="timed out after ${limit}s"
 	elif [ "$rc" -ne 0 ] && [ "$n" -eq 0 ]; then
 		extra="exited $rc without a FAIL line"
 	elif [ "$p" -eq 0 ] && [ "$n" -eq 0 ]; then
