@@ -9,8 +9,8 @@
 # Counts: every PASS and FAIL line counts once. A case that exits non-zero without printing a
 # FAIL line, that prints no PASS/FAIL line at all, or that exceeds its time limit
 # (VM_CASE_TIMEOUT seconds, default 300, or more where the case says "# case-timeout: N" in its
-# first lines) adds one failure of its own. Cases named in VM_SKIP_CASES are not run (the stage
-# that runs them elsewhere, e.g. vm-soak, counts them) and count nothing.
+# first lines) adds one failure of its own. Cases named in VM_SKIP_CASES (by spaces or commas)
+# are not run (the stage that runs them elsewhere, e.g. vm-soak, counts them) and count nothing.
 # Writes "<passed> <failed>" to $VM_RESULTS/suite-result after every case, so a suite cut short
 # still leaves what it counted, and exits non-zero when anything failed.
 set -u
@@ -44,7 +44,7 @@ echo "0 0" >"$results/suite-result"
 
 for f in $cases; do
 	name=$(basename "$f" .sh)
-	case " ${VM_SKIP_CASES:-} " in *" $name "*)
+	case " $(echo "${VM_SKIP_CASES:-}" | tr ',' ' ') " in *" $name "*)
 		echo "=== $name: not run here (VM_SKIP_CASES)"
 		continue ;;
 	esac
