@@ -385,9 +385,10 @@ static __always_inline __u64 scheduled_time(struct drm_sched_fence *s_fence, __u
  * more often than between run_job and the fence (the sum of the gaps matched the tracer's
  * excess over simgpu's truth; once in 11 runs of VM case 41 the fence came 15 ms late): for a
  * job started on an idle ring (no other job of the ring running at its run event, so its
- * start is not the previous job's end) the fence's time is taken when it is later. On a busy ring drm_sched moves the scheduled time
- * to the previous job's end (drm_sched_get_finished_job), which drmtop_busy_ns() already
- * takes, so the run event stays the start there. A job that ended without its done event
+ * start is not the previous job's end) the fence's time is taken when it is later. On a busy
+ * ring drm_sched moves the scheduled time to the previous job's end
+ * (drm_sched_get_finished_job), which drmtop_busy_ns() already takes, so the run event stays
+ * the start there. A job that ended without its done event
  * leaves its ring looking busy: the run event is the start there from then on, as before.
  * Checked on 6.1, 6.12 and 7.2.
  */
