@@ -120,13 +120,7 @@ struct drmtop_ring {
 	__u64 parent_dev;	/* drm_gpu_scheduler.dev */
 	__u64 last_done_ns;	/* end of the ring's latest job: busy time starts no earlier */
 	char name[DRMTOP_NAME_LEN];	/* drm_gpu_scheduler.name, e.g. "gfx" */
-	__u32 running;		/* jobs seen run and not yet done (DRMTOP_JOB_RUN_COUNTED) */
-	__u32 pad;
 };
-
-/* drmtop_job.flags */
-#define DRMTOP_JOB_RUN_COUNTED	(1u << 0)	/* counted in its ring's .running */
-#define DRMTOP_JOB_IDLE_AT_RUN	(1u << 1)	/* no other job of the ring running at its run */
 
 /* A job between the queue tracepoint and its end: "jobs" map, keyed by drm_sched_fence address. */
 struct drmtop_job {
@@ -134,8 +128,6 @@ struct drmtop_job {
 	__u64 ring;		/* scheduler, known from run (or from queue's entity where cheap) */
 	__u64 queue_ns;
 	__u64 run_ns;		/* 0 until the run tracepoint */
-	__u32 flags;		/* DRMTOP_JOB_* */
-	__u32 pad;
 };
 
 /* GEM: "handles" map (key: file + handle) and "objects" map (key: drm_gem_object address). */

