@@ -20,10 +20,12 @@
 #    SOAK_RSS_SLACK_KIB (768 KiB): the tracer reader's ring of the last 4096 closed clients
 #    (640 KiB, 160 bytes each) is allocated at once but its pages are touched as it first fills,
 #    which takes about 4096 clients; malloc's arenas get the rest;
-#  - any map of either drmtop peaks over the last third above twice its first third's peak plus
-#    SOAK_MAP_SLACK (16) entries: what the map holds at a sample is the clients alive then and,
-#    for engines, the closed ones' entries the reader deletes two refreshes later, tens of
-#    entries that vary with the moment; a leak of one entry per 40 clients overflows it;
+#  - any map of either drmtop never comes down, over the last third, to its peak over the first
+#    third plus SOAK_MAP_SLACK (16) entries: what the map holds at a sample is the clients alive
+#    then and, for engines, the closed ones' entries the reader deletes two refreshes later,
+#    0 to 32 entries that vary with the moment (peaks compared with peaks failed on a 60 s run
+#    whose first third held one sample), while a leak raises the floor: one entry per 40
+#    clients lifts it by ~30 over a third of a 600 s run;
 #  - once the churn has stopped and the tracer drained, any map holds more entries than before
 #    the churn started (idle level, no slack);
 #  - the record grows by more than SOAK_REC_BYTES (4096) per client it recorded: it keeps every
@@ -285,9 +287,9 @@ for key in $(awk '{ print $1 }' "$tmp/rows" | sort -u); do
 			pass "drmtop-soak-record-rss-per-client ($1 -> $4 KiB, $per bytes per client)" ||
 			fail drmtop-soak-record-rss-per-client "$1 -> $4 KiB for $nwl clients: $per bytes each (at most $REC_BYTES)" ;;
 	*)
-		[ "$3" -le $((2 * $2 + MAP_SLACK)) ] &&
-			pass "drmtop-soak-$key-bounded ($2 first third, $3 last third)" ||
-			fail "drmtop-soak-$key-bounded" "$2 entries at most over the first third, $3 over the last (at most twice plus $MAP_SLACK)"
+		[ "$5" -le $(($2 + MAP_SLACK)) ] &&
+			pass "drmtop-soak-$key-bounded ($2 at most over the first third, down to $5 in the last)" ||
+			fail "drmtop-soak-$key-bounded" "$2 entries at most over the first third, never under $5 over the last (slack $MAP_SLACK)"
 		[ "$4" -le "$1" ] &&
 			pass "drmtop-soak-$key-back-to-idle ($1 before, $4 after)" ||
 			fail "drmtop-soak-$key-back-to-idle" "$1 entries before the churn, $4 after it stopped" ;;
