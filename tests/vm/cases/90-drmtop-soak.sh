@@ -314,10 +314,10 @@ if [ "$(cat "$tmp/missing.json")" = "[]" ] && [ "$nwl" -gt 0 ]; then
 else
 	fail drmtop-soak-record-every-client "of $nwl: $(head -c 600 "$tmp/missing.json") $(head -c 200 "$tmp/missing.err")"
 fi
+# Skipped program runs the tracer made up for do not count as missed (README, The tracer).
 rb=$(jq -c '.record.bpf' "$tmp/rec.json")
-[ "$(jq '.record.bpf.active and .record.bpf.missed == 0 and .record.bpf.skipped_runs == 0' \
-	"$tmp/rec.json")" = true ] && pass "drmtop-soak-record-nothing-missed" ||
-	fail drmtop-soak-record-nothing-missed "$rb"
+[ "$(jq '.record.bpf.active and .record.bpf.missed == 0' "$tmp/rec.json")" = true ] &&
+	pass "drmtop-soak-record-nothing-missed ($rb)" || fail drmtop-soak-record-nothing-missed "$rb"
 # Every frame of the stream whole; the last one: no loss counter above 0, no simgpu client open.
 nf=$(jq -c .iteration "$tmp/top.jsonl" 2>/dev/null | wc -l)
 [ "$nf" -gt 0 ] && [ "$nf" -eq "$(grep -c . "$tmp/top.jsonl")" ] && [ ! -s "$tmp/top.err" ] &&
