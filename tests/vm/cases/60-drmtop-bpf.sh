@@ -97,10 +97,24 @@ elif wl_start "$d" --hold steady >"$d/why"; then
 		"$d/honest.json" "$GIST"
 	check drmtop-bpf-no-flag-when-honest "$SIMGPU | all(.bpf.diverged == false)" \
 		"$d/honest.json" "$GIST"
-	# Both sources measure the same interval: within 2 points on every engine with a figure.
-	check drmtop-bpf-rates-agree "$SIMGPU | all(.bpf.engines[] | select(.in_fdinfo and
-		.busy_pct != null and .fdinfo_busy_pct != null) |
-		(.busy_pct - .fdinfo_busy_pct | fabs) < 2)" "$d/honest.json" "$GIST"
+	# Both sources agree within 2 points on every engine with a figure, in every frame where
+	# the tracer missed nothing, beyond what the misalignment of their windows explains (the
+	# part of either window the other does not cover, in points of the shorter one: on a
+	# loaded host drmtop may read a client's fdinfo hundreds of ms from the tracer's snapshot).
+	# Some engine must have been compared over windows less than 2 points apart.
+	jq -s '.[1:]' "$d/honest.json.all" >"$d/honest-frames.json"
+	RATES='def rates($f): [$f.clients[] | select(.driver == "simgpu" and .bpf != null and
+		.sample_ns != null and .interval_ns != null) as $c |
+		($c.sample_ns - $c.interval_ns) as $fs | $c.sample_ns as $fe |
+		$f.bpf.window_ns.start as $bs | $f.bpf.window_ns.end as $be |
+		([$fe - $fs, $be - $bs] | min) as $span |
+		$c.bpf.engines[] | select(.in_fdinfo and .busy_pct != null and .fdinfo_busy_pct != null) |
+		{id: $c.client_id, name, bpf: .busy_pct, fd: .fdinfo_busy_pct,
+		 slack: (if $span > 0 then 100 * ((($fs - $bs) | fabs) + (($fe - $be) | fabs)) / $span
+			 else 1000 end)}];'
+	check drmtop-bpf-rates-agree "$RATES [.[] | select(.bpf.missed.interval == 0) | rates(.)[]] as
+		\$r | any(\$r[]; .slack < 2) and all(\$r[]; ((.bpf - .fd) | fabs) <= 2 + .slack)" \
+		"$d/honest-frames.json" "$RATES [.[] | {missed: .bpf.missed.interval, r: rates(.)}]"
 	# Each workload process also holds a probe client of its own name, hence any().
 	check drmtop-bpf-busy-seen "$SIMGPU | any(.comm == \"render\" and
 		any(.bpf.engines[]; .name == \"gfx\" and .jobs_delta > 0 and .busy_pct > 5))" \
@@ -153,9 +167,8 @@ elif wl_start "$d" --hold steady >"$d/why"; then
 		 slack: (if $span > 0 then 100 * $off / $span else 1000 end)} |
 		.seen = ((.fd - .bpf) | fabs) > 5 + .slack];'
 	check drmtop-bpf-misreport-flagged "$LIED [.[] | select(.bpf.missed.interval == 0) |
-		lies(.)[]] as \$l | (\$l | length) > 0 and any(\$l[]; .seen) and
-		all(\$l[]; .diverged == .seen and
-			(.slack > 5 or (.ratio > 1.35 and .ratio < 1.65)))" \
+		lies(.)[]] as \$l | any(\$l[]; .seen and .ratio > 1.35 and .ratio < 1.65) and
+		all(\$l[]; .diverged == .seen)" \
 		"$d/lying-frames.json" "$LIED [.[] | {missed: .bpf.missed.interval, lies: lies(.)}]"
 	check drmtop-bpf-inconclusive-when-missing "$LIED map(select(.bpf.missed.interval > 0)) |
 		all(.[]; ($SIMGPU | all(.bpf == null or all(.bpf.engines[]; .diverged | not))) and
