@@ -52,8 +52,10 @@ fi
 touch "$BL/bpf.stop"
 wait "$bl_bpf_pid"
 bl_bpf_pid=
+kill "$bl_wl_pid" 2>/dev/null
 wait "$bl_wl_pid"
 bl_wl_pid=
+bl_quiesce 30
 bl_jq_checks '
 	check("all-hooks-attached"; (b.hooks | length) > 0 and all(b.hooks[]; .attached);
 		"\([b.hooks[] | select(.attached | not) | "\(.target): \(.why)"])"),
