@@ -308,7 +308,8 @@ static __always_inline void on_run(struct drm_sched_job *job)
 	 * On a preemptible kernel (7.x) the scheduler thread may still be preempted between here
 	 * and run_job: a job that starts on an idle ring then counts from this event, up to a
 	 * time slice early (seen under QEMU TCG on 7.2: 10-30 ms over a client's 1 s, now and
-	 * then). Neither this event nor the scheduled fence brackets the start more tightly.
+	 * then). The scheduled fence, signalled after run_job returns, bounds the start from
+	 * the other side: on_done counts the bracket as start_slack_ns.
 	 */
 	now = bpf_ktime_get_ns();
 	j->run_ns = now;
@@ -347,10 +348,11 @@ static __always_inline __u64 done_time(struct drm_sched_fence *s_fence, __u64 no
 }
 
 /*
- * When a job whose run event the tracer did not see (skipped, see job_from_run) started: the
- * timestamp of its scheduled fence, which drm_sched signals right after the driver's run_job
- * callback took the job (drm_sched_fence_scheduled(); drm_sched may later move it to the
- * previous job's end, the same union drmtop_busy_ns() takes). 0 if the fence has no time yet,
+ * When a job whose run event the tracer did not see (skipped, see job_from_run) started, and
+ * the latest a job seen at its run event can have started: the timestamp of its scheduled
+ * fence, which drm_sched signals right after the driver's run_job callback took the job
+ * (drm_sched_fence_scheduled(); drm_sched may later move it to the previous job's end, the
+ * same union drmtop_busy_ns() takes). 0 if the fence has no time yet,
  * or one after the job's end (no start can be trusted then). Checked on 6.1, 6.12 and 7.2.
  */
 static __always_inline __u64 scheduled_time(struct drm_sched_fence *s_fence, __u64 now)
@@ -372,7 +374,7 @@ static __always_inline void on_done(struct drm_sched_fence *s_fence)
 	struct drmtop_job *j = bpf_map_lookup_elem(&jobs, &fence);
 	struct drmtop_ring *r = ring_get(sched);
 	struct drmtop_engine *e;
-	__u64 last = 0, busy = 0, start;
+	__u64 last = 0, busy = 0, slack = 0, start, fence_ns;
 	__u32 b;
 
 	drmtop_count(DRMTOP_CNT_JOBS_DONE);
@@ -393,6 +395,12 @@ static __always_inline void on_done(struct drm_sched_fence *s_fence)
 			r->last_done_ns = now;
 	} else if (r) {
 		last = r->last_done_ns;
+		/* the start is known between the run event and the scheduled fence (on_run) */
+		if (j->run_ns && start > last) {
+			fence_ns = scheduled_time(s_fence, now);
+			if (fence_ns > start)
+				slack = fence_ns - start;
+		}
 		busy = drmtop_busy_ns(start, now, &last);
 		r->last_done_ns = last;
 	}
@@ -400,6 +408,8 @@ static __always_inline void on_done(struct drm_sched_fence *s_fence)
 	if (e) {
 		__sync_fetch_and_add(&e->busy_ns, busy);
 		__sync_fetch_and_add(&e->jobs, 1);
+		if (slack)
+			__sync_fetch_and_add(&e->start_slack_ns, slack < busy ? slack : busy);
 		/* the latency sample the skipped run event would have taken */
 		if (start && !j->run_ns && j->queue_ns) {
 			b = drmtop_lat_bucket(start > j->queue_ns ? start - j->queue_ns : 0);

@@ -112,6 +112,13 @@ struct drmtop_engine_key {
 struct drmtop_engine {
 	__u64 busy_ns;		/* union of the client's jobs' run..done intervals on this ring */
 	__u64 jobs;		/* jobs done */
+	/*
+	 * Of busy_ns, the time from a job's run event to its scheduled fence, for jobs that
+	 * started on an idle ring: the driver started the job somewhere in between (run_job runs
+	 * after the run event, the fence is signalled after run_job returns), so busy_ns is exact
+	 * to within this much, over (a preempted scheduler thread, 7.x) rather than under.
+	 */
+	__u64 start_slack_ns;
 	__u64 lat_hist[DRMTOP_LAT_BUCKETS];	/* queue-to-run latency, log2 buckets */
 };
 

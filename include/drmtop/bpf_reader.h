@@ -27,6 +27,7 @@ struct drmtop_bpf_engine {
 	char name[DRMTOP_NAME_LEN];	/* scheduler name, e.g. "gfx"; "" if unknown */
 	__u64 busy_ns;			/* overlap-free busy time of the client on this ring */
 	__u64 jobs;			/* jobs done */
+	__u64 start_slack_ns;		/* of busy_ns, may precede the driver's start */
 	__u64 lat_hist[DRMTOP_LAT_BUCKETS];	/* queue-to-run latency, b: [2^b, 2^(b+1)) ns */
 	/*
 	 * Time the ring's oldest running job of this client has run up to the snapshot's

@@ -52,6 +52,11 @@ struct drmtop_fd_engine {
 struct drmtop_bpf_figures {
 	uint64_t busy_ns;	/* since attach, all the engine's rings, running job too */
 	uint64_t jobs;
+	/*
+	 * Of busy_ns, the time between jobs' run events and their scheduled fences on an idle
+	 * ring: the driver started each job somewhere in there (drmtop_bpf.h).
+	 */
+	uint64_t start_slack_ns;
 	bool has_rate;
 	uint64_t busy_delta_ns;		/* over the tracer's interval, with has_rate */
 	uint64_t jobs_delta;

@@ -36,6 +36,7 @@ struct drmtop_engine_view {
 	enum drmtop_timing timing;	/* occupancy when any of its rings is */
 	uint64_t busy_ns;		/* BPF, since attach, all rings of the engine */
 	uint64_t jobs;
+	uint64_t start_slack_ns;	/* of busy_ns, may precede the driver's start */
 	uint64_t busy_delta_ns;		/* over the interval; valid with has_rate */
 	uint64_t jobs_delta;
 	bool has_rate;

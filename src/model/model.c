@@ -177,6 +177,7 @@ static void fill_bpf_figures(struct drmtop_model_engine *me, const struct drmtop
 
 	bf->busy_ns = ev->busy_ns;
 	bf->jobs = ev->jobs;
+	bf->start_slack_ns = ev->start_slack_ns;
 	bf->has_rate = ev->has_rate;
 	bf->busy_delta_ns = ev->busy_delta_ns;
 	bf->jobs_delta = ev->jobs_delta;

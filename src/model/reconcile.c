@@ -95,6 +95,7 @@ static void add_ring(struct drmtop_engine_view *ev, const struct ring_rate *rr, 
 
 	ev->busy_ns += rr->e->busy_ns;
 	ev->jobs += rr->e->jobs;
+	ev->start_slack_ns += rr->e->start_slack_ns;
 	for (b = 0; b < DRMTOP_LAT_BUCKETS; b++)
 		ev->lat_hist[b] += rr->e->lat_hist[b];
 	if (rr->has_rate && dt_ns) {

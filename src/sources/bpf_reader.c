@@ -100,6 +100,7 @@ static int add_engine(struct drmtop_bpf_client *cl, __u64 ring, const struct drm
 		memcpy(p->name, r.name, sizeof(p->name));
 	p->busy_ns = e->busy_ns;
 	p->jobs = e->jobs;
+	p->start_slack_ns = e->start_slack_ns;
 	memcpy(p->lat_hist, e->lat_hist, sizeof(p->lat_hist));
 	return 0;
 }
@@ -185,6 +186,8 @@ static bool engine_growth(const struct drmtop_engine *now, const struct drmtop_e
 
 	d->busy_ns = now->busy_ns > before->busy_ns ? now->busy_ns - before->busy_ns : 0;
 	d->jobs = now->jobs > before->jobs ? now->jobs - before->jobs : 0;
+	d->start_slack_ns = now->start_slack_ns > before->start_slack_ns ?
+			    now->start_slack_ns - before->start_slack_ns : 0;
 	grew = d->busy_ns || d->jobs;
 	for (i = 0; i < DRMTOP_LAT_BUCKETS; i++) {
 		d->lat_hist[i] = now->lat_hist[i] > before->lat_hist[i] ?

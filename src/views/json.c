@@ -167,6 +167,7 @@ static void json_bpf_view(struct json_writer *w, const struct drmtop_model_clien
 		jw_kv_string(w, "name", e->name);
 		jw_kv_u64(w, "busy_ns", e->bpf.busy_ns);
 		jw_kv_u64(w, "jobs", e->bpf.jobs);
+		jw_kv_u64(w, "start_slack_ns", e->bpf.start_slack_ns);
 		jw_kv_double_or_null(w, "busy_pct", e->bpf.has_rate, e->bpf.pct, 2);
 		/* occupancy: run -> done includes time the job did not execute (drivers.h) */
 		jw_kv_string(w, "timing", e->occupancy ? "occupancy" : "execution");

@@ -117,6 +117,7 @@ static int merge_closed(struct merged *m, const struct drmtop_bpf_client *in)
 		}
 		t->busy_ns += e->busy_ns;
 		t->jobs += e->jobs;
+		t->start_slack_ns += e->start_slack_ns;
 		for (b = 0; b < DRMTOP_LAT_BUCKETS; b++)
 			t->lat_hist[b] += e->lat_hist[b];
 	}
@@ -172,6 +173,7 @@ static void print_client(struct json_writer *w, const struct drmtop_bpf_client *
 		hex(w, "ring", e->ring);
 		u64(w, "busy_ns", e->busy_ns);
 		u64(w, "jobs", e->jobs);
+		u64(w, "start_slack_ns", e->start_slack_ns);
 		u64(w, "running_ns", e->running_ns);
 		jw_key(w, "lat_hist");
 		jw_array_begin(w);

@@ -11,6 +11,9 @@
 # may be preempted for a time slice; either between the run tracepoint and the driver's
 # run_job callback moves the start the tracer sees of a job that starts on an idle ring (one
 # whose predecessor's completion interrupt came late counts too); 1 % of 2 s absorbs a few.
+# The tracer reports how much of its busy time lies between jobs' run events and their
+# scheduled fences (start_slack_ns, where the driver's start must be): the truth may be that
+# much lower (tests/bpf/guest-lib.sh within_busy).
 # CASE41_RUNS (default 1) repeats the whole case, each run with its own tracer and workload and
 # its check names suffixed -runN: on 7.x the kernel skips tracer programs now and then
 # (PREEMPT_LAZY, bpf_prog_info.recursion_misses), and the tracer must come out exact anyway;

@@ -47,12 +47,13 @@ bl_jq_checks '
 		"# \($case): \($orph | length) clients without a close record (drmtop_gem_release_enter skipped \($rs) times): clients \([$gone[].client_id]) checked as orphans, their memory at close unknown",
 		(engines[] as $e |
 		 ([$orph[].engines[] | select(.name == $e)] | {jobs: (map(.jobs) | add // 0),
-			busy: (map(.busy_ns) | add // 0)}) as $g |
+			busy: (map(.busy_ns) | add // 0), slack: (map(.start_slack_ns) | add // 0)}) as $g |
 		 ([$gone[] | truth_client(.client_id)]) as $tcs |
 		 ($tcs | map(.["\($e)_completed"]) | add // 0) as $tj |
 		 ($tcs | map(.["\($e)_busy_ns"]) | add // 0) as $tb |
 		 check("orphans-\($e)-jobs"; $g.jobs == $tj; "orphans \($g.jobs) jobs, simgpu \($tj)"),
-		 check("orphans-\($e)-busy"; within($g.busy; $tb); "orphans \($g.busy) ns, simgpu \($tb) ns")),
+		 check("orphans-\($e)-busy"; within_busy($g.busy; $g.slack; $tb);
+			"orphans \($g.busy) ns (start slack \($g.slack)), simgpu \($tb) ns")),
 		check("orphan-engines-counted"; b.counters.orphan_engines == ([$orph[].engines[]] | length);
 			"orphan_engines \(b.counters.orphan_engines), orphans have \([$orph[].engines[]] | length) engines")
 	else empty end),
