@@ -419,7 +419,7 @@ static void test_covered_skips_are_not_missed(void **state)
 		{ .name = "drmtop_queue_btf_617", .skip_cost = DRMTOP_SKIP_MADE_UP,
 		  .made_up_by = DRMTOP_CNT_JOB_FROM_RUN },
 		{ .name = "drmtop_ioctl_enter", .skip_cost = DRMTOP_SKIP_HARMLESS },
-		{ .name = "drmtop_job_cleanup", .skip_cost = DRMTOP_SKIP_LOST },
+		{ .name = "drmtop_done_btf_617", .skip_cost = DRMTOP_SKIP_LOST },
 	};
 	struct drmtop_bpf_prog_stat prev[3];
 	__u64 prev_counters[DRMTOP_CNT_MAX];
@@ -463,7 +463,7 @@ static void test_covered_skips_are_not_missed(void **state)
 	assert_non_null(strstr(text, "skipped program runs 14 (14), 14 of them made up for"));
 	free(text);
 
-	/* 3 more queue runs skipped, 1 made up for; a cleanup run skipped: 3 missed. */
+	/* 3 more queue runs skipped, 1 made up for; a done run skipped: 3 missed. */
 	memcpy(prev_counters, l.snap.counters, sizeof(prev_counters));
 	memcpy(prev, progs, sizeof(prev));
 	progs[0].recursion_misses = 7;
