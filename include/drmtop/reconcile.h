@@ -39,8 +39,10 @@ struct drmtop_engine_view {
 	uint64_t start_slack_ns;	/* of busy_ns, may precede the driver's start */
 	uint64_t busy_delta_ns;		/* over the interval; valid with has_rate */
 	uint64_t jobs_delta;
+	uint64_t start_slack_delta_ns;	/* of busy_delta_ns, may precede the driver's start */
 	bool has_rate;
 	double bpf_pct;			/* 100 * busy_delta_ns / interval */
+	double start_slack_pct;		/* 100 * start_slack_delta_ns / interval */
 	__u64 lat_hist[DRMTOP_LAT_BUCKETS];	/* queue-to-run latency since attach */
 };
 

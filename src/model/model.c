@@ -97,6 +97,16 @@ bool drmtop_rates_diverge(double fd_pct, uint64_t fd_start, uint64_t fd_end, dou
 	return fabs(fd_pct - bpf_pct) > threshold_pct + slack;
 }
 
+/* The point of the tracer's bracket [pct - start_slack_pct, pct] nearest @fd_pct. */
+static double bracket_nearest(const struct drmtop_bpf_figures *bf, double fd_pct)
+{
+	double low = bf->pct - bf->start_slack_pct;
+
+	if (fd_pct >= bf->pct)
+		return bf->pct;
+	return fd_pct > low ? fd_pct : low;
+}
+
 static const char *node_name(struct build *b, dev_t rdev)
 {
 	char node[64];
@@ -182,6 +192,7 @@ static void fill_bpf_figures(struct drmtop_model_engine *me, const struct drmtop
 	bf->busy_delta_ns = ev->busy_delta_ns;
 	bf->jobs_delta = ev->jobs_delta;
 	bf->pct = ev->bpf_pct;
+	bf->start_slack_pct = ev->start_slack_pct;
 	for (i = 0; i < DRMTOP_MODEL_LAT_BUCKETS && i < DRMTOP_LAT_BUCKETS; i++)
 		bf->lat_hist[i] = ev->lat_hist[i];
 	me->in_bpf = true;
@@ -330,13 +341,17 @@ static void fill_engines(struct build *b, struct drmtop_model_client *mc,
 		/*
 		 * The driver's ns figure against the tracer's, each over its own window. Occupancy
 		 * above execution is expected; only a tracer figure below fdinfo's is a finding.
+		 * The tracer's figure is known only to within its start bracket (a scheduler thread
+		 * preempted between the run event and run_job): compared at the end of the bracket
+		 * nearest fdinfo's.
 		 */
 		if (me->in_fdinfo && (me->fd.flags & DRMTOP_FD_BUSY_RATE) &&
 		    (me->fd.flags & DRMTOP_FD_RATE) && me->bpf.has_rate &&
 		    (!me->occupancy || me->bpf.pct < me->fd.pct))
 			me->diverged = drmtop_rates_diverge(me->fd.pct, c->sample_ns - c->dt_ns,
-							    c->sample_ns, me->bpf.pct, bpf_start,
-							    bpf_end, b->in->diverge_pct);
+							    c->sample_ns,
+							    bracket_nearest(&me->bpf, me->fd.pct),
+							    bpf_start, bpf_end, b->in->diverge_pct);
 		if (me->diverged && b->m->missed.interval) {
 			me->diverged = false;
 			me->inconclusive = true;

@@ -19,6 +19,7 @@ struct ring_prev {
 	__u64 ring;
 	__u64 busy_ns;
 	__u64 jobs;
+	__u64 start_slack_ns;
 };
 
 /* Per-ring figures of one client over the current interval, before grouping into engines. */
@@ -26,6 +27,7 @@ struct ring_rate {
 	const struct drmtop_bpf_engine *e;
 	__u64 busy_delta_ns;
 	__u64 jobs_delta;
+	__u64 start_slack_delta_ns;
 	bool has_rate;
 };
 
@@ -102,7 +104,9 @@ static void add_ring(struct drmtop_engine_view *ev, const struct ring_rate *rr, 
 		ev->has_rate = true;
 		ev->busy_delta_ns += rr->busy_delta_ns;
 		ev->jobs_delta += rr->jobs_delta;
+		ev->start_slack_delta_ns += rr->start_slack_delta_ns;
 		ev->bpf_pct = 100.0 * (double)ev->busy_delta_ns / (double)dt_ns;
+		ev->start_slack_pct = 100.0 * (double)ev->start_slack_delta_ns / (double)dt_ns;
 	}
 }
 
@@ -214,6 +218,8 @@ static int compute_rates(struct drmtop_reconciler *r, const struct drmtop_bpf_sn
 			vr->v[j].has_rate = r->prev_taken_ns != 0;
 			vr->v[j].busy_delta_ns = busy > before ? busy - before : 0;
 			vr->v[j].jobs_delta = e->jobs - (p && p->jobs <= e->jobs ? p->jobs : 0);
+			vr->v[j].start_slack_delta_ns = e->start_slack_ns -
+				(p && p->start_slack_ns <= e->start_slack_ns ? p->start_slack_ns : 0);
 			if (busy < before)
 				busy = before;	/* the running job ended earlier than it seemed */
 			slot = vec_push(next, nr_next, cap);
@@ -221,6 +227,7 @@ static int compute_rates(struct drmtop_reconciler *r, const struct drmtop_bpf_sn
 				goto oom;
 			key.busy_ns = busy;
 			key.jobs = e->jobs;
+			key.start_slack_ns = e->start_slack_ns;
 			*slot = key;
 		}
 	}

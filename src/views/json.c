@@ -175,6 +175,7 @@ static void json_bpf_view(struct json_writer *w, const struct drmtop_model_clien
 		if (e->bpf.has_rate) {
 			jw_kv_u64(w, "busy_delta_ns", e->bpf.busy_delta_ns);
 			jw_kv_u64(w, "jobs_delta", e->bpf.jobs_delta);
+			jw_kv_double(w, "start_slack_pct", e->bpf.start_slack_pct, 2);
 		}
 		if (c->in_fdinfo) {
 			jw_kv_bool(w, "in_fdinfo", e->in_fdinfo);

@@ -365,6 +365,60 @@ static void test_losses_make_figures_lower_bounds(void **state)
 }
 
 /*
+ * The tracer's busy time is known only to within its start bracket (a scheduler thread preempted
+ * between the run event and the driver's run_job, reported as start_slack_ns): a tracer figure
+ * above fdinfo's by no more than that is no finding against the driver, one above it beyond the
+ * bracket is, and the bracket never excuses a driver that counts more than the tracer.
+ */
+static void test_start_bracket_is_not_divergence(void **state)
+{
+	struct drmtop_model m = { 0 };
+	static struct lossy l;
+	char *json;
+
+	(void)state;
+	l.r = drmtop_reconciler_new();
+	fake_fdinfo_init(&l.fi, 7, "gfx", 40.0, 0, 100, 3);
+	identity(&l.fi, "k7", "honest");
+	fake_bpf_init(&l.b, 3, 0x2000, 7, 0);
+	fake_ring(&l.b, 0xa000, "gfx", 0, 0);
+	fake_snap(&l.snap, &l.b.bc, 1, S);
+	l.in = (struct drmtop_model_input){
+		.clients = &l.fi.c, .nr_clients = 1, .bpf_active = true, .snap = &l.snap,
+		.rec = l.r, .diverge_pct = 5.0,
+	};
+	lossy_step(&l, &m);
+
+	/* 50 % by the tracer, 8 points of it before the driver's start may be: agreement. */
+	l.b.eng[0].busy_ns = S / 2;
+	l.b.eng[0].start_slack_ns = S * 8 / 100;
+	l.snap.taken_ns += S;
+	lossy_step(&l, &m);
+	assert_false(m.clients[0].engines[0].diverged);
+	assert_false(m.clients[0].engines[0].inconclusive);
+	json = render(drmtop_json_frame, &m);
+	assert_non_null(strstr(json, "\"start_slack_pct\":8.00"));
+	free(json);
+
+	/* 50 % again with 1 point of bracket: 9 points over fdinfo's 40 is a finding. */
+	l.b.eng[0].busy_ns += S / 2;
+	l.b.eng[0].start_slack_ns += S / 100;
+	l.snap.taken_ns += S;
+	lossy_step(&l, &m);
+	assert_true(m.clients[0].engines[0].diverged);
+
+	/* fdinfo 75 %, the tracer 50 % with a 20-point bracket: the bracket only lowers. */
+	l.fi.usage[0].busy_pct = 75.0;
+	l.b.eng[0].busy_ns += S / 2;
+	l.b.eng[0].start_slack_ns += S / 5;
+	l.snap.taken_ns += S;
+	lossy_step(&l, &m);
+	assert_true(m.clients[0].engines[0].diverged);
+	drmtop_model_fini(&m);
+	drmtop_reconciler_free(l.r);
+}
+
+/*
  * A client whose buffers a full map refused holds more than the tracer says for as long as it
  * lives: a lower bound in every interval, quiet ones too, and its memory disagreeing with
  * fdinfo is no finding against the driver.
@@ -655,6 +709,7 @@ int main(void)
 		cmocka_unit_test(test_client_memory_saturates),
 		cmocka_unit_test(test_absent_is_not_zero),
 		cmocka_unit_test(test_losses_make_figures_lower_bounds),
+		cmocka_unit_test(test_start_bracket_is_not_divergence),
 		cmocka_unit_test(test_client_missed_is_lasting_lower_bound),
 		cmocka_unit_test(test_covered_skips_are_not_missed),
 		cmocka_unit_test(test_memory_losses_stay_inconclusive),
