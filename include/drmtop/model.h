@@ -61,7 +61,7 @@ struct drmtop_bpf_figures {
 	uint64_t busy_delta_ns;		/* over the tracer's interval, with has_rate */
 	uint64_t jobs_delta;
 	double pct;
-	/* of pct, the points that may precede the driver's start: the figure is in [pct - this, pct] */
+	/* of pct, points that may precede the driver's start: the figure is in [pct - this, pct] */
 	double start_slack_pct;
 	/* queue-to-run latency since attach */
 	uint64_t lat_hist[DRMTOP_MODEL_LAT_BUCKETS];

@@ -208,7 +208,7 @@ static int compute_rates(struct drmtop_reconciler *r, const struct drmtop_bpf_sn
 		for (j = 0; j < bc->n_engines; j++) {
 			const struct drmtop_bpf_engine *e = &bc->engines[j];
 			struct ring_prev key = { .uid = bc->c.uid, .ring = e->ring }, *p, *slot;
-			__u64 busy = e->busy_ns + e->running_ns, before;
+			__u64 busy = e->busy_ns + e->running_ns, before, slack_before;
 
 			vr->v[j].e = e;
 			p = r->nr_prev ? bsearch(&key, r->prev, r->nr_prev, sizeof(key), cmp_prev)
@@ -218,8 +218,10 @@ static int compute_rates(struct drmtop_reconciler *r, const struct drmtop_bpf_sn
 			vr->v[j].has_rate = r->prev_taken_ns != 0;
 			vr->v[j].busy_delta_ns = busy > before ? busy - before : 0;
 			vr->v[j].jobs_delta = e->jobs - (p && p->jobs <= e->jobs ? p->jobs : 0);
-			vr->v[j].start_slack_delta_ns = e->start_slack_ns -
-				(p && p->start_slack_ns <= e->start_slack_ns ? p->start_slack_ns : 0);
+			slack_before = 0;
+			if (p && p->start_slack_ns <= e->start_slack_ns)
+				slack_before = p->start_slack_ns;
+			vr->v[j].start_slack_delta_ns = e->start_slack_ns - slack_before;
 			if (busy < before)
 				busy = before;	/* the running job ended earlier than it seemed */
 			slot = vec_push(next, nr_next, cap);
