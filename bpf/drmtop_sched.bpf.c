@@ -28,7 +28,8 @@
  * units (drm-engine-capacity > 1) counts the sum over its units, as fdinfo's drm-engine-<e>
  * does. amdgpu (adev->fence_context + ring->idx) and panfrost (one per job slot) make one
  * context per scheduler, read in their sources: for them this is the one-lane-per-ring rule.
- * Exact against simgpu with engine_capacity 1 to 3 (VM cases 41, 50; 1 to 8 in the unit test).
+ * Exact against simgpu with engine_capacity 1 to 3 on Debian 6.1.0-56 and 6.12.117+deb12 (VM
+ * cases 41 and 50), 1 to 8 in the unit test's model of it.
  *
  * Attribution (checked on the same kernels): drm_sched_fence.drm_client_id where it exists
  * (6.12.10x+ stable, 6.17+; 0 or ids >= 2^63 are the driver's own jobs); else the owner of the
@@ -391,8 +392,9 @@ static __always_inline __u64 scheduled_time(struct drm_sched_fence *s_fence, __u
  * previous completion on its hardware fence's timeline (drmtop_timeline_busy_ns), or, for a job
  * without a hardware fence (run_job gave none), on its ring as a whole.
  * s_fence->parent is set before drm_sched adds the callback the done event runs in
- * (drm_sched_fence_set_parent in 6.1, drm_sched_fence_scheduled(s_fence, fence) from 6.4 on;
- * checked in the 6.1, 6.12 and 7.2 sources).
+ * (drm_sched_fence_set_parent() in 6.1, drm_sched_fence_scheduled(s_fence, fence) since the
+ * two were merged; read in upstream sched_main.c's history, and the done events of Debian
+ * 6.1.0-56 and 6.12.117+deb12 all found it set in VM case 50: none counted done_no_hw_time).
  * The ring's latest completion is kept either way: the reader starts the running part of a
  * ring's oldest unfinished job there (bpf_reader.c, add_running).
  */
