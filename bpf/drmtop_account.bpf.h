@@ -25,6 +25,51 @@ static __always_inline __u64 drmtop_busy_ns(__u64 run_ns, __u64 done_ns, __u64 *
 	return done_ns > start ? done_ns - start : 0;
 }
 
+/*
+ * Value of a "timelines" map (key: a hardware fence's dma_fence.context): when that timeline's
+ * latest job finished.
+ */
+struct drmtop_timeline {
+	__u64 last_done_ns;
+};
+
+/*
+ * Busy time of a job that ran on the hardware timeline @ctx from @run_ns to @done_ns:
+ * drmtop_busy_ns() against that timeline's previous completion, kept in @timelines.
+ *
+ * Why per timeline and not per ring: a ring (drm_gpu_scheduler) may feed several execution
+ * units at once (simgpu's engine_capacity lanes; drm-engine-capacity-<e> in fdinfo), whose jobs
+ * overlap and finish out of order, and drm-engine-<e> sums their busy time over the units. The
+ * in-order rule only holds within one unit: dma_fence requires fences of one context to signal
+ * in order, and says each execution context that can run independently gets its own context
+ * (dma_fence_context_alloc), so the hardware fence's context names the unit. A job starts at
+ * its run event unless that unit was still busy with the job before it. The tracer never needs
+ * to know how many units there are. A ring whose hardware fences all come from one context (every
+ * in-tree drm_sched driver checked, see drmtop_sched.bpf.c) gets the per-ring rule as before.
+ *
+ * A timeline the map cannot hold (an LRU map: evicted after about its size of busier ones)
+ * starts again with no previous completion: its next job counts from its run event.
+ */
+static __always_inline __u64 drmtop_timeline_busy_ns(void *timelines, __u64 ctx, __u64 run_ns,
+						     __u64 done_ns)
+{
+	struct drmtop_timeline zero = {}, *t;
+	__u64 last = 0, busy;
+
+	t = bpf_map_lookup_elem(timelines, &ctx);
+	if (!t) {
+		bpf_map_update_elem(timelines, &ctx, &zero, BPF_NOEXIST);
+		t = bpf_map_lookup_elem(timelines, &ctx);
+	}
+	if (!t)
+		return drmtop_busy_ns(run_ns, done_ns, &last);
+	/* one context's fences signal one at a time, in order: no other done writes this entry */
+	last = t->last_done_ns;
+	busy = drmtop_busy_ns(run_ns, done_ns, &last);
+	t->last_done_ns = last;
+	return busy;
+}
+
 /* log2 bucket of a latency in ns: 0 and 1 ns land in bucket 0, the last bucket is open-ended. */
 static __always_inline __u32 drmtop_lat_bucket(__u64 ns)
 {

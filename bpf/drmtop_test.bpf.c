@@ -30,6 +30,21 @@ int BPF_PROG(test_busy, __u64 run_ns, __u64 done_ns, __u64 last_done_ns)
 	return 0;
 }
 
+/* Hardware timelines of test_timeline_busy, as the tracer's own map (drmtop_sched.bpf.c). */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 64);
+	__type(key, __u64);
+	__type(value, struct drmtop_timeline);
+} timelines SEC(".maps");
+
+SEC("raw_tp/drmtop_test_timeline_busy")
+int BPF_PROG(test_timeline_busy, __u64 ctx_id, __u64 run_ns, __u64 done_ns)
+{
+	out_busy = drmtop_timeline_busy_ns(&timelines, ctx_id, run_ns, done_ns);
+	return 0;
+}
+
 SEC("raw_tp/drmtop_test_bucket")
 int BPF_PROG(test_bucket, __u64 ns)
 {

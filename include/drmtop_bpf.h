@@ -110,7 +110,7 @@ struct drmtop_engine_key {
 };
 
 struct drmtop_engine {
-	__u64 busy_ns;		/* union of the client's jobs' run..done intervals on this ring */
+	__u64 busy_ns;		/* its jobs' run..done, per execution unit without overlap */
 	__u64 jobs;		/* jobs done */
 	/*
 	 * Of busy_ns, the time from a job's run event to its scheduled fence, for jobs that
@@ -125,7 +125,7 @@ struct drmtop_engine {
 /* A hardware ring (struct drm_gpu_scheduler): value of the "rings" map, keyed by address. */
 struct drmtop_ring {
 	__u64 parent_dev;	/* drm_gpu_scheduler.dev */
-	__u64 last_done_ns;	/* end of the ring's latest job: busy time starts no earlier */
+	__u64 last_done_ns;	/* end of the ring's latest job, whatever unit it ran on */
 	char name[DRMTOP_NAME_LEN];	/* drm_gpu_scheduler.name, e.g. "gfx" */
 };
 

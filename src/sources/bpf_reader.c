@@ -447,7 +447,10 @@ static int each_job(const void *key, const void *value, void *ctx)
  * The running part: per ring, the oldest job handed to the hardware and not done has run
  * from max(its run time, the ring's previous job end) until s->taken_ns (union rule, as in the
  * BPF accounting); the younger ones on a deep ring start when it ends, so they add nothing yet.
- * A job that started after taken_ns adds nothing either.
+ * A job that started after taken_ns adds nothing either. On a ring with several execution units
+ * (drm-engine-capacity > 1) the jobs running beside it on other units are not known to be
+ * running until they end (which unit a job went to is only known from its hardware fence):
+ * the running part is then a lower bound, and busy_ns exact again once they end.
  */
 static int add_running(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
 {

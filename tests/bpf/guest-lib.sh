@@ -158,18 +158,23 @@ bl_truth_baseline() {
 	mv "$BL/truth.json" "$BL/truth0.json"
 }
 
-# bl_jq_checks PROGRAM: runs a jq program over {bpf, truth, record, ready} that outputs
-# "PASS name" / "FAIL name: reason" lines; counts them into this case's result.
+# bl_jq_checks PROGRAM: runs a jq program over {bpf, truth, record, ready, fdinfo} that outputs
+# "PASS name" / "FAIL name: reason" lines; counts them into this case's result. $fdinfo is what
+# the case wrote to $BL/fdinfo.json (one object a line), empty if it wrote none.
 bl_jq_checks() {
 	rec=$BL/record.json
 	rdy=$BL/wl.ready
+	fdi=$BL/fdinfo.json
 	echo '{}' >"$BL/none.json"
+	: >"$BL/empty.json"
 	[ -s "$rec" ] || rec=$BL/none.json
 	[ -s "$rdy" ] || rdy=$BL/none.json
+	[ -s "$fdi" ] || fdi=$BL/empty.json
 	[ -s "$BL/truth.json" ] || cp "$BL/none.json" "$BL/truth.json"
 	[ -s "$BL/truth0.json" ] || cp "$BL/truth.json" "$BL/truth0.json"
 	jq -n -r --slurpfile bpf "$BL/bpf.json" --slurpfile truth "$BL/truth.json" \
 		--slurpfile record "$rec" --slurpfile ready "$rdy" --slurpfile truth0 "$BL/truth0.json" \
+		--slurpfile fdinfo "$fdi" \
 		--argjson pct "$BL_TOL_PCT" --argjson tolns "$BL_TOL_NS" \
 		--arg case "$bl_name" --arg release "$(uname -r)" \
 		"$BL_JQ_LIB $1" >"$BL/checks.txt" 2>"$BL/checks.err"

@@ -154,6 +154,130 @@ static void test_busy_deep_ring_matches_union(void **state)
 	assert_int_equal(last, done_ns[N - 1]);
 }
 
+static __u64 timeline_busy(__u64 ctx, __u64 run_ns, __u64 done_ns)
+{
+	__u64 a[3] = { ctx, run_ns, done_ns };
+
+	run(skel->progs.test_timeline_busy, a, 3);
+	return skel->bss->out_busy;
+}
+
+static void test_timeline_busy_basic(void **state)
+{
+	(void)state;
+	/* two timelines of one ring: 100..300 on A and 150..500 on B both count in full */
+	assert_int_equal(timeline_busy(7001, 100, 300), 200);
+	assert_int_equal(timeline_busy(7002, 150, 500), 350);
+	/* handed to A at 200, behind A's job that ended at 300: starts at 300 */
+	assert_int_equal(timeline_busy(7001, 200, 450), 150);
+	/* B's next job, after an idle gap */
+	assert_int_equal(timeline_busy(7002, 600, 610), 10);
+}
+
+/*
+ * simgpu's engine model (tests/kmod/simgpu/simgpu_ring.c), independently written: @cap lanes,
+ * each a FIFO with its own fence context; drm_sched hands a job over (the run event) while
+ * fewer than @depth are unfinished, and the job goes to the lane that frees up first, starting
+ * at max(run, that lane's previous end). Done events come in time order (a lane's in FIFO
+ * order), each a little after the modelled end that its hardware fence carries. Three clients
+ * with different job lengths keep the ring backlogged, with idle gaps now and then. The tracer's
+ * per-client busy time must be the sum of the client's durations, exactly; the per-ring rule
+ * (drmtop_busy_ns, one "previous done" per ring) must give the same for one lane, and less with
+ * several (what it did before timelines).
+ */
+enum { SIM_JOBS = 400, SIM_CLIENTS = 3, SIM_MAX_LANES = 8 };
+
+struct sim_job {
+	int client;
+	__u64 arrive, dur, run, start, end, event;
+	int lane;
+	int state;	/* 0 waiting, 1 on the hardware, 2 done */
+};
+
+static void simulate(int cap, int depth, __u64 ctx_base, unsigned int seed)
+{
+	static struct sim_job j[SIM_JOBS];
+	__u64 lane_until[SIM_MAX_LANES] = { 0 }, lane_event[SIM_MAX_LANES] = { 0 };
+	__u64 truth[SIM_CLIENTS] = { 0 }, got[SIM_CLIENTS] = { 0 }, ring[SIM_CLIENTS] = { 0 };
+	__u64 t = 0, arrive = 0, ring_last = 0, total = 0, wall;
+	int i, next_run = 0, done = 0, in_flight = 0, l;
+
+	srand(seed);
+	for (i = 0; i < SIM_JOBS; i++) {
+		j[i].client = i % SIM_CLIENTS;
+		/* mostly a backlog; every 100 jobs a pause that lets the ring drain */
+		arrive += i % 100 == 99 ? 10000 + rand() % 5000 : rand() % 50;
+		j[i].arrive = arrive;
+		j[i].dur = (__u64)(1000 + 2000 * j[i].client) + rand() % 700;
+		truth[j[i].client] += j[i].dur;
+	}
+	while (done < SIM_JOBS) {
+		int best = -1;
+
+		/* drm_sched: hand over in submission order while the ring has room */
+		while (next_run < SIM_JOBS && in_flight < depth && j[next_run].arrive <= t) {
+			struct sim_job *x = &j[next_run++];
+
+			x->run = t + rand() % 20;
+			x->lane = 0;
+			for (l = 1; l < cap; l++)
+				if (lane_until[l] < lane_until[x->lane])
+					x->lane = l;
+			x->start = lane_until[x->lane] > x->run ? lane_until[x->lane] : x->run;
+			x->end = x->start + x->dur;
+			lane_until[x->lane] = x->end;
+			/* the completion interrupt: late, and in order on its lane */
+			x->event = x->end + rand() % 300;
+			if (x->event < lane_event[x->lane])
+				x->event = lane_event[x->lane];
+			lane_event[x->lane] = x->event;
+			x->state = 1;
+			in_flight++;
+		}
+		for (i = 0; i < next_run; i++)
+			if (j[i].state == 1 && (best < 0 || j[i].event < j[best].event))
+				best = i;
+		if (best < 0) {
+			t = j[next_run].arrive;
+			continue;
+		}
+		t = j[best].event;
+		j[best].state = 2;
+		in_flight--;
+		done++;
+		got[j[best].client] += timeline_busy(ctx_base + (__u64)j[best].lane, j[best].run,
+						     j[best].end);
+		ring[j[best].client] += busy(j[best].run, j[best].end, &ring_last);
+	}
+	wall = j[SIM_JOBS - 1].end;
+	for (i = 0; i < SIM_CLIENTS; i++) {
+		total += truth[i];
+		if (got[i] != truth[i])
+			fail_msg("capacity %d depth %d: client %d busy %llu, truth %llu", cap, depth,
+				 i, (unsigned long long)got[i], (unsigned long long)truth[i]);
+		if (cap == 1 && ring[i] != truth[i])
+			fail_msg("capacity 1: per-ring rule %llu, truth %llu",
+				 (unsigned long long)ring[i], (unsigned long long)truth[i]);
+	}
+	/* the lanes really ran side by side, and one "previous done" per ring missed that */
+	if (cap > 1 && (total <= wall + wall / 4 || ring[0] + ring[1] + ring[2] >= total))
+		fail_msg("capacity %d depth %d: busy %llu in %llu ns of wall time, per-ring rule %llu",
+			 cap, depth, (unsigned long long)total, (unsigned long long)wall,
+			 (unsigned long long)(ring[0] + ring[1] + ring[2]));
+}
+
+static void test_timeline_busy_lanes(void **state)
+{
+	int cap;
+
+	(void)state;
+	for (cap = 1; cap <= SIM_MAX_LANES; cap++) {
+		simulate(cap, cap, 1000 + 100 * (__u64)cap, 1);
+		simulate(cap, 2 * cap, 2000 + 100 * (__u64)cap, 2);
+		simulate(cap, cap + 1, 3000 + 100 * (__u64)cap, 3);
+	}
+}
+
 static __u32 bucket(__u64 ns)
 {
 	__u64 a[1] = { ns };
@@ -280,6 +404,8 @@ int main(void)
 		cmocka_unit_test(test_busy_sequential),
 		cmocka_unit_test(test_busy_overlap),
 		cmocka_unit_test(test_busy_deep_ring_matches_union),
+		cmocka_unit_test(test_timeline_busy_basic),
+		cmocka_unit_test(test_timeline_busy_lanes),
 		cmocka_unit_test(test_lat_bucket),
 		cmocka_unit_test(test_mem_add_sub),
 		cmocka_unit_test(test_mem_concurrent_release),

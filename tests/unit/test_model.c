@@ -365,6 +365,46 @@ static void test_losses_make_figures_lower_bounds(void **state)
 }
 
 /*
+ * An engine with two execution units (drm-engine-capacity-gfx: 2) busy 1.5 s in 1 s: fdinfo
+ * says 75 %, and so must the tracer, whose busy time is summed over the units too; 150 % would
+ * be flagged as a divergence.
+ */
+static void test_bpf_rate_divided_by_capacity(void **state)
+{
+	struct drmtop_model m = { 0 };
+	static struct lossy l;
+	char *json;
+
+	(void)state;
+	l.r = drmtop_reconciler_new();
+	fake_fdinfo_init(&l.fi, 7, "gfx", 75.0, 0, 100, 3);
+	l.fi.eng[0].present |= DRM_ENGINE_HAS_CAPACITY;
+	l.fi.eng[0].capacity = 2;
+	l.fi.usage[0].capacity = 2;
+	identity(&l.fi, "k7", "lanes");
+	fake_bpf_init(&l.b, 3, 0x2000, 7, 0);
+	fake_ring(&l.b, 0xa000, "gfx", 0, 0);
+	fake_snap(&l.snap, &l.b.bc, 1, S);
+	l.in = (struct drmtop_model_input){
+		.clients = &l.fi.c, .nr_clients = 1, .bpf_active = true, .snap = &l.snap,
+		.rec = l.r, .diverge_pct = 5.0,
+	};
+	lossy_step(&l, &m);
+	l.b.eng[0].busy_ns = 3 * S / 2;
+	l.snap.taken_ns += S;
+	lossy_step(&l, &m);
+	assert_true(m.clients[0].engines[0].bpf.has_rate);
+	assert_int_equal(m.clients[0].engines[0].bpf.busy_delta_ns, 3 * S / 2);
+	assert_float_equal(m.clients[0].engines[0].bpf.pct, 75.0, 0.001);
+	assert_false(m.clients[0].engines[0].diverged);
+	json = render(drmtop_json_frame, &m);
+	assert_null(strstr(json, "\"busy_pct\":150.00"));
+	free(json);
+	drmtop_model_fini(&m);
+	drmtop_reconciler_free(l.r);
+}
+
+/*
  * The tracer's busy time is known only to within its start bracket (a scheduler thread preempted
  * between the run event and the driver's run_job, reported as start_slack_ns): a tracer figure
  * above fdinfo's by no more than that is no finding against the driver, one above it beyond the
@@ -710,6 +750,7 @@ int main(void)
 		cmocka_unit_test(test_absent_is_not_zero),
 		cmocka_unit_test(test_losses_make_figures_lower_bounds),
 		cmocka_unit_test(test_start_bracket_is_not_divergence),
+		cmocka_unit_test(test_bpf_rate_divided_by_capacity),
 		cmocka_unit_test(test_client_missed_is_lasting_lower_bound),
 		cmocka_unit_test(test_covered_skips_are_not_missed),
 		cmocka_unit_test(test_memory_losses_stay_inconclusive),

@@ -1,0 +1,129 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# case-timeout: 600
+#
+# Engines with several lanes: simgpu is loaded again with engine_capacity 2 (then 3) on gfx and
+# compute and a hardware queue deeper than that, and three clients with different job lengths
+# backlog both engines, so their jobs run on the lanes side by side, queue behind each other on
+# a lane, and finish out of submission order. drm-engine-<e> is the sum over the lanes (the
+# usage-stats rule; capacity says how many there are), so per client and engine the tracer's
+# busy ns must equal simgpu's debugfs truth and fdinfo's figure, within case 41's tolerance;
+# jobs exact. That the lanes were really used together is checked too (engine busy time well
+# above the wall time the work took): one lane per ring would count about 1/capacity of it.
+# simgpu goes back to the harness's parameters afterwards, whatever happens.
+. tests/bpf/guest-lib.sh
+
+# simgpu with the harness's parameters again, for the cases that follow.
+restore() {
+	bl_cleanup
+	wait
+	bl_name=50-bpf-engine-capacity-restore
+	[ -z "${VM_SIMGPU:-}" ] || reload_simgpu
+}
+
+# reload_simgpu [PARAMS...]: simgpu again with these parameters after the harness's (the last
+# value given wins), once nobody holds it (processes of earlier cases may still be exiting).
+reload_simgpu() {
+	t=0
+	while [ "$(awk '$1 == "simgpu" { n = $3 } END { print n + 0 }' /proc/modules)" != 0 ] &&
+		[ $t -lt 300 ]; do
+		sleep 0.1
+		t=$((t + 1))
+	done
+	if grep -q '^simgpu ' /proc/modules && ! rmmod simgpu 2>"$BL/rmmod.err"; then
+		fail "$bl_name-reload" "rmmod simgpu: $(cat "$BL/rmmod.err")"
+		return 1
+	fi
+	# shellcheck disable=SC2086
+	if ! insmod "$VM_SIMGPU" ${VM_SIMGPU_PARAMS:-} "$@" 2>"$BL/insmod.err"; then
+		fail "$bl_name-reload" "insmod simgpu $*: $(cat "$BL/insmod.err")"
+		return 1
+	fi
+	pass "$bl_name-reload"
+}
+
+# Every client the ready file lists, once: its fdinfo engine lines as one JSON object a line,
+# {"client_id":N,"engines":{"gfx":{"busy_ns":N,"capacity":N},...}} (capacity 1 when absent).
+fdinfo_snapshot() {
+	jq -r '[.open[] | {client_id, pid, fd}] | unique_by(.client_id)[] |
+		"\(.client_id) \(.pid) \(.fd)"' "$BL/wl.ready" |
+	while read -r id pid fd; do
+		awk -v id="$id" '
+			$1 ~ /^drm-engine-capacity-/ { e = substr($1, 21); sub(/:$/, "", e); cap[e] = $2; next }
+			$1 ~ /^drm-engine-/ { e = substr($1, 12); sub(/:$/, "", e); busy[e] = $2; n[++k] = e }
+			END {
+				s = ""
+				for (i = 1; i <= k; i++) {
+					e = n[i]
+					s = s (s == "" ? "" : ",") sprintf("\"%s\":{\"busy_ns\":%s,\"capacity\":%s}",
+						e, busy[e], (e in cap) ? cap[e] : 1)
+				}
+				printf "{\"client_id\":%s,\"engines\":{%s}}\n", id, s
+			}' "/proc/$pid/fdinfo/$fd"
+	done >"$BL/fdinfo.json"
+}
+
+# one_run CAPACITY: simgpu with that many lanes on gfx and compute, the tracer, the workload, the
+# checks.
+one_run() {
+	cap=$1
+	bl_init "50-bpf-engine-capacity-$cap"
+	trap 'restore' EXIT
+	# twice as many jobs on the ring as lanes: jobs also wait on a lane behind another
+	reload_simgpu "engine_capacity=$cap,$cap,1" "queue_depth=$((2 * cap)),$((2 * cap)),1" ||
+		return
+	# Job lengths differ per client so lanes free up out of order; every client has more than
+	# 2 s on each engine it uses (case 41 says why); gfx is backlogged for most of the run.
+	cat >"$BL/scenario" <<SCEN
+proc short
+  open a
+  submit a engine=gfx dur=30ms count=$((20 * cap)) threads=2
+proc long
+  open b
+  submit b engine=gfx dur=70ms count=$((8 * cap)) threads=2
+proc compute
+  open c
+  submit c engine=compute dur=20ms count=$((40 * cap)) threads=2
+proc mixed
+  open d count=2
+  submit d engine=compute dur=45ms count=$((12 * cap)) threads=2
+  submit d engine=gfx dur=50ms count=$((12 * cap)) threads=2
+SCEN
+	if ! bl_start_bpf || ! bl_run_workload -f "$BL/scenario"; then
+		bl_cleanup
+		wait
+		return
+	fi
+	bl_quiesce 60
+	fdinfo_snapshot
+	bl_stop_all || return
+	bl_jq_checks "misses_line, live_client_checks(true; true), counter_checks, skip_checks,
+		(\$fdinfo | length) as \$n | check(\"fdinfo-clients\"; \$n >= 5; \"\(\$n) clients\"),
+		(\$fdinfo[] | . as \$f | truth_client(.client_id) as \$tc |
+			bpf_client_by_file([\$ready[0].open[] | select(.client_id == \$f.client_id) |
+				bpf_file(.pid; .fd)][0]) as \$c |
+			engines[] as \$e | \$f.engines[\$e] as \$fe | bpf_engine(\$c; \$e) as \$g |
+			({gfx: $cap, compute: $cap, copy: 1}[\$e]) as \$want |
+			check(\"client-\(\$f.client_id)-\(\$e)-fdinfo-capacity\"; \$fe.capacity == \$want;
+				\"fdinfo capacity \(\$fe.capacity), simgpu has \(\$want) lanes\"),
+			check(\"client-\(\$f.client_id)-\(\$e)-fdinfo-truth\"; \$fe.busy_ns == \$tc[\"\(\$e)_busy_ns\"];
+				\"fdinfo \(\$fe.busy_ns) ns, simgpu \(\$tc[\"\(\$e)_busy_ns\"]) ns\"),
+			check(\"client-\(\$f.client_id)-\(\$e)-bpf-fdinfo\";
+				within_busy(\$g.busy; \$g.slack; \$fe.busy_ns);
+				\"bpf \(\$g.busy) ns (start slack \(\$g.slack)), fdinfo \(\$fe.busy_ns) ns\")),
+		(r.ready_ns - r.start_ns) as \$wall |
+		([t.engines[] | select(.name == \"gfx\")][0]) as \$te |
+		check(\"gfx-lanes-used-together\"; \$te.capacity == $cap and \$te.busy_ns > 1.2 * \$wall;
+			\"simgpu capacity \(\$te.capacity), busy \(\$te.busy_ns) ns in \(\$wall) ns of wall time\")"
+}
+
+if [ -z "${VM_SIMGPU:-}" ]; then
+	bl_init 50-bpf-engine-capacity
+	fail "$bl_name-simgpu" "VM_SIMGPU not set: the harness did not load simgpu"
+	bl_end
+fi
+one_run 2
+one_run 3
+trap - EXIT
+restore
+[ "$case_fails" -eq 0 ]
