@@ -155,9 +155,12 @@ personality() {
 		"$d/top.json" "$gist"
 	check "pers-$p-bpf-busy-seen" "$mine | all(any(.bpf.engines[]; .jobs_delta > 0 and
 		.busy_pct > 20))" "$d/top.json" "$gist"
+	# Not flagged, and within drmtop's threshold (5 points): v3d's depth 1 leaves a gap after
+	# every job, so the two sources' windows, a few ms apart, hold different amounts of busy
+	# time (6.1 saw 80.2 against 82.5 %).
 	check "pers-$p-no-false-divergence" "$mine | all(.bpf.diverged == false and
 		all(.bpf.engines[] | select(.in_fdinfo and .busy_pct != null and
-		.fdinfo_busy_pct != null); (.busy_pct - .fdinfo_busy_pct | fabs) < 2))" \
+		.fdinfo_busy_pct != null); (.busy_pct - .fdinfo_busy_pct | fabs) < 5))" \
 		"$d/top.json" "$gist"
 	[ "$p" = amdgpu ] || return 0
 	# The clears ran on sdma0 with AMDGPU_KERNEL_JOB_ID_TTM_CLEAR_BUFFER in the fence (6.12) or
