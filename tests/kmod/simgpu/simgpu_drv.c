@@ -3,7 +3,9 @@
  * simgpu: the simulated GPU of drmtop's tests. A render node on a platform device whose engines
  * (gfx, compute, copy) are real drm_gpu_schedulers; jobs "execute" on hrtimers. See README.md.
  *
- * Built and run (under QEMU TCG) on Debian 12 kernels 6.1.0-56-amd64 and 6.12.117+deb12-amd64.
+ * Built and run (under QEMU TCG) on Debian 12 kernels 6.1.0-56-amd64 and 6.12.117+deb12-amd64;
+ * the personalities (and the platform driver they bind) also on Debian's 7.2.13+deb14-amd64
+ * (VM case 80 on all three).
  */
 #include <linux/delay.h>
 #include <linux/dma-mapping.h>
