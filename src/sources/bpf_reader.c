@@ -503,6 +503,32 @@ static int read_devices(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
 	return walk(b, MAP_DEVICES, each_device, s);
 }
 
+/*
+ * The sched part makes a device's kernel client from a job's scheduler, which knows the parent
+ * device (drm_gpu_scheduler.dev) but not the DRM driver: its name comes from the device the drm
+ * part recorded for the same parent, so the driver table maps the kernel client's rings too
+ * (amdgpu's clears on "sdma0" are its "dma" engine, not a ring of their own).
+ */
+static void name_kernel_clients(struct drmtop_bpf_snapshot *s)
+{
+	size_t i, j;
+
+	for (i = 0; i < s->n_clients; i++) {
+		struct drmtop_client *c = &s->clients[i].c;
+
+		if (!(c->flags & DRMTOP_CLIENT_KERNEL) || c->driver[0])
+			continue;
+		for (j = 0; j < s->n_devices; j++) {
+			const struct drmtop_device *d = &s->devices[j].d;
+
+			if (d->parent_dev == c->parent_dev && d->driver[0]) {
+				memcpy(c->driver, d->driver, sizeof(c->driver));
+				break;
+			}
+		}
+	}
+}
+
 int drmtop_bpf_snapshot(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
 {
 	struct timespec ts;
@@ -548,6 +574,7 @@ int drmtop_bpf_snapshot(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
 	err = read_devices(b, s);
 	if (err)
 		goto fail;
+	name_kernel_clients(s);
 	for (k = 0; k < DRMTOP_CNT_MAX; k++)
 		bpf_map_lookup_elem(b->map_fd[MAP_COUNTERS], &k, &s->counters[k]);
 	s->counters[DRMTOP_CNT_ORPHAN_ENGINES] += b->orphan_engines;

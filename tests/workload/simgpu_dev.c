@@ -44,10 +44,42 @@ static int driver_name(int fd, char *name, size_t len)
 	return 0;
 }
 
+/*
+ * The DRM driver name simgpu goes by: "simgpu", or the real driver its personality= imitates,
+ * which its debugfs (the ground truth, always under simgpu/) states as driver=.
+ */
+static void simgpu_driver_name(char *name, size_t len)
+{
+	const char *dbg = getenv("SIMGPU_DEBUGFS");
+	char p[300], line[512], *k;
+	FILE *f;
+
+	snprintf(name, len, "%s", SIMGPU_DRIVER_NAME);
+	snprintf(p, sizeof(p), "%s/device", dbg && *dbg ? dbg : "/sys/kernel/debug/simgpu");
+	f = fopen(p, "re");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		if (strncmp(line, "device ", 7))
+			continue;
+		k = strstr(line, " driver=");
+		if (k) {
+			k += 8;
+			k[strcspn(k, " \n")] = '\0';
+			if (*k)
+				snprintf(name, len, "%s", k);
+		}
+	}
+	fclose(f);
+}
+
 int simgpu_find_node(char *path, size_t len, uint64_t *probe_client_id)
 {
 	struct dirent **ents;
 	int n, found = -1;
+	char want[64];
+
+	simgpu_driver_name(want, sizeof(want));
 
 	n = scandir("/dev/dri", &ents, NULL, alphasort);
 	if (n < 0) {
@@ -64,7 +96,7 @@ int simgpu_find_node(char *path, size_t len, uint64_t *probe_client_id)
 			fd = simgpu_open(p);
 			if (fd >= 0) {
 				if (!driver_name(fd, name, sizeof(name)) &&
-				    !strcmp(name, SIMGPU_DRIVER_NAME)) {
+				    !strcmp(name, want)) {
 					if (simgpu_client_id(fd, probe_client_id)) {
 						fprintf(stderr, "simgpu-workload: %s: fdinfo shows "
 							"no drm-client-id\n", p);
@@ -82,7 +114,7 @@ int simgpu_find_node(char *path, size_t len, uint64_t *probe_client_id)
 	free(ents);
 	if (found < 0)
 		fprintf(stderr, "simgpu-workload: no render node of driver '%s' in /dev/dri\n",
-			SIMGPU_DRIVER_NAME);
+			want);
 	return found < 0 ? -1 : 0;
 }
 

@@ -90,10 +90,10 @@ static int simgpu_engines_show(struct seq_file *m, void *unused)
 			list_for_each_entry(job, &eng->lanes[i].jobs, lane_node)
 				on_lanes++;
 		spin_unlock_irqrestore(&eng->lock, flags);
-		seq_printf(m, "engine name=%s queue_depth=%u capacity=%u busy_ns=%llu submitted=%llu completed=%llu cancelled=%llu kernel_submitted=%llu on_hardware=%u irq_lag_total_ns=%llu irq_lag_max_ns=%llu\n",
+		seq_printf(m, "engine name=%s queue_depth=%u capacity=%u busy_ns=%llu submitted=%llu completed=%llu cancelled=%llu kernel_submitted=%llu on_hardware=%u irq_lag_total_ns=%llu irq_lag_max_ns=%llu ring=%s fdinfo_name=%s\n",
 			   eng->name, eng->queue_depth, eng->capacity, busy, st.submitted,
 			   st.completed, st.cancelled, kernel_submitted, on_lanes, lag_total,
-			   lag_max);
+			   lag_max, simgpu_pers->ring_names[e], simgpu_pers->fdinfo_names[e]);
 	}
 	return 0;
 }
@@ -104,13 +104,14 @@ static int simgpu_device_show(struct seq_file *m, void *unused)
 	struct simgpu_device *sdev = m->private;
 
 	seq_puts(m, "# simgpu device v1\n");
-	seq_printf(m, "device render_minor=%d primary_minor=%d bo_alive=%lld bo_alive_bytes=%lld fdinfo_scale_pct=%u clear_jobs=%d prime_import_maps=%d\n",
+	seq_printf(m, "device render_minor=%d primary_minor=%d bo_alive=%lld bo_alive_bytes=%lld fdinfo_scale_pct=%u clear_jobs=%d prime_import_maps=%d personality=%s driver=%s kernel_job_id=%llu\n",
 		   sdev->drm.render ? sdev->drm.render->index : -1,
 		   sdev->drm.primary ? sdev->drm.primary->index : -1,
 		   (long long)atomic64_read(&sdev->bo_alive),
 		   (long long)atomic64_read(&sdev->bo_alive_bytes),
 		   READ_ONCE(simgpu_fdinfo_scale_pct), READ_ONCE(simgpu_clear_jobs),
-		   !SIMGPU_SHMEM_IMPORT_NO_MAP);
+		   !SIMGPU_SHMEM_IMPORT_NO_MAP, simgpu_pers->name, simgpu_pers->driver_name,
+		   simgpu_pers->kernel_job_id);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(simgpu_device);

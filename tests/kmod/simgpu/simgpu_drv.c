@@ -3,10 +3,13 @@
  * simgpu: the simulated GPU of drmtop's tests. A render node on a platform device whose engines
  * (gfx, compute, copy) are real drm_gpu_schedulers; jobs "execute" on hrtimers. See README.md.
  *
- * Built and run (under QEMU TCG) on Debian 12 kernels 6.1.0-56-amd64 and 6.12.117+deb12-amd64.
+ * Built and run (under QEMU TCG) on Debian 12 kernels 6.1.0-56-amd64 and 6.12.117+deb12-amd64;
+ * the personalities (and the platform driver they bind) also on Debian's 7.2.13+deb14-amd64
+ * (VM case 80 on all three).
  */
 #include <linux/delay.h>
 #include <linux/dma-mapping.h>
+#include <linux/mod_devicetable.h>
 #include <linux/module.h>
 #include <linux/platform_device.h>
 #include <drm/drm_drv.h>
@@ -50,6 +53,66 @@ MODULE_PARM_DESC(max_bo_mib, "largest BO_CREATE size in MiB (default 256)");
 unsigned int simgpu_keep_closed = 1024;
 module_param_named(keep_closed, simgpu_keep_closed, uint, 0644);
 MODULE_PARM_DESC(keep_closed, "closed clients debugfs keeps, oldest dropped first (default 1024)");
+
+/*
+ * Personalities: simgpu named and numbered as a real driver names and numbers its rings,
+ * fdinfo engines and kernel jobs, so drmtop's driver table (src/model/drivers.c) is exercised on
+ * a real kernel. Each fact was read in that driver's sources of 6.1, 6.12 and 7.2 (torvalds/linux,
+ * Debian's linux-source of the same versions); the engines are mapped by what they do.
+ */
+static const struct simgpu_personality simgpu_personalities[] = {
+	{
+		.name = "simgpu",
+		.driver_name = SIMGPU_DRIVER_NAME,
+		.ring_names = SIMGPU_ENGINE_NAMES,
+		.fdinfo_names = SIMGPU_ENGINE_NAMES,
+		.kernel_job_id = SIMGPU_KERNEL_CLIENT_ID,
+	},
+	/*
+	 * v3d (v3d_sched.c v3d_sched_init, v3d_queue_sched_init in 6.12+): one scheduler per queue,
+	 * "v3d_bin", "v3d_render", "v3d_tfu", "v3d_csd", "v3d_cache_clean" (+ "v3d_cpu" 6.12+), each
+	 * with hw_jobs_limit 1. fdinfo (6.12+, v3d_drv.c v3d_show_fdinfo) prints
+	 * drm-engine-<v3d_queue_to_string()>: bin, render, tfu, csd, cache_clean, cpu. gfx is the
+	 * render queue, compute the compute shader dispatch (csd), copy the texture formatting unit
+	 * (tfu). 6.1's v3d has no fdinfo: simgpu still prints it there (drmtop's cross-check needs
+	 * a figure). v3d has no jobs of its own; clear_jobs keeps id 0.
+	 */
+	{
+		.name = "v3d",
+		.driver_name = "v3d",
+		.ring_names = { "v3d_render", "v3d_csd", "v3d_tfu" },
+		.fdinfo_names = { "render", "csd", "tfu" },
+		.credit_limit = 1,
+		.kernel_job_id = SIMGPU_KERNEL_CLIENT_ID,
+		.bind_driver = true,
+	},
+	/*
+	 * amdgpu: drm_sched_init(.name = ring->name) per ring (amdgpu_device.c); gfx_v10+ names the
+	 * first gfx ring "gfx_%d.%d.%d" (me.pipe.queue: "gfx_0.0.0"), every gfx_v* the first compute
+	 * ring "comp_%d.%d.%d" with me = mec + 1 ("comp_1.0.0"), sdma_v* "sdma%d" ("sdma0").
+	 * fdinfo (amdgpu_fdinfo.c amdgpu_ip_name[]) prints drm-engine-gfx, -compute, -dma, and only
+	 * for IPs whose usage is not 0 (amdgpu_show_fdinfo: "if (!usage[hw_ip]) continue"). The
+	 * driver's buffer clears (amdgpu_object.c amdgpu_bo_create, VRAM_CLEARED) run on an SDMA
+	 * ring with AMDGPU_KERNEL_JOB_ID_TTM_CLEAR_BUFFER (amdgpu_job.h, 6.12.117 and 7.2:
+	 * 2^64 - 10) as drm_client_id, where drm_sched_job_init() takes one.
+	 */
+	{
+		.name = "amdgpu",
+		.driver_name = "amdgpu",
+		.ring_names = { "gfx_0.0.0", "comp_1.0.0", "sdma0" },
+		.fdinfo_names = { "gfx", "compute", "dma" },
+		.fdinfo_skip_unused = true,
+		.kernel_job_id = 18446744073709551606ULL,
+		.bind_driver = true,
+	},
+};
+
+const struct simgpu_personality *simgpu_pers = &simgpu_personalities[0];
+
+static char simgpu_personality_name[16] = "simgpu";
+module_param_string(personality, simgpu_personality_name, sizeof(simgpu_personality_name), 0444);
+MODULE_PARM_DESC(personality,
+		 "look like another driver to fdinfo, DRM_IOCTL_VERSION and the scheduler: simgpu (default), v3d, amdgpu");
 
 static struct simgpu_device *simgpu_dev;
 
@@ -96,7 +159,8 @@ static const struct file_operations simgpu_fops = {
 #endif
 };
 
-static const struct drm_driver simgpu_driver = {
+/* Not const: personality= sets .name before the device is made. */
+static struct drm_driver simgpu_driver = {
 	.driver_features = DRIVER_GEM | DRIVER_RENDER,
 	.open = simgpu_open,
 	.postclose = simgpu_postclose,
@@ -117,9 +181,34 @@ static const struct drm_driver simgpu_driver = {
 	.minor = 0,
 };
 
+static int simgpu_pick_personality(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(simgpu_personalities); i++) {
+		if (!strcmp(simgpu_personality_name, simgpu_personalities[i].name)) {
+			simgpu_pers = &simgpu_personalities[i];
+			/* char * in 6.1 and 6.12; never written through */
+			simgpu_driver.name = (char *)simgpu_pers->driver_name;
+			return 0;
+		}
+	}
+	pr_err("simgpu: unknown personality '%s'\n", simgpu_personality_name);
+	return -EINVAL;
+}
+
 static int simgpu_check_params(void)
 {
 	enum simgpu_engine e;
+	int ret;
+
+	ret = simgpu_pick_personality();
+	if (ret)
+		return ret;
+	/* The driver's ring depth; queue_depth (and its sysfs copy) then says what simgpu uses. */
+	if (simgpu_pers->credit_limit)
+		for (e = 0; e < SIMGPU_ENGINE_COUNT; e++)
+			simgpu_queue_depth[e] = simgpu_pers->credit_limit;
 
 	for (e = 0; e < SIMGPU_ENGINE_COUNT; e++) {
 		unsigned int depth = simgpu_queue_depth[e], cap = simgpu_engine_capacity[e];
@@ -137,6 +226,37 @@ static int simgpu_check_params(void)
 		}
 	}
 	return 0;
+}
+
+/*
+ * Tools read the driver of a DRM device from sysfs too (device/driver: drmtop probe). simgpu's
+ * platform device has no driver unless a personality binds one named as the real driver; it
+ * does nothing, the module manages the device. It binds before the device holds any devres
+ * (the driver core refuses a device with resources) and unbinds after they are released
+ * (unbinding releases them all).
+ */
+static int simgpu_pdrv_probe(struct platform_device *pdev)
+{
+	return 0;
+}
+
+static const struct platform_device_id simgpu_pdrv_ids[] = {
+	{ .name = SIMGPU_DRIVER_NAME },
+	{ }
+};
+
+static struct platform_driver simgpu_pdrv = {
+	.probe = simgpu_pdrv_probe,
+	.id_table = simgpu_pdrv_ids,
+};
+
+static bool simgpu_pdrv_registered;
+
+static void simgpu_pdrv_unregister(void)
+{
+	if (simgpu_pdrv_registered)
+		platform_driver_unregister(&simgpu_pdrv);
+	simgpu_pdrv_registered = false;
 }
 
 /* Every job must be freed before its scheduler goes: wait out the longest possible queue. */
@@ -214,6 +334,15 @@ static int __init simgpu_init(void)
 	pdev = platform_device_register_simple(SIMGPU_DRIVER_NAME, -1, NULL, 0);
 	if (IS_ERR(pdev))
 		return PTR_ERR(pdev);
+	if (simgpu_pers->bind_driver) {
+		simgpu_pdrv.driver.name = simgpu_pers->driver_name;
+		ret = platform_driver_register(&simgpu_pdrv);
+		if (ret)
+			goto err_unregister;
+		simgpu_pdrv_registered = true;
+		if (!pdev->dev.driver)
+			pr_warn("simgpu: platform driver %s did not bind\n", simgpu_pers->driver_name);
+	}
 	if (!devres_open_group(&pdev->dev, NULL, GFP_KERNEL)) {
 		ret = -ENOMEM;
 		goto err_unregister;
@@ -236,8 +365,9 @@ static int __init simgpu_init(void)
 		goto err_kernel;
 	simgpu_debugfs_init(sdev);
 	simgpu_dev = sdev;
-	drm_info(&sdev->drm, "simgpu: render minor %d, queue depth %u/%u/%u, capacity %u/%u/%u\n",
-		 sdev->drm.render ? sdev->drm.render->index : -1,
+	drm_info(&sdev->drm,
+		 "simgpu: personality %s, render minor %d, queue depth %u/%u/%u, capacity %u/%u/%u\n",
+		 simgpu_pers->name, sdev->drm.render ? sdev->drm.render->index : -1,
 		 simgpu_queue_depth[0], simgpu_queue_depth[1], simgpu_queue_depth[2],
 		 simgpu_engine_capacity[0], simgpu_engine_capacity[1], simgpu_engine_capacity[2]);
 	return 0;
@@ -247,6 +377,7 @@ err_kernel:
 err_devres:
 	devres_release_group(&pdev->dev, NULL);
 err_unregister:
+	simgpu_pdrv_unregister();
 	platform_device_unregister(pdev);
 	return ret;
 }
@@ -260,6 +391,7 @@ static void __exit simgpu_exit(void)
 	drm_dev_unregister(&sdev->drm);
 	simgpu_kernel_fini(sdev);
 	devres_release_group(&pdev->dev, NULL);
+	simgpu_pdrv_unregister();
 	platform_device_unregister(pdev);
 }
 

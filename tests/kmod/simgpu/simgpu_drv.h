@@ -40,6 +40,26 @@ extern unsigned int simgpu_keep_closed;
 
 extern const char *const simgpu_engine_names[SIMGPU_ENGINE_COUNT];
 
+/*
+ * What simgpu looks like to a tool that does not read its debugfs (module parameter
+ * personality=, simgpu_drv.c): the DRM driver name (fdinfo drm-driver, DRM_IOCTL_VERSION, the
+ * platform driver bound to the device), each engine's scheduler name (drm_sched tracepoints'
+ * ring=) and fdinfo engine name, and the client id the driver's own jobs carry in their fence.
+ * The hardware model, the uAPI and debugfs (gfx, compute, copy) stay the same.
+ */
+struct simgpu_personality {
+	const char *name;			/* the parameter's value */
+	const char *driver_name;
+	const char *ring_names[SIMGPU_ENGINE_COUNT];
+	const char *fdinfo_names[SIMGPU_ENGINE_COUNT];
+	unsigned int credit_limit;		/* forced on every engine; 0: queue_depth= */
+	bool fdinfo_skip_unused;		/* no drm-engine-<e> line while its time is 0 */
+	u64 kernel_job_id;			/* drm_sched_fence.drm_client_id of kernel jobs */
+	bool bind_driver;			/* bind a platform driver named driver_name */
+};
+
+extern const struct simgpu_personality *simgpu_pers;
+
 struct simgpu_engine_stats {
 	u64 submitted;		/* jobs pushed to drm_sched */
 	u64 completed;		/* jobs whose execution ended (hardware fence signalled) */

@@ -26,13 +26,16 @@ static void simgpu_print_engines(struct drm_printer *p, struct simgpu_client *cl
 	enum simgpu_engine e;
 
 	for (e = 0; e < SIMGPU_ENGINE_COUNT; e++) {
+		const char *name = simgpu_pers->fdinfo_names[e];
 		struct simgpu_engine_stats st;
 
 		simgpu_client_engine_snapshot(client, e, now, &st);
-		drm_printf(p, "drm-engine-%s:\t%llu ns\n", simgpu_engine_names[e],
+		if (simgpu_pers->fdinfo_skip_unused && !st.busy_ns)
+			continue;
+		drm_printf(p, "drm-engine-%s:\t%llu ns\n", name,
 			   mul_u64_u32_div(st.busy_ns, pct, 100));
 		if (client->sdev->engines[e].capacity > 1)
-			drm_printf(p, "drm-engine-capacity-%s:\t%u\n", simgpu_engine_names[e],
+			drm_printf(p, "drm-engine-capacity-%s:\t%u\n", name,
 				   client->sdev->engines[e].capacity);
 	}
 }

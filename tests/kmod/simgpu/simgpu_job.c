@@ -122,7 +122,9 @@ int simgpu_job_push(struct simgpu_job *job, struct drm_sched_entity *entity,
 	u32 i;
 	int ret;
 
-	ret = simgpu_sched_job_init(&job->base, entity, client, client->id);
+	/* The driver's own jobs carry the id its personality reserves (0 for simgpu). */
+	ret = simgpu_sched_job_init(&job->base, entity, client,
+				    client->kernel ? simgpu_pers->kernel_job_id : client->id);
 	if (ret) {
 		simgpu_job_free_unpushed(job);
 		return ret;

@@ -16,14 +16,14 @@
 
 static const char *simgpu_fence_driver_name(struct dma_fence *fence)
 {
-	return SIMGPU_DRIVER_NAME;
+	return simgpu_pers->driver_name;
 }
 
 static const char *simgpu_fence_timeline_name(struct dma_fence *fence)
 {
 	struct simgpu_job *job = container_of(fence, struct simgpu_job, hw_fence);
 
-	return simgpu_engine_names[job->engine];
+	return simgpu_pers->ring_names[job->engine];
 }
 
 static const struct dma_fence_ops simgpu_fence_ops = {
@@ -170,7 +170,8 @@ int simgpu_engines_init(struct simgpu_device *sdev)
 			.hang_limit = 0,
 			/* Jobs end when their timer says so; no job ever "hangs". */
 			.timeout = MAX_SCHEDULE_TIMEOUT,
-			.name = simgpu_engine_names[e],
+			/* The ring= of drm_sched's tracepoints. */
+			.name = simgpu_pers->ring_names[e],
 			.dev = sdev->drm.dev,
 #if SIMGPU_SCHED_INIT_NUM_RQS
 			.num_rqs = DRM_SCHED_PRIORITY_COUNT,
