@@ -342,8 +342,10 @@ static void fill_engines(struct build *b, struct drmtop_model_client *mc,
 		 * The tracer sums an engine's busy time over its execution units, as
 		 * drm-engine-<e> does: its rate is divided by the same capacity as fdinfo's.
 		 */
-		if (me->in_fdinfo && (me->fd.flags & DRMTOP_FD_RATE) && me->fd.capacity > 1)
+		if (me->in_fdinfo && (me->fd.flags & DRMTOP_FD_RATE) && me->fd.capacity > 1) {
 			me->bpf.pct /= (double)me->fd.capacity;
+			me->bpf.start_slack_pct /= (double)me->fd.capacity;
+		}
 		/*
 		 * The driver's ns figure against the tracer's, each over its own window. Occupancy
 		 * above execution is expected; only a tracer figure below fdinfo's is a finding.

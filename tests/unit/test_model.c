@@ -400,6 +400,19 @@ static void test_bpf_rate_divided_by_capacity(void **state)
 	json = render(drmtop_json_frame, &m);
 	assert_null(strstr(json, "\"busy_pct\":150.00"));
 	free(json);
+
+	/*
+	 * The start bracket is per capacity too: 1.8 s busy (90 %) with 0.2 s of it bracketed
+	 * (10 %) against fdinfo's 70 % is 10 points apart; the undivided 20 % would hide it.
+	 */
+	l.fi.usage[0].busy_pct = 70.0;
+	l.b.eng[0].busy_ns += 9 * S / 5;
+	l.b.eng[0].start_slack_ns += S / 5;
+	l.snap.taken_ns += S;
+	lossy_step(&l, &m);
+	assert_float_equal(m.clients[0].engines[0].bpf.pct, 90.0, 0.001);
+	assert_float_equal(m.clients[0].engines[0].bpf.start_slack_pct, 10.0, 0.001);
+	assert_true(m.clients[0].engines[0].diverged);
 	drmtop_model_fini(&m);
 	drmtop_reconciler_free(l.r);
 }
