@@ -15,3 +15,24 @@ fail() {
 	echo "FAIL $1: $2"
 	case_fails=$((case_fails + 1))
 }
+
+# jq_check NAME JQ-FILTER FILE [GIST]: PASS when the filter is true on FILE, else FAIL with what
+# the jq filter GIST (default: the whole file) makes of FILE, cut to 700 bytes.
+jq_check() {
+	if jq -e "$2" "$3" >/dev/null 2>&1; then
+		pass "$1"
+	else
+		fail "$1" "$(jq -c "${4:-.}" "$3" 2>&1 | head -c 700)"
+	fi
+}
+
+# unload_wait MODULE: rmmod once nobody holds the module any more (exiting processes may still
+# hold its files for a moment; 30 s at most).
+unload_wait() {
+	_t=0
+	while [ "$(awk -v m="$1" '$1 == m { print $3 }' /proc/modules)" != 0 ] && [ $_t -lt 300 ]; do
+		sleep 0.1
+		_t=$((_t + 1))
+	done
+	rmmod "$1"
+}

@@ -23,15 +23,6 @@ keep() {
 }
 trap 'echo 100 >"$scale" 2>/dev/null; wl_stop >/dev/null 2>&1; keep' EXIT
 
-# check NAME JQ-FILTER FILE: PASS when the filter is true on FILE, else FAIL with FILE's gist.
-check() {
-	if jq -e "$2" "$3" >/dev/null 2>&1; then
-		pass "$1"
-	else
-		fail "$1" "$(jq -c "${4:-.}" "$3" 2>&1 | head -c 600)"
-	fi
-}
-
 # top_start OUT N: drmtop -J for N frames 1 s apart in the background; returns once its first
 # frame is out, i.e. once the tracer is attached (no simgpu client yet: that frame comes at once).
 top_start() {
@@ -48,17 +39,6 @@ top_start() {
 top_wait() {
 	wait "$TOP_PID"
 	tail -n 1 "$1.all" >"$1"
-}
-
-# unload_wait MODULE: rmmod once nobody holds the module any more (exiting processes may still
-# hold its files for a moment).
-unload_wait() {
-	_t=0
-	while [ "$(awk -v m="$1" '$1 == m { print $3 }' /proc/modules)" != 0 ] && [ $_t -lt 300 ]; do
-		sleep 0.1
-		_t=$((_t + 1))
-	done
-	rmmod "$1"
 }
 
 # CASE60_PARTS picks parts (default all): steady record late.
@@ -91,11 +71,11 @@ if ! want steady; then
 	:
 elif wl_start "$d" --hold steady >"$d/why"; then
 	top_wait "$d/honest.json"
-	check drmtop-bpf-active '.bpf.active == true' "$d/honest.json" '.bpf'
-	check drmtop-bpf-every-client-matched \
+	jq_check drmtop-bpf-active '.bpf.active == true' "$d/honest.json" '.bpf'
+	jq_check drmtop-bpf-every-client-matched \
 		"$SIMGPU | length >= 5 and all(.bpf != null and .bpf.match != \"none\")" \
 		"$d/honest.json" "$GIST"
-	check drmtop-bpf-no-flag-when-honest "$SIMGPU | all(.bpf.diverged == false)" \
+	jq_check drmtop-bpf-no-flag-when-honest "$SIMGPU | all(.bpf.diverged == false)" \
 		"$d/honest.json" "$GIST"
 	# Both sources agree within 2 points on every engine with a figure, in every frame where
 	# the tracer missed nothing, the tracer's figure taken at the point of its start bracket
@@ -121,11 +101,11 @@ elif wl_start "$d" --hold steady >"$d/why"; then
 			else .busy_pct - $ss end),
 		 slack: (if $span > 0 then 100 * ((($fs - $bs) | fabs) + (($fe - $be) | fabs)) / $span
 			 else 1000 end)}];'
-	check drmtop-bpf-rates-agree "$RATES [.[] | select(.bpf.missed.interval == 0) | rates(.)[]] as
+	jq_check drmtop-bpf-rates-agree "$RATES [.[] | select(.bpf.missed.interval == 0) | rates(.)[]] as
 		\$r | any(\$r[]; 2 + .slack < .fd / 2) and all(\$r[]; ((.near - .fd) | fabs) <= 2 + .slack)" \
 		"$d/honest-frames.json" "$RATES [.[] | {missed: .bpf.missed.interval, r: rates(.)}]"
 	# Each workload process also holds a probe client of its own name, hence any().
-	check drmtop-bpf-busy-seen "$SIMGPU | any(.comm == \"render\" and
+	jq_check drmtop-bpf-busy-seen "$SIMGPU | any(.comm == \"render\" and
 		any(.bpf.engines[]; .name == \"gfx\" and .jobs_delta > 0 and .busy_pct > 5))" \
 		"$d/honest.json" "$GIST"
 	# Memory to the byte. drmtop attached before the workload started, so a client it says
@@ -133,7 +113,7 @@ elif wl_start "$d" --hold steady >"$d/why"; then
 	# then does not compare its memory, but the bytes must agree all the same. Where the kernel
 	# skipped a GEM hook run (memory_since_start) the bytes may differ: drmtop must then call
 	# the difference inconclusive, never the driver's.
-	check drmtop-bpf-memory-exact "([.bpf.programs[] | select(.name |
+	jq_check drmtop-bpf-memory-exact "([.bpf.programs[] | select(.name |
 		startswith(\"drmtop_file_alloc\")) | .recursion_misses] | add // 0) as \$fa |
 		.bpf.missed.memory_since_start as \$ml | $SIMGPU | all(
 		(.bpf.memory.total_bytes == .bpf.memory.fdinfo_total_bytes and
@@ -175,11 +155,11 @@ elif wl_start "$d" --hold steady >"$d/why"; then
 		 inconclusive: $e.inconclusive, ratio: ($e.fdinfo_busy_pct / $e.busy_pct),
 		 slack: (if $span > 0 then 100 * $off / $span else 1000 end)} |
 		.seen = ((.fd - .bpf) | fabs) > 5 + .slack];'
-	check drmtop-bpf-misreport-flagged "$LIED [.[] | select(.bpf.missed.interval == 0) |
+	jq_check drmtop-bpf-misreport-flagged "$LIED [.[] | select(.bpf.missed.interval == 0) |
 		lies(.)[]] as \$l | any(\$l[]; .seen and .ratio > 1.35 and .ratio < 1.65) and
 		all(\$l[]; .diverged == .seen)" \
 		"$d/lying-frames.json" "$LIED [.[] | {missed: .bpf.missed.interval, lies: lies(.)}]"
-	check drmtop-bpf-inconclusive-when-missing "$LIED map(select(.bpf.missed.interval > 0)) |
+	jq_check drmtop-bpf-inconclusive-when-missing "$LIED map(select(.bpf.missed.interval > 0)) |
 		all(.[]; ($SIMGPU | all(.bpf == null or all(.bpf.engines[]; .diverged | not))) and
 		all(lies(.)[]; .inconclusive == .seen))" "$d/lying-frames.json" \
 		"$LIED [.[] | {missed: .bpf.missed.interval, lies: lies(.)}]"
@@ -187,7 +167,7 @@ elif wl_start "$d" --hold steady >"$d/why"; then
 		select(.bpf.missed.interval > 0)] | length' "$d/lying-frames.json") of" \
 		"$(jq length "$d/lying-frames.json"): $(jq -c '[.[] | .bpf.missed]' \
 		"$d/lying-frames.json")"
-	check drmtop-bpf-misreport-memory-not-flagged \
+	jq_check drmtop-bpf-misreport-memory-not-flagged \
 		"$SIMGPU | all(.bpf == null or .bpf.memory.diverged == false)" "$d/lying.json" "$GIST"
 	"$DRMTOP" -b -n 1 -d 1 >"$d/lying.txt" 2>&1 || true
 	wl_stop >/dev/null
@@ -274,9 +254,9 @@ elif unload_wait simgpu && unload_wait gpu_sched; then
 		wl_stop >/dev/null
 		head -n 1 "$d/late.jsonl" >"$d/first.json"
 		tail -n 1 "$d/late.jsonl" >"$d/last.json"
-		check drmtop-late-before-no-simgpu '[.clients[] | select(.driver == "simgpu")] | length == 0' \
+		jq_check drmtop-late-before-no-simgpu '[.clients[] | select(.driver == "simgpu")] | length == 0' \
 			"$d/first.json" '.bpf'
-		check drmtop-late-attach-engine-time "$SIMGPU | any(.comm == \"render\" and
+		jq_check drmtop-late-attach-engine-time "$SIMGPU | any(.comm == \"render\" and
 			any(.bpf.engines[]; .name == \"gfx\" and .jobs > 0 and .busy_pct > 5 and
 			    (.busy_pct - .fdinfo_busy_pct | fabs) < 2))" "$d/last.json" "$GIST"
 	else

@@ -25,16 +25,6 @@ keep() {
 	rm -rf "$tmp"
 }
 
-# unload_wait MODULE: rmmod once nobody holds it (exiting processes may hold its files a moment).
-unload_wait() {
-	_t=0
-	while [ "$(awk -v m="$1" '$1 == m { print $3 }' /proc/modules)" != 0 ] && [ $_t -lt 300 ]; do
-		sleep 0.1
-		_t=$((_t + 1))
-	done
-	rmmod "$1"
-}
-
 # The suite's own simgpu back, whatever happened.
 restore() {
 	wl_stop >/dev/null 2>&1
@@ -50,15 +40,6 @@ restore() {
 	fi
 }
 trap 'restore; keep' EXIT
-
-# check NAME JQ-FILTER FILE [GIST]: PASS when the filter is true on FILE, else FAIL with its gist.
-check() {
-	if jq -e "$2" "$3" >/dev/null 2>&1; then
-		pass "$1"
-	else
-		fail "$1" "$(jq -c "${4:-.}" "$3" 2>&1 | head -c 700)"
-	fi
-}
 
 # Every engine kept busy by one process of its own, with buffers (amdgpu clears each one).
 cat >"$tmp/scenario" <<'SCEN'
@@ -101,10 +82,10 @@ personality() {
 	fi
 
 	"$DRMTOP" probe -J >"$d/probe.json" 2>"$d/probe.err"
-	check "pers-$p-probe-driver" "[.devices[] | select(.parent == \"simgpu\")] |
+	jq_check "pers-$p-probe-driver" "[.devices[] | select(.parent == \"simgpu\")] |
 		length > 0 and all(.driver == \"$p\" and .in_driver_table)" "$d/probe.json" \
 		'[.devices[] | select(.parent == "simgpu")]'
-	check "pers-$p-probe-table" "$engines as \$e | [.drivers[] | select(.driver == \"$p\")] |
+	jq_check "pers-$p-probe-table" "$engines as \$e | [.drivers[] | select(.driver == \"$p\")] |
 		length == 1 and .[0].timing == \"execution\" and (\$e - [.[0].rings[].engine]) == []" \
 		"$d/probe.json" "[.drivers[] | select(.driver == \"$p\")]"
 
@@ -140,25 +121,25 @@ personality() {
 		fdinfo_busy_pct, timing, unmapped, diverged, jobs}]} else null end)}],
 		k: [.bpf.unmatched_clients[]? | select(.kernel) | {driver, client_id,
 		e: [.engines[] | {name, jobs, unmapped}]}]}"
-	check "pers-$p-bpf-active" '.bpf.active == true' "$d/top.json" '.bpf'
+	jq_check "pers-$p-bpf-active" '.bpf.active == true' "$d/top.json" '.bpf'
 	echo "info: $p on $(uname -r): $(jq -c "$gist" "$d/top.json" 2>&1 | head -c 1500)"
 	# fdinfo: drm-driver and drm-engine-<e> as the real driver prints them.
-	check "pers-$p-fdinfo-engines" "$engines as \$e | $mine | length == 3 and
+	jq_check "pers-$p-fdinfo-engines" "$engines as \$e | $mine | length == 3 and
 		([.[].engines[] | select(.busy_ns > 0) | .name] | sort) == (\$e | sort) and
 		([.[].engines[].name] - \$e) == []" "$d/top.json" "$gist"
-	check "pers-$p-device-engines" "$engines as \$e | [.devices[] | select(.driver == \"$p\")] |
+	jq_check "pers-$p-device-engines" "$engines as \$e | [.devices[] | select(.driver == \"$p\")] |
 		length == 1 and ([.[0].engines[].name] | sort) == (\$e | sort)" "$d/top.json" "$gist"
 	# Every ring the tracer saw went to the table's engine; none stayed an engine of its own.
-	check "pers-$p-rings-grouped" "$engines as \$e | $mine | all(.bpf != null and
+	jq_check "pers-$p-rings-grouped" "$engines as \$e | $mine | all(.bpf != null and
 		.bpf.match != \"none\" and (.bpf.engines | length) > 0 and all(.bpf.engines[];
 		.unmapped == false and .timing == \"execution\" and (.name as \$n | \$e | index(\$n))))" \
 		"$d/top.json" "$gist"
-	check "pers-$p-bpf-busy-seen" "$mine | all(any(.bpf.engines[]; .jobs_delta > 0 and
+	jq_check "pers-$p-bpf-busy-seen" "$mine | all(any(.bpf.engines[]; .jobs_delta > 0 and
 		.busy_pct > 20))" "$d/top.json" "$gist"
 	# Not flagged, and within drmtop's threshold (5 points): v3d's depth 1 leaves a gap after
 	# every job, so the two sources' windows, a few ms apart, hold different amounts of busy
 	# time (6.1 saw 80.2 against 82.5 %).
-	check "pers-$p-no-false-divergence" "$mine | all(.bpf.diverged == false and
+	jq_check "pers-$p-no-false-divergence" "$mine | all(.bpf.diverged == false and
 		all(.bpf.engines[] | select(.in_fdinfo and .busy_pct != null and
 		.fdinfo_busy_pct != null); (.busy_pct - .fdinfo_busy_pct | fabs) < 5))" \
 		"$d/top.json" "$gist"
@@ -168,11 +149,11 @@ personality() {
 	kjobs=$(awk '$1 == "engine" && / name=copy / { for (i = 2; i <= NF; i++)
 		if ($i ~ /^kernel_submitted=/) { sub(/^[^=]*=/, "", $i); print $i } }' \
 		"$d/engines.after")
-	check "pers-$p-kernel-jobs" "[.bpf.unmatched_clients[] | select(.kernel and
+	jq_check "pers-$p-kernel-jobs" "[.bpf.unmatched_clients[] | select(.kernel and
 		.driver == \"$p\")] | length == 1 and ([.[0].engines[] | select(.name == \"dma\" and
 		.unmapped == false) | .jobs] | add) == ${kjobs:-0} and ${kjobs:-0} >= 6" \
 		"$d/top.json" "$gist + {simgpu_kernel_jobs: ${kjobs:-null}}"
-	check "pers-$p-kernel-jobs-not-users" "[${mine}[] | select(.comm != \"blit\") |
+	jq_check "pers-$p-kernel-jobs-not-users" "[${mine}[] | select(.comm != \"blit\") |
 		.bpf.engines[] | select(.name == \"dma\")] | length == 0" "$d/top.json" "$gist"
 }
 
