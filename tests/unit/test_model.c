@@ -276,6 +276,26 @@ struct lossy {
 	struct drmtop_model_input in;
 };
 
+/*
+ * One simgpu client seen by both sources, key "k7" and command @comm: fdinfo's gfx at @pct and
+ * @total bytes, the tracer's @bpf_total bytes and (with @ring) a gfx ring; nothing sampled yet.
+ */
+static void lossy_init(struct lossy *l, const char *comm, double pct, uint64_t total,
+		       uint64_t bpf_total, bool ring)
+{
+	l->r = drmtop_reconciler_new();
+	fake_fdinfo_init(&l->fi, 7, "gfx", pct, total, 100, 3);
+	identity(&l->fi, "k7", comm);
+	fake_bpf_init(&l->b, 3, 0x2000, 7, bpf_total);
+	if (ring)
+		fake_ring(&l->b, 0xa000, "gfx", 0, 0);
+	fake_snap(&l->snap, &l->b.bc, 1, S);
+	l->in = (struct drmtop_model_input){
+		.clients = &l->fi.c, .nr_clients = 1, .bpf_active = true, .snap = &l->snap,
+		.rec = l->r, .diverge_pct = 5.0,
+	};
+}
+
 static void lossy_step(struct lossy *l, struct drmtop_model *m)
 {
 	__u64 start, end;
@@ -302,16 +322,9 @@ static void test_losses_make_figures_lower_bounds(void **state)
 	char *text, *json;
 
 	(void)state;
-	l.r = drmtop_reconciler_new();
-	fake_fdinfo_init(&l.fi, 7, "gfx", 75.0, 0, 100, 3);
-	identity(&l.fi, "k7", "liar");
-	fake_bpf_init(&l.b, 3, 0x2000, 7, 0);
-	fake_ring(&l.b, 0xa000, "gfx", 0, 0);
-	fake_snap(&l.snap, &l.b.bc, 1, S);
-	l.in = (struct drmtop_model_input){
-		.clients = &l.fi.c, .nr_clients = 1, .bpf_active = true, .snap = &l.snap,
-		.rec = l.r, .diverge_pct = 5.0, .progs = progs, .nr_progs = 1,
-	};
+	lossy_init(&l, "liar", 75.0, 0, 0, true);
+	l.in.progs = progs;
+	l.in.nr_progs = 1;
 	/* First refresh: 3 jobs lost to a full map and 2 skipped runs since attach. */
 	l.snap.counters[DRMTOP_CNT_JOBS_FULL] = 3;
 	progs[0].recursion_misses = 2;
@@ -376,19 +389,10 @@ static void test_bpf_rate_divided_by_capacity(void **state)
 	char *json;
 
 	(void)state;
-	l.r = drmtop_reconciler_new();
-	fake_fdinfo_init(&l.fi, 7, "gfx", 75.0, 0, 100, 3);
+	lossy_init(&l, "lanes", 75.0, 0, 0, true);
 	l.fi.eng[0].present |= DRM_ENGINE_HAS_CAPACITY;
 	l.fi.eng[0].capacity = 2;
 	l.fi.usage[0].capacity = 2;
-	identity(&l.fi, "k7", "lanes");
-	fake_bpf_init(&l.b, 3, 0x2000, 7, 0);
-	fake_ring(&l.b, 0xa000, "gfx", 0, 0);
-	fake_snap(&l.snap, &l.b.bc, 1, S);
-	l.in = (struct drmtop_model_input){
-		.clients = &l.fi.c, .nr_clients = 1, .bpf_active = true, .snap = &l.snap,
-		.rec = l.r, .diverge_pct = 5.0,
-	};
 	lossy_step(&l, &m);
 	l.b.eng[0].busy_ns = 3 * S / 2;
 	l.snap.taken_ns += S;
@@ -430,16 +434,7 @@ static void test_start_bracket_is_not_divergence(void **state)
 	char *json;
 
 	(void)state;
-	l.r = drmtop_reconciler_new();
-	fake_fdinfo_init(&l.fi, 7, "gfx", 40.0, 0, 100, 3);
-	identity(&l.fi, "k7", "honest");
-	fake_bpf_init(&l.b, 3, 0x2000, 7, 0);
-	fake_ring(&l.b, 0xa000, "gfx", 0, 0);
-	fake_snap(&l.snap, &l.b.bc, 1, S);
-	l.in = (struct drmtop_model_input){
-		.clients = &l.fi.c, .nr_clients = 1, .bpf_active = true, .snap = &l.snap,
-		.rec = l.r, .diverge_pct = 5.0,
-	};
+	lossy_init(&l, "honest", 40.0, 0, 0, true);
 	lossy_step(&l, &m);
 
 	/* 50 % by the tracer, 8 points of it before the driver's start may be: agreement. */
@@ -483,15 +478,7 @@ static void test_client_missed_is_lasting_lower_bound(void **state)
 	char *json;
 
 	(void)state;
-	l.r = drmtop_reconciler_new();
-	fake_fdinfo_init(&l.fi, 7, "gfx", 0.0, 640 << 10, 100, 3);
-	identity(&l.fi, "k7", "small");
-	fake_bpf_init(&l.b, 3, 0x2000, 7, 256 << 10);
-	fake_snap(&l.snap, &l.b.bc, 1, S);
-	l.in = (struct drmtop_model_input){
-		.clients = &l.fi.c, .nr_clients = 1, .bpf_active = true, .snap = &l.snap,
-		.rec = l.r, .diverge_pct = 5.0,
-	};
+	lossy_init(&l, "small", 0.0, 640 << 10, 256 << 10, false);
 	/* nothing missed: 256 KiB against fdinfo's 640 KiB is the driver's word against ours */
 	lossy_step(&l, &m);
 	assert_true(m.clients[0].bpf->mem_diverged);
@@ -535,16 +522,9 @@ static void test_covered_skips_are_not_missed(void **state)
 	char *text;
 
 	(void)state;
-	l.r = drmtop_reconciler_new();
-	fake_fdinfo_init(&l.fi, 7, "gfx", 75.0, 0, 100, 3);
-	identity(&l.fi, "k7", "liar");
-	fake_bpf_init(&l.b, 3, 0x2000, 7, 0);
-	fake_ring(&l.b, 0xa000, "gfx", 0, 0);
-	fake_snap(&l.snap, &l.b.bc, 1, S);
-	l.in = (struct drmtop_model_input){
-		.clients = &l.fi.c, .nr_clients = 1, .bpf_active = true, .snap = &l.snap,
-		.rec = l.r, .diverge_pct = 5.0, .progs = progs, .nr_progs = 3,
-	};
+	lossy_init(&l, "liar", 75.0, 0, 0, true);
+	l.in.progs = progs;
+	l.in.nr_progs = 3;
 	lossy_step(&l, &m);
 
 	/* 4 queue runs skipped, 4 jobs made from their run event; 10 ioctl entries skipped. */
@@ -605,17 +585,10 @@ static void test_memory_losses_stay_inconclusive(void **state)
 	static struct lossy l;
 
 	(void)state;
-	l.r = drmtop_reconciler_new();
 	/* fdinfo: 8 MiB; the tracer missed the handle: 0 */
-	fake_fdinfo_init(&l.fi, 7, "gfx", 75.0, 8 << 20, 100, 3);
-	identity(&l.fi, "k7", "liar");
-	fake_bpf_init(&l.b, 3, 0x2000, 7, 0);
-	fake_ring(&l.b, 0xa000, "gfx", 0, 0);
-	fake_snap(&l.snap, &l.b.bc, 1, S);
-	l.in = (struct drmtop_model_input){
-		.clients = &l.fi.c, .nr_clients = 1, .bpf_active = true, .snap = &l.snap,
-		.rec = l.r, .diverge_pct = 5.0, .progs = progs, .nr_progs = 1,
-	};
+	lossy_init(&l, "liar", 75.0, 8 << 20, 0, true);
+	l.in.progs = progs;
+	l.in.nr_progs = 1;
 	progs[0].recursion_misses = 1;
 	lossy_step(&l, &m);
 	assert_int_equal(m.missed.memory_since_start, 1);
