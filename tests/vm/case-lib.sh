@@ -36,3 +36,7 @@ unload_wait() {
 	done
 	rmmod "$1"
 }
+
+# now: seconds since boot (/proc/uptime); since T: seconds from T to now, one decimal.
+now() { cut -d' ' -f1 /proc/uptime; }
+since() { echo "$1 $(now)" | awk '{ printf "%.1f", $2 - $1 }'; }

@@ -59,8 +59,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-now() { cut -d' ' -f1 /proc/uptime; }
-since() { echo "$1 $(now)" | awk '{ printf "%.1f", $2 - $1 }'; }
 # until_true SECONDS CMD...: polls CMD every 0.1 s (by the clock: under TCG a poll can take
 # longer than its sleep).
 until_true() {

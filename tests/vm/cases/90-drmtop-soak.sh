@@ -65,8 +65,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-now() { cut -d' ' -f1 /proc/uptime; }
-since() { echo "$1 $(now)" | awk '{ printf "%.1f", $2 - $1 }'; }
 # rss PID: VmRSS in KiB (no exec: read is a builtin)
 rss() {
 	while read -r _k _v _; do
