@@ -70,6 +70,41 @@ static __always_inline __u64 drmtop_timeline_busy_ns(void *timelines, __u64 ctx,
 	return busy;
 }
 
+/*
+ * The earliest a job can have started: its run event, or for a job whose run event the tracer
+ * did not see, its queue time (0: unknown) if before @fence_ns, the time of its scheduled fence
+ * (0: none, then 0). Not the fence's time itself: drm_sched moves it, when it frees a job, to that
+ * job's end (drm_sched_get_finished_job, in 6.1 to 7.2), which on a ring of several execution
+ * units may be on another unit and well after this job started; the timeline rule
+ * (drmtop_timeline_busy_ns) then moves the start up to its unit's previous end, and
+ * drmtop_start_slack() says how much later it may have been.
+ */
+static __always_inline __u64 drmtop_job_start(__u64 run_ns, __u64 queue_ns, __u64 fence_ns)
+{
+	if (run_ns)
+		return run_ns;
+	return queue_ns && queue_ns < fence_ns ? queue_ns : fence_ns;
+}
+
+/*
+ * How much of @busy (a job counted from @start, or from its unit's previous end if later, to
+ * @done_ns) may be before the job really started: up to its scheduled fence's time @fence_ns,
+ * which drm_sched signals after the driver's run_job took the job. A job seen at its run event
+ * that waited for its unit started exactly at the unit's previous end: no slack. Capped at @busy.
+ * A fence time that drm_sched moved earlier than the start (a job freed after the next one was
+ * handed over) makes the slack short of the truth by that much; it can only matter to a job whose
+ * run event was lost.
+ */
+static __always_inline __u64 drmtop_start_slack(__u64 run_ns, __u64 start, __u64 fence_ns,
+						__u64 busy, __u64 done_ns)
+{
+	__u64 counted = done_ns - busy;
+
+	if (!busy || fence_ns <= counted || (run_ns && counted != start))
+		return 0;
+	return fence_ns - counted < busy ? fence_ns - counted : busy;
+}
+
 /* log2 bucket of a latency in ns: 0 and 1 ns land in bucket 0, the last bucket is open-ended. */
 static __always_inline __u32 drmtop_lat_bucket(__u64 ns)
 {

@@ -15,8 +15,9 @@
  *
  * Any one event may be missing (7.x skips a preempted program's other runs on that CPU, see
  * job_from_run): a job whose queue event was skipped is made from its run event, one whose run
- * event was skipped starts at its scheduled fence's time; each is counted (job_from_run,
- * start_from_fence), and what cannot be made up for is counted as before.
+ * event was skipped starts between its queue time and its scheduled fence's time (the bracket,
+ * drmtop_job_start); each is counted (job_from_run, start_from_fence), and what cannot be made
+ * up for is counted as before.
  *
  * A job's life ends for sure in drm_sched_job_cleanup(job) (BTF function in 6.1, 6.12, 6.17):
  * after a GPU reset jobs are re-run without the run tracepoint and may be freed without done,
@@ -370,12 +371,11 @@ static __always_inline __u64 done_time(struct drm_sched_fence *s_fence, __u64 no
 }
 
 /*
- * When a job whose run event the tracer did not see (skipped, see job_from_run) started, and
- * the latest a job seen at its run event can have started: the timestamp of its scheduled
- * fence, which drm_sched signals right after the driver's run_job callback took the job
- * (drm_sched_fence_scheduled(); drm_sched may later move it to the previous job's end, the
- * same union drmtop_busy_ns() takes). 0 if the fence has no time yet,
- * or one after the job's end (no start can be trusted then). Checked on 6.1, 6.12 and 7.2.
+ * The latest a job can have started: the timestamp of its scheduled fence, which drm_sched
+ * signals right after the driver's run_job callback took the job (drm_sched_fence_scheduled();
+ * drm_sched may later move it to the end of the ring's previous job, see drmtop_job_start). 0 if
+ * the fence has no time yet, or one after the job's end (no start can be trusted then). Checked
+ * on 6.1, 6.12 and 7.2.
  */
 static __always_inline __u64 scheduled_time(struct drm_sched_fence *s_fence, __u64 now)
 {
@@ -425,7 +425,7 @@ static __always_inline void on_done(struct drm_sched_fence *s_fence)
 	struct drmtop_job *j = bpf_map_lookup_elem(&jobs, &fence);
 	struct drmtop_ring *r = ring_get(sched);
 	struct drmtop_engine *e;
-	__u64 busy, slack = 0, start, fence_ns;
+	__u64 busy, slack, start, fence_ns;
 	__u32 b;
 
 	drmtop_count(DRMTOP_CNT_JOBS_DONE);
@@ -434,30 +434,27 @@ static __always_inline void on_done(struct drm_sched_fence *s_fence)
 		drmtop_count(DRMTOP_CNT_DONE_UNKNOWN);
 		return;
 	}
-	start = j->run_ns;
-	if (!start) {
-		start = scheduled_time(s_fence, now);
-		drmtop_count(start ? DRMTOP_CNT_START_FROM_FENCE : DRMTOP_CNT_DONE_WITHOUT_RUN);
-	}
-	busy = job_busy(s_fence, r, start, now);
 	/*
 	 * A job that started at its run event (its unit idle then: busy is all of run -> done) may
-	 * have started on the hardware as late as its scheduled fence (on_run): the bracket.
+	 * have started on the hardware as late as its scheduled fence (on_run); one whose run event
+	 * was lost counts from the earliest it can have started, its fence's time bounding it from
+	 * the other side: the bracket, start_slack_ns.
 	 */
-	if (j->run_ns && busy && busy == now - start) {
-		fence_ns = scheduled_time(s_fence, now);
-		if (fence_ns > start)
-			slack = fence_ns - start;
-	}
+	fence_ns = scheduled_time(s_fence, now);
+	start = drmtop_job_start(j->run_ns, j->queue_ns, fence_ns);
+	if (!j->run_ns)
+		drmtop_count(start ? DRMTOP_CNT_START_FROM_FENCE : DRMTOP_CNT_DONE_WITHOUT_RUN);
+	busy = job_busy(s_fence, r, start, now);
+	slack = drmtop_start_slack(j->run_ns, start, fence_ns, busy, now);
 	e = engine_get(j->uid, (__u64)sched);
 	if (e) {
 		__sync_fetch_and_add(&e->busy_ns, busy);
 		__sync_fetch_and_add(&e->jobs, 1);
 		if (slack)
-			__sync_fetch_and_add(&e->start_slack_ns, slack < busy ? slack : busy);
-		/* the latency sample the skipped run event would have taken */
-		if (start && !j->run_ns && j->queue_ns) {
-			b = drmtop_lat_bucket(start > j->queue_ns ? start - j->queue_ns : 0);
+			__sync_fetch_and_add(&e->start_slack_ns, slack);
+		/* the latency sample the skipped run event would have taken, to its fence */
+		if (fence_ns && !j->run_ns && j->queue_ns) {
+			b = drmtop_lat_bucket(fence_ns > j->queue_ns ? fence_ns - j->queue_ns : 0);
 			if (b < DRMTOP_LAT_BUCKETS)
 				__sync_fetch_and_add(&e->lat_hist[b], 1);
 		}

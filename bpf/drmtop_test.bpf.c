@@ -45,6 +45,20 @@ int BPF_PROG(test_timeline_busy, __u64 ctx_id, __u64 run_ns, __u64 done_ns)
 	return 0;
 }
 
+__u64 out_slack;
+
+/* A job's busy time and start slack, as on_done in drmtop_sched.bpf.c computes them. */
+SEC("raw_tp/drmtop_test_job_time")
+int BPF_PROG(test_job_time, __u64 ctx_id, __u64 run_ns, __u64 queue_ns, __u64 fence_ns,
+	     __u64 done_ns)
+{
+	__u64 start = drmtop_job_start(run_ns, queue_ns, fence_ns);
+
+	out_busy = start ? drmtop_timeline_busy_ns(&timelines, ctx_id, start, done_ns) : 0;
+	out_slack = drmtop_start_slack(run_ns, start, fence_ns, out_busy, done_ns);
+	return 0;
+}
+
 SEC("raw_tp/drmtop_test_bucket")
 int BPF_PROG(test_bucket, __u64 ns)
 {

@@ -207,7 +207,8 @@ struct drmtop_fd_rec {
 	X(DONE_UNKNOWN, done_unknown, NOTE)					\
 	X(DONE_WITHOUT_RUN, done_without_run, LOSS)	/* no busy time */	\
 	/* inferred, not lost: a job first seen at its run event, its client from the	\
-	 * fence's drm_client_id; a done without run, its start from the scheduled fence */	\
+	 * fence's drm_client_id; a done without run, its start bracketed by its queue	\
+	 * time and its scheduled fence */	\
 	X(JOB_FROM_RUN, job_from_run, NOTE)					\
 	X(START_FROM_FENCE, start_from_fence, NOTE)				\
 	X(ENDED_WITHOUT_DONE, ended_without_done, LOSS)	/* cleanup while in flight */	\

@@ -19,17 +19,17 @@
 
 /*
  * What a skipped run of each program costs (drmtop_sched.bpf.c): a queue event is made up for by
- * the job made from its run event (job_from_run), a run event by the start taken from the
- * scheduled fence (start_from_fence), as far as those counters grow; where jobs are attributed
- * through their fence's drm_client_id, the DRM ioctl entry and exit feed nothing the figures use
- * (they tell entity and job owners on kernels without it; a client first seen there is also
- * learnt at its next event). The job cleanup hook ends only jobs whose done event never came
- * (a GPU reset, an entity killed with jobs queued): for every job that had its done, the
- * cleanup finds nothing to do, and a done event the kernel skipped is counted where it was
- * skipped, so a skipped cleanup run costs the figures nothing (7.2 under TCG skips it in
- * most refresh intervals); the one job it may leave in the jobs map is one that ended without
- * done while the cleanup was skipped. Every other program's skipped run is an event lost; one
- * of the GEM hooks may leave a client's memory figure wrong until it closes.
+ * the job made from its run event (job_from_run), a run event by the start bracketed by the queue
+ * time and the scheduled fence (start_from_fence), as far as those counters grow; where jobs are
+ * attributed through their fence's drm_client_id, the DRM ioctl entry and exit feed nothing the
+ * figures use (they tell entity and job owners on kernels without it; a client first seen there is
+ * also learnt at its next event). The job cleanup hook ends only jobs whose done event never came
+ * (a GPU reset, an entity killed with jobs queued): for every job that had its done, the cleanup
+ * finds nothing to do, and a done event the kernel skipped is counted where it was skipped, so a
+ * skipped cleanup run costs the figures nothing (7.2 under TCG skips it in most refresh intervals);
+ * the one job it may leave in the jobs map is one that ended without done while the cleanup was
+ * skipped. Every other program's skipped run is an event lost; one of the GEM hooks may leave a
+ * client's memory figure wrong until it closes.
  */
 static void skip_cost(const struct drmtop_bpf *b, struct drmtop_bpf_prog_stat *ps)
 {

@@ -316,15 +316,15 @@ def skipped($role): [(b.recursion_misses // {}) | to_entries[] |
 # Events bpfdump --drop-queue/--drop-run made the tracer drop on purpose, per role.
 def dropped($role): b.test_dropped[$role] // 0;
 # For a case whose jobs all come after attach: every skipped or dropped scheduler event was made
-# up for, one job made from its run event per lost queue event, one start taken from the
-# scheduled fence per lost run event; a skipped done cannot be (the exact job checks then fail).
+# up for, one job made from its run event per lost queue event, one start bracketed by the queue
+# time and the scheduled fence per lost run event; a skipped done cannot be (the exact job checks then fail).
 def skip_checks:
 	b.counters as $k |
 	(skipped("queue") + dropped("queue")) as $q | (skipped("run") + dropped("run")) as $r |
 	check("lost-queue-events-recovered"; $k.job_from_run == $q;
 		"queue events skipped or dropped \($q), jobs made from their run event \($k.job_from_run)"),
 	check("lost-run-events-recovered"; $k.start_from_fence == $r;
-		"run events skipped or dropped \($r), starts from the scheduled fence \($k.start_from_fence)");
+		"run events skipped or dropped \($r), starts bracketed by queue time and fence \($k.start_from_fence)");
 # One line for the log: what the kernel skipped in this run, what was dropped on purpose, what
 # the tracer inferred.
 def misses_line:
