@@ -26,14 +26,6 @@ static __always_inline __u64 drmtop_busy_ns(__u64 run_ns, __u64 done_ns, __u64 *
 }
 
 /*
- * Value of a "timelines" map (key: a hardware fence's dma_fence.context): when that timeline's
- * latest job finished.
- */
-struct drmtop_timeline {
-	__u64 last_done_ns;
-};
-
-/*
  * Busy time of a job that ran on the hardware timeline @ctx from @run_ns to @done_ns:
  * drmtop_busy_ns() against that timeline's previous completion, kept in @timelines.
  *
@@ -49,16 +41,18 @@ struct drmtop_timeline {
  *
  * A timeline the map cannot hold (an LRU map: evicted after about its size of busier ones)
  * starts again with no previous completion: its next job counts from its run event.
+ * *@made is set when this call put @ctx in the map.
  */
 static __always_inline __u64 drmtop_timeline_busy_ns(void *timelines, __u64 ctx, __u64 run_ns,
-						     __u64 done_ns)
+						     __u64 done_ns, bool *made)
 {
 	struct drmtop_timeline zero = {}, *t;
 	__u64 last = 0, busy;
 
+	*made = false;
 	t = bpf_map_lookup_elem(timelines, &ctx);
 	if (!t) {
-		bpf_map_update_elem(timelines, &ctx, &zero, BPF_NOEXIST);
+		*made = !bpf_map_update_elem(timelines, &ctx, &zero, BPF_NOEXIST);
 		t = bpf_map_lookup_elem(timelines, &ctx);
 	}
 	if (!t)
@@ -70,20 +64,39 @@ static __always_inline __u64 drmtop_timeline_busy_ns(void *timelines, __u64 ctx,
 	return busy;
 }
 
+/* When the last job on hardware timeline @ctx ended; 0 if the map holds no such timeline. */
+static __always_inline __u64 drmtop_timeline_last(void *timelines, __u64 ctx)
+{
+	struct drmtop_timeline *t = bpf_map_lookup_elem(timelines, &ctx);
+
+	return t ? t->last_done_ns : 0;
+}
+
 /*
  * The earliest a job can have started: its run event, or for a job whose run event the tracer
  * did not see, its queue time (0: unknown) if before @fence_ns, the time of its scheduled fence
- * (0: none, then 0). Not the fence's time itself: drm_sched moves it, when it frees a job, to that
- * job's end (drm_sched_get_finished_job, in 6.1 to 7.2), which on a ring of several execution
- * units may be on another unit and well after this job started; the timeline rule
- * (drmtop_timeline_busy_ns) then moves the start up to its unit's previous end, and
- * drmtop_start_slack() says how much later it may have been.
+ * (0: none; then the queue time, else 0: no start). Not the fence's time itself: drm_sched moves
+ * it, when it frees a job, to that job's end (drm_sched_get_finished_job, in 6.1 to 7.2), which
+ * on a ring of several execution units may be on another unit and well after this job started;
+ * the timeline rule (drmtop_timeline_busy_ns) then moves the start up to its unit's previous
+ * end, and drmtop_start_slack() says how much later it may have been.
  */
 static __always_inline __u64 drmtop_job_start(__u64 run_ns, __u64 queue_ns, __u64 fence_ns)
 {
 	if (run_ns)
 		return run_ns;
-	return queue_ns && queue_ns < fence_ns ? queue_ns : fence_ns;
+	return queue_ns && (!fence_ns || queue_ns < fence_ns) ? queue_ns : fence_ns;
+}
+
+/*
+ * The latest a job can have started, for drmtop_start_slack(): its scheduled fence's time; for
+ * a job whose run event was lost and whose fence has no time to trust (the scheduler thread was
+ * preempted between run_job and signalling it until after the job ended: seen on 6.12 under
+ * TCG), its end: the whole job is the bracket, rather than the job lost.
+ */
+static __always_inline __u64 drmtop_latest_start(__u64 run_ns, __u64 fence_ns, __u64 done_ns)
+{
+	return fence_ns || run_ns ? fence_ns : done_ns;
 }
 
 /*

@@ -110,22 +110,27 @@ struct {
 	__type(value, struct drmtop_device);
 } devices SEC(".maps");
 
-/* thread id -> drm_file inside drm_gem_prime_fd_to_handle: handles made there are imports */
+/*
+ * Per thread inside drm_gem_prime_fd_to_handle: the drm_file importing (handles made there are
+ * imports), 0 once out. Task storage, as the two below: freed with the thread, so an exit whose
+ * program the kernel skipped (7.x) leaves nothing behind for longer than its thread lives, and
+ * no map fills with such leftovers over a long run.
+ */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, DRMTOP_MAX_TASKS);
-	__type(key, __u32);
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
 	__type(value, __u64);
 } importing SEC(".maps");
 
 /*
- * thread id -> the entities the driver's open callback made so far, while the thread is inside
- * drm_file_alloc: its fexit hands them to the new file by key, no walk of the entities map.
+ * Per thread inside drm_file_alloc: the entities the driver's open callback made so far; its
+ * fexit hands them to the new file by key, no walk of the entities map.
  */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, DRMTOP_MAX_TASKS);
-	__type(key, __u32);
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
 	__type(value, struct drmtop_opening);
 } opening SEC(".maps");
 
@@ -163,6 +168,20 @@ struct {
 	__type(value, __u64);
 } uid_seq SEC(".maps");
 
+/*
+ * Hardware timeline (dma_fence.context of a job's hardware fence) -> its latest completion:
+ * the execution units behind one ring, see drmtop_timeline_busy_ns(). Only the scheduler part
+ * uses it; here so that --bpf-map sizes it as the others. LRU, so timelines of exec queues long
+ * gone (xe, panthor make one per user queue) make room by themselves: the reader counts what it
+ * dropped (timelines_evicted, all that were made minus those present: nothing else deletes).
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, DRMTOP_MAX_TIMELINES);
+	__type(key, __u64);
+	__type(value, struct drmtop_timeline);
+} timelines SEC(".maps");
+
 static __always_inline void drmtop_count(enum drmtop_counter c)
 {
 	__u32 k = c;
@@ -170,6 +189,18 @@ static __always_inline void drmtop_count(enum drmtop_counter c)
 
 	if (v)
 		__sync_fetch_and_add(v, 1);
+}
+
+/*
+ * Test only (bpfdump --drop-*): true on every @every-th call (never when 0), as if the kernel
+ * had skipped the program there; calls counted in *@seen, drops in *@dropped.
+ */
+static __always_inline bool drmtop_test_drop(__u32 every, __u64 *seen, __u64 *dropped)
+{
+	if (!every || __sync_fetch_and_add(seen, 1) % every != every - 1)
+		return false;
+	__sync_fetch_and_add(dropped, 1);
+	return true;
 }
 
 static __always_inline __u64 drmtop_next_uid(void)

@@ -9,10 +9,12 @@
  * (not inlined) on the paths named, checked in the drm.ko of Debian 6.1.0-56 (6.1.192) and
  * 6.12.117+deb12 (BTF prototypes and call relocations) and in the 6.1, 6.12 and 6.17 sources:
  *   drm_file_alloc(minor) -> drm_file *      every open (drm_open_helper) and in-kernel client
+ *   drm_open(inode, filp)                    every open of a DRM node, after drm_file_alloc
  *   drm_gem_release(dev, file)               every close of a GEM driver's file, from
  *                                            drm_file_free. On 6.1 drm_close_helper calls the
  *                                            .part.0 clone of drm_file_free (no fentry there),
  *                                            which still calls the global drm_gem_release.
+ *   drm_prime_destroy_file_private(prime)    every drm_file_free, after drm_gem_release
  *   drm_ioctl(filp, cmd, arg)                every DRM ioctl (drivers' compat_ioctl ends here)
  *   drm_gem_private_object_init(dev, obj, size)  every GEM object (drm_gem_object_init calls it)
  *   drm_gem_object_release(obj)              every GEM object's end, normal and error paths
@@ -33,11 +35,15 @@ static __always_inline __u32 current_tid(void)
 SEC("fentry/drm_file_alloc")
 int BPF_PROG(drmtop_file_alloc_enter)
 {
-	static const struct drmtop_opening none;
-	__u32 tid = current_tid();
+	struct drmtop_opening *op = bpf_task_storage_get(&opening, bpf_get_current_task_btf(), NULL,
+							 BPF_LOCAL_STORAGE_GET_F_CREATE);
 
-	if (bpf_map_update_elem(&opening, &tid, &none, BPF_ANY))
+	if (!op) {
 		drmtop_count(DRMTOP_CNT_TASKS_FULL);
+		return 0;
+	}
+	__builtin_memset(op, 0, sizeof(*op));
+	op->active = 1;
 	return 0;
 }
 
@@ -61,6 +67,25 @@ static __always_inline void drmtop_send_closed(const struct drmtop_client *c, bo
 	bpf_ringbuf_submit(rec, 0);
 }
 
+/*
+ * Test only, zero (off) unless a test writes them: bpfdump --drop-open N / --drop-close N /
+ * --drop-release N, through this object's mmapped .bss, as --drop-run in drmtop_sched.bpf.c.
+ * Every Nth open of a new file skips drmtop_file_alloc ([0]), every Nth close of a client the
+ * tracer knows skips drmtop_gem_release_exit ([1]), every Nth handle release in a close skips
+ * drmtop_handle_release ([2]), as the kernel may, so the second chances (drmtop_open_exit,
+ * drmtop_file_free, the reader's pruning of handles) are proven on every kernel, not only when
+ * 7.x happens to skip.
+ */
+__u32 drmtop_test_drm_drop_every[3];
+__u64 drmtop_test_drm_seen[3];
+__u64 drmtop_test_drm_dropped[3];
+
+static __always_inline bool test_drop_drm(int role)
+{
+	return drmtop_test_drop(drmtop_test_drm_drop_every[role], &drmtop_test_drm_seen[role],
+				&drmtop_test_drm_dropped[role]);
+}
+
 struct pending_walk {
 	__u64 file;
 	__u32 tid;
@@ -78,50 +103,101 @@ static long claim_entity(struct bpf_map *map, __u64 *key, struct drmtop_entity *
 }
 
 /*
- * A client still in the map at an address drm_file_alloc hands out again closed unseen (the
- * release hooks were skipped, see drmtop_gem_release_exit): settle it now, as closed, before
- * the new file takes its key.
+ * The client at @key is gone: its close record to the reader, its entries out of the maps.
+ * @seen as for drmtop_send_closed(). Returns whether there was one.
  */
-static __always_inline void settle_unseen_close(__u64 key)
+static __always_inline bool forget_client(__u64 key, bool seen)
 {
 	struct drmtop_client *c = bpf_map_lookup_elem(&clients, &key);
 	__u64 id;
 
 	if (!c)
-		return;
-	drmtop_count(DRMTOP_CNT_CLOSE_INFERRED);
-	drmtop_send_closed(c, false);
+		return false;
+	drmtop_send_closed(c, seen);
 	id = c->client_id;
 	if (id)
 		bpf_map_delete_elem(&client_ids, &id);
 	bpf_map_delete_elem(&clients, &key);
+	return true;
 }
 
-SEC("fexit/drm_file_alloc")
-int BPF_PROG(drmtop_file_alloc, struct drm_minor *minor, struct drm_file *ret)
+/*
+ * A client still in the map at an address drm_file_alloc hands out again closed unseen (the
+ * release hooks were skipped, see drmtop_gem_release_exit, and so was drmtop_file_free): settle
+ * it now, as closed, before the new file takes its key.
+ */
+static __always_inline void settle_unseen_close(__u64 key)
 {
-	struct pending_walk w = { .file = (__u64)ret, .tid = current_tid() };
-	struct drmtop_opening *op = bpf_map_lookup_elem(&opening, &w.tid);
+	if (forget_client(key, false))
+		drmtop_count(DRMTOP_CNT_CLOSE_INFERRED);
+}
+
+/*
+ * A new file: its client, and the entities the driver's open callback made in this thread
+ * (@op, while active) are its own.
+ */
+static __always_inline void adopt_new_file(struct drm_file *file, struct drmtop_opening *op)
+{
+	struct pending_walk w = { .file = (__u64)file, .tid = current_tid() };
 	struct drmtop_entity *e;
 	__u32 i;
 
-	if (!ret || DRMTOP_IS_ERR(ret))
-		goto out;
 	settle_unseen_close(w.file);
-	drmtop_client_get(ret, false);
-	if (!op)
-		goto out;
+	drmtop_client_get(file, false);
+	if (!op || !op->active)
+		return;
+	op->active = 0;
 	if (op->overflow) {
 		bpf_for_each_map_elem(&entities, claim_entity, &w, 0);
-		goto out;
+		return;
 	}
 	for (i = 0; i < DRMTOP_OPEN_ENTITIES && i < op->n; i++) {
 		e = bpf_map_lookup_elem(&entities, &op->entity[i]);
 		if (e)
 			claim_entity(NULL, NULL, e, &w);
 	}
-out:
-	bpf_map_delete_elem(&opening, &w.tid);
+}
+
+SEC("fexit/drm_file_alloc")
+int BPF_PROG(drmtop_file_alloc, struct drm_minor *minor, struct drm_file *ret)
+{
+	struct drmtop_opening *op = bpf_task_storage_get(&opening, bpf_get_current_task_btf(),
+							 NULL, 0);
+
+	if (test_drop_drm(0))
+		return 0;
+	if (ret && !DRMTOP_IS_ERR(ret))
+		adopt_new_file(ret, op);
+	else if (op)
+		op->active = 0;
+	return 0;
+}
+
+/*
+ * Open, second chance: drm_open(inode, filp) returns once drm_open_helper made the file
+ * (drm_file_alloc) and set filp->private_data to it; every open of a DRM node goes through it
+ * (every driver's file operations use it; a global function in the drm.ko of Debian 6.1.0-56,
+ * 6.12.117+deb12 and 7.2.13+deb14). A file the tracer does not know here had drmtop_file_alloc
+ * skipped (7.x): the client is made now, with the entities its open made, counted
+ * open_at_drm_open. Otherwise a client that
+ * only submits jobs would never be known on kernels whose jobs carry drm_client_id (no ioctl
+ * hook there), and all its jobs would be counted lost (job_client_unknown).
+ */
+SEC("fexit/drm_open")
+int BPF_PROG(drmtop_open_exit, struct inode *inode, struct file *filp, int ret)
+{
+	struct drm_file *file;
+	__u64 key;
+
+	if (ret || !filp)
+		return 0;
+	file = BPF_CORE_READ(filp, private_data);
+	key = (__u64)file;
+	if (!file || bpf_map_lookup_elem(&clients, &key))
+		return 0;
+	adopt_new_file(file, bpf_task_storage_get(&opening, bpf_get_current_task_btf(), NULL, 0));
+	if (bpf_map_lookup_elem(&clients, &key))
+		drmtop_count(DRMTOP_CNT_OPEN_AT_DRM_OPEN);
 	return 0;
 }
 
@@ -173,24 +249,39 @@ int BPF_PROG(drmtop_gem_release_enter, struct drm_device *dev, struct drm_file *
 }
 
 /*
- * Close, part 2: all handles are gone; the drm_file address may be reused from now on. Were
- * this program skipped (recursion, PREEMPT_LAZY kernels), the client would stay in the map
- * until the next drm_file_alloc at its address settles it (settle_unseen_close).
+ * Close, part 2: all handles are gone; the drm_file address may be reused once drm_file_free
+ * returns. Were this program skipped (recursion, PREEMPT_LAZY kernels), drmtop_file_free settles
+ * the client a little later in the same drm_file_free.
  */
 SEC("fexit/drm_gem_release")
 int BPF_PROG(drmtop_gem_release_exit, struct drm_device *dev, struct drm_file *file)
 {
 	__u64 key = (__u64)file;
-	struct drmtop_client *c = bpf_map_lookup_elem(&clients, &key);
-	__u64 id;
 
-	if (!c)
+	if (drmtop_test_drm_drop_every[1] && bpf_map_lookup_elem(&clients, &key) &&
+	    test_drop_drm(1))
 		return 0;
-	drmtop_send_closed(c, true);
-	id = c->client_id;
-	if (id)
-		bpf_map_delete_elem(&client_ids, &id);
-	bpf_map_delete_elem(&clients, &key);
+	forget_client(key, true);
+	return 0;
+}
+
+/*
+ * Close, settled: drm_file_free calls drm_prime_destroy_file_private(&file->prime) after
+ * drm_gem_release, unconditionally, just before it frees the file; drm_file_alloc calls it
+ * only on its error path, for a file never handed out (call sites in the drm.ko of Debian
+ * 6.1.0-56, 6.12.117+deb12 and 7.2.13+deb14, a global function in each). A client still in the
+ * map here had its release exit skipped: settled now, counted close_at_free, rather than at the
+ * next drm_file_alloc at its address, which may never come (its engine entries would stay in
+ * the map and the client listed open until then). Also closes the clients of a driver without
+ * GEM, which has no drm_gem_release. The key is the drm_file the argument is a field of.
+ */
+SEC("fentry/drm_prime_destroy_file_private")
+int BPF_PROG(drmtop_file_free, struct drm_prime_file_private *prime)
+{
+	__u64 key = (__u64)prime - bpf_core_field_offset(struct drm_file, prime);
+
+	if (prime && forget_client(key, true))
+		drmtop_count(DRMTOP_CNT_CLOSE_AT_FREE);
 	return 0;
 }
 
@@ -324,6 +415,16 @@ static __always_inline bool handle_add(struct drmtop_client *c, __u64 file, __u3
 	err = bpf_map_update_elem(&handles, &k, &h, BPF_NOEXIST);
 	if (!err)
 		return true;
+	if ((int)err == -EEXIST) {
+		struct drmtop_handle *old = bpf_map_lookup_elem(&handles, &k);
+
+		/* left by an earlier client at this address whose release the kernel skipped */
+		if (old && old->uid != h.uid) {
+			*old = h;
+			drmtop_count(DRMTOP_CNT_HANDLES_PRUNED);
+			return true;
+		}
+	}
 	if (c)
 		client_mem(c, &h, false);
 	if (drmtop_insert_lost(err)) {
@@ -338,16 +439,16 @@ SEC("fexit/drm_gem_handle_create_tail")
 int BPF_PROG(drmtop_handle_create, struct drm_file *file, struct drm_gem_object *obj,
 	     u32 *handlep, int ret)
 {
-	__u32 tid = current_tid(), handle;
 	struct drmtop_client *c;
 	__u64 *imp;
+	__u32 handle;
 
 	if (ret)
 		return 0;
 	if (bpf_probe_read_kernel(&handle, sizeof(handle), handlep))
 		return 0;
 	c = drmtop_client_get(file, true);
-	imp = bpf_map_lookup_elem(&importing, &tid);
+	imp = bpf_task_storage_get(&importing, bpf_get_current_task_btf(), NULL, 0);
 	handle_add(c, (__u64)file, handle, obj, imp && *imp == (__u64)file);
 	return 0;
 }
@@ -358,9 +459,14 @@ int BPF_PROG(drmtop_handle_release, int id, void *ptr, void *data)
 	struct drmtop_handle_key k = { .file = (__u64)data, .handle = id };
 	struct drmtop_handle *h = bpf_map_lookup_elem(&handles, &k);
 	struct drmtop_client *c;
-
 	struct drmtop_object *o;
 
+	/* test: releases at a close only, which leave the client's figures as they are anyway */
+	if (drmtop_test_drm_drop_every[2]) {
+		c = bpf_map_lookup_elem(&clients, &k.file);
+		if (c && (c->flags & DRMTOP_CLIENT_CLOSING) && test_drop_drm(2))
+			return 0;
+	}
 	/* the kernel drops its handle_count inside this function */
 	o = object_sync(ptr, -1);
 	if (!h) {
@@ -387,20 +493,23 @@ int BPF_PROG(drmtop_handle_release, int id, void *ptr, void *data)
 SEC("fentry/drm_gem_prime_fd_to_handle")
 int BPF_PROG(drmtop_import_enter, struct drm_device *dev, struct drm_file *file)
 {
-	__u32 tid = current_tid();
-	__u64 key = (__u64)file;
+	__u64 *imp = bpf_task_storage_get(&importing, bpf_get_current_task_btf(), NULL,
+					  BPF_LOCAL_STORAGE_GET_F_CREATE);
 
-	if (bpf_map_update_elem(&importing, &tid, &key, BPF_ANY))
+	if (!imp)
 		drmtop_count(DRMTOP_CNT_TASKS_FULL);
+	else
+		*imp = (__u64)file;
 	return 0;
 }
 
 SEC("fexit/drm_gem_prime_fd_to_handle")
 int BPF_PROG(drmtop_import_exit)
 {
-	__u32 tid = current_tid();
+	__u64 *imp = bpf_task_storage_get(&importing, bpf_get_current_task_btf(), NULL, 0);
 
-	bpf_map_delete_elem(&importing, &tid);
+	if (imp)
+		*imp = 0;
 	return 0;
 }
 

@@ -16,8 +16,9 @@
  * Any one event may be missing (7.x skips a preempted program's other runs on that CPU, see
  * job_from_run): a job whose queue event was skipped is made from its run event, one whose run
  * event was skipped starts between its queue time and its scheduled fence's time (the bracket,
- * drmtop_job_start); each is counted (job_from_run, start_from_fence), and what cannot be made
- * up for is counted as before.
+ * drmtop_job_start), one that lost both is made from its done event (job_from_done); each is
+ * counted (job_from_run, start_from_fence, job_from_done), and what cannot be made up for is
+ * counted as before.
  *
  * A job's life ends for sure in drm_sched_job_cleanup(job) (BTF function in 6.1, 6.12, 6.17):
  * after a GPU reset jobs are re-run without the run tracepoint and may be freed without done,
@@ -45,18 +46,6 @@ char LICENSE[] SEC("license") = "GPL";
 /* Client ids at or above this are reserved by drivers for their own jobs (amdgpu). */
 #define KERNEL_CLIENT_ID_MIN	(1ull << 63)
 
-/*
- * Hardware timeline (dma_fence.context of a job's hardware fence) -> its latest completion:
- * the execution units behind one ring, see drmtop_timeline_busy_ns(). Private to this object
- * (nothing else reads it), LRU so timelines of exec queues long gone (xe, panthor make one per
- * user queue) make room by themselves. 1024 is far more than run at once on any machine here.
- */
-struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 1024);
-	__type(key, __u64);
-	__type(value, struct drmtop_timeline);
-} timelines SEC(".maps");
 
 /* The per-device client charged with jobs no user client submitted. */
 static __always_inline struct drmtop_client *kernel_client(__u64 parent_dev)
@@ -204,10 +193,10 @@ static __always_inline struct drmtop_engine *engine_get(__u64 uid, __u64 ring)
 
 /*
  * Test only, zero (off) unless a test writes them: bpfdump --drop-queue/--drop-run, through this
- * object's mmapped .bss. Every Nth queue event, and every Nth run event of a job seen queued, is
- * dropped as if the kernel had skipped the program (a recursion miss), so the recovery below is
- * proven on every kernel whose fences carry drm_client_id, not only when 7.x happens to skip;
- * drops are counted per role here. [0] queue, [1] run.
+ * object's mmapped .bss. Every Nth queue event, and every Nth run event, is dropped as if the
+ * kernel had skipped the program (a recursion miss), so the recovery below is proven on every
+ * kernel, not only when 7.x happens to skip (a job that loses both, or its queue event, only
+ * where fences carry drm_client_id); drops are counted per role here. [0] queue, [1] run.
  */
 __u32 drmtop_test_drop_every[2];
 __u64 drmtop_test_seen[2];
@@ -215,12 +204,8 @@ __u64 drmtop_test_dropped[2];
 
 static __always_inline bool test_drop(int role)
 {
-	__u32 n = drmtop_test_drop_every[role];
-
-	if (!n || __sync_fetch_and_add(&drmtop_test_seen[role], 1) % n != n - 1)
-		return false;
-	__sync_fetch_and_add(&drmtop_test_dropped[role], 1);
-	return true;
+	return drmtop_test_drop(drmtop_test_drop_every[role], &drmtop_test_seen[role],
+				&drmtop_test_dropped[role]);
 }
 
 static __always_inline void on_queue(struct drm_sched_job *job, struct drm_sched_entity *entity)
@@ -267,6 +252,31 @@ static __always_inline void on_queue(struct drm_sched_job *job, struct drm_sched
  * Checked on Debian 6.1.0-56, 6.12.117+deb12 and 7.2.13+deb14 (gpu_sched BTF, and the
  * drm_sched_job_run event of 7.2's gpu_scheduler_trace.h: client_id = s_fence->drm_client_id).
  */
+/*
+ * The client a job's fence names through drm_sched_fence.drm_client_id (the device's kernel
+ * client for the driver's own ids); NULL if the kernel has no such field or no open client has
+ * the id (counted job_client_unknown). *@kernel says which.
+ */
+static __always_inline struct drmtop_client *fence_client(struct drm_sched_fence *s_fence,
+							   __u64 parent, bool *kernel)
+{
+	struct drmtop_client *c;
+	__u64 id, *file;
+
+	*kernel = false;
+	if (!bpf_core_field_exists(s_fence->drm_client_id))
+		return NULL;
+	id = BPF_CORE_READ(s_fence, drm_client_id);
+	*kernel = !id || id >= KERNEL_CLIENT_ID_MIN;
+	if (*kernel)
+		return kernel_client(parent);
+	file = bpf_map_lookup_elem(&client_ids, &id);
+	c = file ? bpf_map_lookup_elem(&clients, file) : NULL;
+	if (!c)
+		drmtop_count(DRMTOP_CNT_JOB_CLIENT_UNKNOWN);
+	return c;
+}
+
 static __always_inline struct drmtop_job *job_from_run(struct drm_sched_job *job, __u64 fence)
 {
 	struct drm_sched_fence *s_fence = (struct drm_sched_fence *)fence;
@@ -274,21 +284,9 @@ static __always_inline struct drmtop_job *job_from_run(struct drm_sched_job *job
 	__u64 parent = (__u64)BPF_CORE_READ(sched, dev);
 	struct drmtop_job j = { .ring = (__u64)sched };
 	struct drmtop_client *c;
-	__u64 id, *file;
 	bool kernel;
 
-	if (!bpf_core_field_exists(s_fence->drm_client_id))
-		return NULL;
-	id = BPF_CORE_READ(s_fence, drm_client_id);
-	kernel = !id || id >= KERNEL_CLIENT_ID_MIN;
-	if (kernel) {
-		c = kernel_client(parent);
-	} else {
-		file = bpf_map_lookup_elem(&client_ids, &id);
-		c = file ? bpf_map_lookup_elem(&clients, file) : NULL;
-		if (!c)
-			drmtop_count(DRMTOP_CNT_JOB_CLIENT_UNKNOWN);
-	}
+	c = fence_client(s_fence, parent, &kernel);
 	if (!c)
 		return NULL;
 	ring_get(sched);
@@ -314,8 +312,8 @@ static __always_inline void on_run(struct drm_sched_job *job)
 	__u64 now;
 	__u32 b;
 
-	/* a test drops runs of jobs seen queued only: one that lost both events is lost for good */
-	if (j && test_drop(1))
+	/* a job that lost both its queue and run events is made from its done event */
+	if (test_drop(1))
 		return;
 	if (!j && fence)
 		j = job_from_run(job, fence);
@@ -405,16 +403,47 @@ static __always_inline __u64 job_busy(struct drm_sched_fence *s_fence, struct dr
 {
 	struct dma_fence *hw = BPF_CORE_READ(s_fence, parent);
 	__u64 last = r ? r->last_done_ns : 0, busy;
+	bool made;
 
 	if (!start)
 		start = now;
-	if (hw)
-		busy = drmtop_timeline_busy_ns(&timelines, BPF_CORE_READ(hw, context), start, now);
-	else
+	if (hw) {
+		busy = drmtop_timeline_busy_ns(&timelines, BPF_CORE_READ(hw, context), start, now,
+					       &made);
+		if (made)
+			drmtop_count(DRMTOP_CNT_TIMELINES);
+	} else {
 		busy = drmtop_busy_ns(start, now, &last);
+	}
 	if (r && now > r->last_done_ns)
 		r->last_done_ns = now;
 	return r || hw ? busy : 0;
+}
+
+/*
+ * A job whose queue and run events were both lost (7.x skips each now and then, and a job
+ * queued before attach): where fences carry drm_client_id its done event still names the
+ * client, and the ring is s_fence->sched. Filled into @j: the job counts from its execution
+ * unit's previous end, the earliest it can have started (in queue_ns, as drmtop_job_start
+ * takes it), with the time up to its scheduled fence as the bracket. The fence has no link
+ * back to the job: no queue time, no latency sample. False if the client is not known.
+ */
+static __always_inline bool job_from_done(struct drm_sched_fence *s_fence, struct drmtop_job *j)
+{
+	struct drm_gpu_scheduler *sched = BPF_CORE_READ(s_fence, sched);
+	struct dma_fence *hw = BPF_CORE_READ(s_fence, parent);
+	struct drmtop_client *c;
+	bool kernel;
+
+	c = fence_client(s_fence, (__u64)BPF_CORE_READ(sched, dev), &kernel);
+	if (!c)
+		return false;
+	if (kernel)
+		drmtop_count(DRMTOP_CNT_KERNEL_JOBS);
+	j->uid = c->uid;
+	j->ring = (__u64)sched;
+	j->queue_ns = hw ? drmtop_timeline_last(&timelines, BPF_CORE_READ(hw, context)) : 0;
+	return true;
 }
 
 static __always_inline void on_done(struct drm_sched_fence *s_fence)
@@ -422,14 +451,22 @@ static __always_inline void on_done(struct drm_sched_fence *s_fence)
 	__u64 fence = (__u64)s_fence;
 	__u64 now = done_time(s_fence, bpf_ktime_get_ns());
 	struct drm_gpu_scheduler *sched = BPF_CORE_READ(s_fence, sched);
-	struct drmtop_job *j = bpf_map_lookup_elem(&jobs, &fence);
+	struct drmtop_job *jm = bpf_map_lookup_elem(&jobs, &fence);
 	struct drmtop_ring *r = ring_get(sched);
+	__u64 busy, slack, start, fence_ns, latest;
 	struct drmtop_engine *e;
-	__u64 busy, slack, start, fence_ns;
+	struct drmtop_job j = {};
+	bool from_done = false;
 	__u32 b;
 
 	drmtop_count(DRMTOP_CNT_JOBS_DONE);
-	if (!j) {
+	/* a copy: a pointer to either the map or the stack is more than the verifier takes */
+	if (jm) {
+		j = *jm;
+	} else if (job_from_done(s_fence, &j)) {
+		drmtop_count(DRMTOP_CNT_JOB_FROM_DONE);
+		from_done = true;
+	} else {
 		job_busy(s_fence, r, 0, now);
 		drmtop_count(DRMTOP_CNT_DONE_UNKNOWN);
 		return;
@@ -441,25 +478,29 @@ static __always_inline void on_done(struct drm_sched_fence *s_fence)
 	 * the other side: the bracket, start_slack_ns.
 	 */
 	fence_ns = scheduled_time(s_fence, now);
-	start = drmtop_job_start(j->run_ns, j->queue_ns, fence_ns);
-	if (!j->run_ns)
+	start = drmtop_job_start(j.run_ns, j.queue_ns, fence_ns);
+	if (!j.run_ns && !from_done)
 		drmtop_count(start ? DRMTOP_CNT_START_FROM_FENCE : DRMTOP_CNT_DONE_WITHOUT_RUN);
 	busy = job_busy(s_fence, r, start, now);
-	slack = drmtop_start_slack(j->run_ns, start, fence_ns, busy, now);
-	e = engine_get(j->uid, (__u64)sched);
+	latest = drmtop_latest_start(j.run_ns, fence_ns, now);
+	slack = drmtop_start_slack(j.run_ns, start, latest, busy, now);
+	e = engine_get(j.uid, (__u64)sched);
 	if (e) {
 		__sync_fetch_and_add(&e->busy_ns, busy);
 		__sync_fetch_and_add(&e->jobs, 1);
 		if (slack)
 			__sync_fetch_and_add(&e->start_slack_ns, slack);
-		/* the latency sample the skipped run event would have taken, to its fence */
-		if (fence_ns && !j->run_ns && j->queue_ns) {
-			b = drmtop_lat_bucket(fence_ns > j->queue_ns ? fence_ns - j->queue_ns : 0);
+		/* the latency sample the skipped run event would have taken: to its fence */
+		if (start && !j.run_ns && j.queue_ns && !from_done) {
+			if (fence_ns)
+				start = fence_ns;
+			b = drmtop_lat_bucket(start > j.queue_ns ? start - j.queue_ns : 0);
 			if (b < DRMTOP_LAT_BUCKETS)
 				__sync_fetch_and_add(&e->lat_hist[b], 1);
 		}
 	}
-	bpf_map_delete_elem(&jobs, &fence);
+	if (jm)
+		bpf_map_delete_elem(&jobs, &fence);
 }
 
 /*
@@ -601,8 +642,8 @@ int BPF_PROG(drmtop_entity_init, struct drm_sched_entity *entity, int priority, 
 	if (ret)
 		return 0;
 	/* open first: the thread's latest ioctl file (below) is stale during an open */
-	op = bpf_map_lookup_elem(&opening, &tid);
-	if (op) {
+	op = bpf_task_storage_get(&opening, bpf_get_current_task_btf(), NULL, 0);
+	if (op && op->active) {
 		e.kind = DRMTOP_ENTITY_PENDING;
 		n = op->n;
 		if (n < DRMTOP_OPEN_ENTITIES) {

@@ -41,7 +41,9 @@ struct {
 SEC("raw_tp/drmtop_test_timeline_busy")
 int BPF_PROG(test_timeline_busy, __u64 ctx_id, __u64 run_ns, __u64 done_ns)
 {
-	out_busy = drmtop_timeline_busy_ns(&timelines, ctx_id, run_ns, done_ns);
+	bool made;
+
+	out_busy = drmtop_timeline_busy_ns(&timelines, ctx_id, run_ns, done_ns, &made);
 	return 0;
 }
 
@@ -53,9 +55,11 @@ int BPF_PROG(test_job_time, __u64 ctx_id, __u64 run_ns, __u64 queue_ns, __u64 fe
 	     __u64 done_ns)
 {
 	__u64 start = drmtop_job_start(run_ns, queue_ns, fence_ns);
+	__u64 latest = drmtop_latest_start(run_ns, fence_ns, done_ns);
+	bool made;
 
-	out_busy = start ? drmtop_timeline_busy_ns(&timelines, ctx_id, start, done_ns) : 0;
-	out_slack = drmtop_start_slack(run_ns, start, fence_ns, out_busy, done_ns);
+	out_busy = start ? drmtop_timeline_busy_ns(&timelines, ctx_id, start, done_ns, &made) : 0;
+	out_slack = drmtop_start_slack(run_ns, start, latest, out_busy, done_ns);
 	return 0;
 }
 

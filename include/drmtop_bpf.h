@@ -36,7 +36,7 @@
 #define DRMTOP_MAX_OBJECTS	32768	/* live GEM objects */
 #define DRMTOP_MAX_DEVICES	64
 #define DRMTOP_MAX_ENTITIES	8192	/* drm_sched entities alive */
-#define DRMTOP_MAX_TASKS	1024	/* threads in drm_file_alloc or a PRIME import at once */
+#define DRMTOP_MAX_TIMELINES	1024	/* hardware fence contexts (execution units) */
 #define DRMTOP_RINGBUF_BYTES	(256 * 1024)
 /*
  * Entities a driver's open callback may make that the fexit of drm_file_alloc claims by key
@@ -101,6 +101,16 @@ struct drmtop_opening {
 	__u64 entity[DRMTOP_OPEN_ENTITIES];
 	__u32 n;
 	__u32 overflow;		/* more than DRMTOP_OPEN_ENTITIES: the fexit walks the map */
+	__u32 active;		/* inside drm_file_alloc (task storage outlives the open) */
+	__u32 pad;
+};
+
+/*
+ * Value of the "timelines" map (key: a hardware fence's dma_fence.context): when that timeline's
+ * latest job finished.
+ */
+struct drmtop_timeline {
+	__u64 last_done_ns;
 };
 
 /* Per (client, ring) engine figures: key and value of the "engines" map. */
@@ -198,7 +208,7 @@ struct drmtop_fd_rec {
 	X(HANDLES_FULL, handles_full, LOSS)					\
 	X(OBJECTS_FULL, objects_full, LOSS)					\
 	X(DEVICES_FULL, devices_full, LOSS)					\
-	X(TASKS_FULL, tasks_full, LOSS)						\
+	X(TASKS_FULL, tasks_full, LOSS)	/* per-thread task storage refused */	\
 	X(RINGBUF_FULL, ringbuf_full, LOSS)	/* a close record lost */	\
 	/* run/done of a job never seen queued (queued before attach, or its queue run	\
 	 * was skipped: then counted in that program's recursion misses) that the event	\
@@ -211,6 +221,9 @@ struct drmtop_fd_rec {
 	 * time and its scheduled fence */	\
 	X(JOB_FROM_RUN, job_from_run, NOTE)					\
 	X(START_FROM_FENCE, start_from_fence, NOTE)				\
+	/* a job whose queue and run events were both lost, made from its done event	\
+	 * (drm_client_id), from its unit's previous end to its end */			\
+	X(JOB_FROM_DONE, job_from_done, NOTE)					\
 	X(ENDED_WITHOUT_DONE, ended_without_done, LOSS)	/* cleanup while in flight */	\
 	/* a user client's job whose client is unknown (its open missed): not accounted */	\
 	X(JOB_CLIENT_UNKNOWN, job_client_unknown, LOSS)				\
@@ -225,10 +238,22 @@ struct drmtop_fd_rec {
 	/* a client whose close hooks were skipped, settled when drm_file_alloc	\
 	 * handed its address out again */						\
 	X(CLOSE_INFERRED, close_inferred, NOTE)					\
+	/* a client whose drm_gem_release exit was skipped, settled in drm_file_free */	\
+	X(CLOSE_AT_FREE, close_at_free, NOTE)					\
+	/* a client whose drm_file_alloc exit was skipped, made where drm_open returns */	\
+	X(OPEN_AT_DRM_OPEN, open_at_drm_open, NOTE)				\
 	X(MEM_UNDERFLOW, mem_underflow, LOSS)	/* a release took more than was held */	\
 	/* counted by the reader: engine entries of a client neither live nor known	\
 	 * closed (its close record was lost), reported as orphans and deleted */	\
 	X(ORPHAN_ENGINES, orphan_engines, LOSS)					\
+	/* hardware timelines (execution units) first seen, and counted by the reader:	\
+	 * those the LRU timelines map dropped to make room (a busy one's next job	\
+	 * counts from its run event) */						\
+	X(TIMELINES, timelines, TOTAL)						\
+	X(TIMELINES_EVICTED, timelines_evicted, NOTE)				\
+	/* handle entries of closed clients that a skipped handle release left	\
+	 * behind: deleted by the reader, or replaced by a new client's handle */	\
+	X(HANDLES_PRUNED, handles_pruned, NOTE)					\
 	X(JOBS_QUEUED, jobs_queued, TOTAL)	/* tracked from their queue event */	\
 	X(JOBS_DONE, jobs_done, TOTAL)						\
 	X(KERNEL_JOBS, kernel_jobs, TOTAL)	/* jobs charged to a kernel client */

@@ -20,8 +20,8 @@ enum drmtop_bpf_limit {
 	DRMTOP_LIMIT_OBJECTS,	/* GEM objects alive */
 	DRMTOP_LIMIT_DEVICES,	/* DRM devices */
 	DRMTOP_LIMIT_ENTITIES,	/* scheduler entities alive (kernels before 6.17) */
-	DRMTOP_LIMIT_TASKS,	/* threads inside an open or a PRIME import at once */
 	DRMTOP_LIMIT_RINGBUF,	/* bytes of the closed-client ring buffer */
+	DRMTOP_LIMIT_TIMELINES,	/* hardware timelines (execution units) remembered, LRU */
 	DRMTOP_LIMIT_COUNT
 };
 

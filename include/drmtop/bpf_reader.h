@@ -97,6 +97,7 @@ struct drmtop_bpf_prog_stat {
 	__u64 recursion_misses;		/* runs the kernel skipped: events the tracer missed */
 	enum drmtop_bpf_skip_cost skip_cost;
 	unsigned int made_up_by;	/* enum drmtop_counter, for DRMTOP_SKIP_MADE_UP */
+	unsigned int made_up_also;	/* a second such counter, or DRMTOP_CNT_MAX */
 	bool memory;			/* a skipped run may leave memory figures wrong for good */
 };
 

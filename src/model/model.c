@@ -694,14 +694,15 @@ static uint64_t growth(uint64_t now, const __u64 *before)
  * Of a program's skipped runs (since start and in the interval), those that may have cost the
  * figures an event, as the tracer says (enum drmtop_bpf_skip_cost): none where the program
  * feeds nothing the figures use on this kernel; where the tracer makes up for a lost event
- * (a job made from its run event, a start from the scheduled fence), those beyond what the
- * counter of such make-ups grew by. That counter also counts jobs queued before attach, so at
- * worst a real loss right after attach is taken for made up.
+ * (a job made from its run or done event, a start from the scheduled fence, ...), those beyond
+ * what the counters of such make-ups grew by. Those also count jobs queued before attach, so
+ * at worst a real loss right after attach is taken for made up.
  */
 static void skipped_lost(const struct drmtop_model *m, const struct drmtop_bpf_prog_stat *ps,
 			 const struct drmtop_model_prog *mp, uint64_t *lost, uint64_t *lost_delta)
 {
 	const struct drmtop_model_counter *c;
+	uint64_t value, delta;
 
 	*lost = mp->recursion_misses;
 	*lost_delta = mp->misses_delta;
@@ -710,8 +711,15 @@ static void skipped_lost(const struct drmtop_model *m, const struct drmtop_bpf_p
 	} else if (ps->skip_cost == DRMTOP_SKIP_MADE_UP && m->counters &&
 		   ps->made_up_by < m->nr_counters) {
 		c = &m->counters[ps->made_up_by];
-		*lost = *lost > c->value ? *lost - c->value : 0;
-		*lost_delta = *lost_delta > c->delta ? *lost_delta - c->delta : 0;
+		value = c->value;
+		delta = c->delta;
+		if (ps->made_up_also < m->nr_counters) {
+			c = &m->counters[ps->made_up_also];
+			value += c->value;
+			delta += c->delta;
+		}
+		*lost = *lost > value ? *lost - value : 0;
+		*lost_delta = *lost_delta > delta ? *lost_delta - delta : 0;
 		if (*lost_delta > *lost)
 			*lost_delta = *lost;
 	}

@@ -21,7 +21,7 @@ struct ring_buffer;
 enum drmtop_bpf_map {
 	MAP_CLIENTS, MAP_CLIENT_IDS, MAP_IOCTL_FILES, MAP_ENGINES, MAP_RINGS, MAP_JOBS,
 	MAP_HANDLES, MAP_OBJECTS, MAP_DEVICES, MAP_IMPORTING, MAP_OPENING, MAP_ENTITIES,
-	MAP_COUNTERS, MAP_CLOSED, MAP_UID_SEQ, MAP_COUNT
+	MAP_COUNTERS, MAP_CLOSED, MAP_UID_SEQ, MAP_TIMELINES, MAP_COUNT
 };
 
 /* A map a limit sizes: its name in the BPF source, the limit, key and value bytes. */
@@ -94,6 +94,10 @@ struct drmtop_bpf {
 	struct drmtop_client *prev_live;	/* the latest snapshot's live clients */
 	size_t n_prev_live, cap_prev_live;
 	struct drmtop_walk_test walk_test;
+	__u64 timelines_made;		/* the timelines counter when the map was last counted */
+	__u64 timelines_present;	/* entries it had then */
+	__u64 handle_release_misses;	/* drmtop_handle_release's skips when handles were pruned */
+	__u64 handles_pruned;		/* DRMTOP_CNT_HANDLES_PRUNED */
 };
 
 /*

@@ -14,7 +14,7 @@ const char *const drmtop_bpf_limit_names[DRMTOP_LIMIT_COUNT] = {
 	[DRMTOP_LIMIT_RINGS] = "rings",		[DRMTOP_LIMIT_JOBS] = "jobs",
 	[DRMTOP_LIMIT_HANDLES] = "handles",	[DRMTOP_LIMIT_OBJECTS] = "objects",
 	[DRMTOP_LIMIT_DEVICES] = "devices",	[DRMTOP_LIMIT_ENTITIES] = "entities",
-	[DRMTOP_LIMIT_TASKS] = "tasks",		[DRMTOP_LIMIT_RINGBUF] = "ringbuf",
+	[DRMTOP_LIMIT_RINGBUF] = "ringbuf",	[DRMTOP_LIMIT_TIMELINES] = "timelines",
 };
 
 static const uint32_t defaults[DRMTOP_LIMIT_COUNT] = {
@@ -26,8 +26,8 @@ static const uint32_t defaults[DRMTOP_LIMIT_COUNT] = {
 	[DRMTOP_LIMIT_OBJECTS] = DRMTOP_MAX_OBJECTS,
 	[DRMTOP_LIMIT_DEVICES] = DRMTOP_MAX_DEVICES,
 	[DRMTOP_LIMIT_ENTITIES] = DRMTOP_MAX_ENTITIES,
-	[DRMTOP_LIMIT_TASKS] = DRMTOP_MAX_TASKS,
 	[DRMTOP_LIMIT_RINGBUF] = DRMTOP_RINGBUF_BYTES,
+	[DRMTOP_LIMIT_TIMELINES] = DRMTOP_MAX_TIMELINES,
 };
 
 /* Every map a limit sizes, with its key and value sizes (bpf/drmtop_common.bpf.h). */
@@ -43,9 +43,8 @@ const struct drmtop_bpf_map_size drmtop_bpf_map_sizes[] = {
 	{ "objects", DRMTOP_LIMIT_OBJECTS, 8, sizeof(struct drmtop_object) },
 	{ "devices", DRMTOP_LIMIT_DEVICES, 8, sizeof(struct drmtop_device) },
 	{ "entities", DRMTOP_LIMIT_ENTITIES, 8, sizeof(struct drmtop_entity) },
-	{ "importing", DRMTOP_LIMIT_TASKS, 4, 8 },
-	{ "opening", DRMTOP_LIMIT_TASKS, 4, sizeof(struct drmtop_opening) },
 	{ "closed", DRMTOP_LIMIT_RINGBUF, 0, 0 },
+	{ "timelines", DRMTOP_LIMIT_TIMELINES, 8, sizeof(struct drmtop_timeline) },
 	{ NULL, 0, 0, 0 },
 };
 
@@ -106,7 +105,7 @@ int drmtop_bpf_limit_parse(struct drmtop_bpf_limits *l, const char *arg, char *e
 			break;
 	if (i == DRMTOP_LIMIT_COUNT || !eq) {
 		snprintf(err, err_len, "invalid --bpf-map '%s': want NAME=N, NAME one of clients, "
-			 "engines, rings, jobs, handles, objects, devices, entities, tasks, ringbuf",
+			 "engines, rings, jobs, handles, objects, devices, entities, ringbuf, timelines",
 			 arg);
 		return -1;
 	}

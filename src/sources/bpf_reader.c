@@ -19,6 +19,7 @@
 #include "bpf_internal.h"
 #include "drmtop/bpf_reader.h"
 #include "drmtop/util/vec.h"
+#include "drmtop_drm.skel.h"
 
 int drmtop_bpf_on_closed(void *ctx, void *data, size_t len);
 
@@ -103,6 +104,95 @@ static int add_engine(struct drmtop_bpf_client *cl, __u64 ring, const struct drm
 	p->start_slack_ns = e->start_slack_ns;
 	memcpy(p->lat_hist, e->lat_hist, sizeof(p->lat_hist));
 	return 0;
+}
+
+/* Walks map @map of @b, with the test hook if one is set. */
+static int walk(struct drmtop_bpf *b, enum drmtop_bpf_map map,
+		int (*each)(const void *key, const void *value, void *ctx), void *ctx);
+
+struct stale_handles {
+	int clients_fd;
+	struct drmtop_handle_key *keys;
+	size_t n, cap;
+};
+
+static int each_stale_handle(const void *key, const void *value, void *ctx)
+{
+	const struct drmtop_handle_key *k = key;
+	const struct drmtop_handle *h = value;
+	struct stale_handles *sh = ctx;
+	struct drmtop_client c;
+	struct drmtop_handle_key *p;
+
+	if (!bpf_map_lookup_elem(sh->clients_fd, &k->file, &c) && c.uid == h->uid)
+		return 0;
+	p = vec_push(sh->keys, sh->n, sh->cap);
+	if (!p)
+		return -ENOMEM;
+	*p = *k;
+	return 0;
+}
+
+/*
+ * Handle entries that a skipped drmtop_handle_release (7.x) left behind. A client leaves the
+ * clients map only at the end of its close, after every handle of its file was released, so a
+ * handle entry whose file is no client, or another client (its address handed out again), is
+ * such a leftover; deleted, counted handles_pruned (as is one the handle create hook overwrote).
+ * Looked for only after the kernel skipped that program (its recursion_misses grew), or a test
+ * made it skip runs (bpfdump --drop-release): a walk of the handles map is not for every
+ * refresh.
+ */
+static void prune_handles(struct drmtop_bpf *b)
+{
+	struct stale_handles sh = { .clients_fd = b->map_fd[MAP_CLIENTS] };
+	struct bpf_prog_info info;
+	__u32 len = sizeof(info);
+	__u64 skips;
+	size_t i;
+	int fd;
+
+	fd = b->drm ? bpf_program__fd(b->drm->progs.drmtop_handle_release) : -1;
+	memset(&info, 0, sizeof(info));
+	if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len))
+		return;
+	skips = info.recursion_misses + (b->drm->bss ? b->drm->bss->drmtop_test_drm_dropped[2] : 0);
+	if (skips == b->handle_release_misses)
+		return;
+	if (!walk(b, MAP_HANDLES, each_stale_handle, &sh)) {
+		b->handle_release_misses = skips;
+		for (i = 0; i < sh.n; i++)
+			if (!bpf_map_delete_elem(b->map_fd[MAP_HANDLES], &sh.keys[i]))
+				b->handles_pruned++;
+	}
+	free(sh.keys);
+}
+
+static int count_entry(const void *key, const void *value, void *ctx)
+{
+	(void)key;
+	(void)value;
+	++*(size_t *)ctx;
+	return 0;
+}
+
+/*
+ * Timelines the LRU map dropped to make room: all that were made minus those present, as
+ * nothing else deletes one. Only an insert evicts, so the map is counted again only after the
+ * timelines counter moved, and the count is kept only if no insert came while it was taken.
+ */
+static void count_evicted_timelines(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
+{
+	__u32 k = DRMTOP_CNT_TIMELINES;
+	__u64 made = s->counters[k], after = 0;
+	size_t n = 0;
+
+	if (made != b->timelines_made && !walk(b, MAP_TIMELINES, count_entry, &n) &&
+	    !bpf_map_lookup_elem(b->map_fd[MAP_COUNTERS], &k, &after) && after == made) {
+		b->timelines_made = made;
+		b->timelines_present = n;
+	}
+	s->counters[DRMTOP_CNT_TIMELINES_EVICTED] = b->timelines_made > b->timelines_present ?
+						   b->timelines_made - b->timelines_present : 0;
 }
 
 /* Walks map @map of @b, with the test hook if one is set. */
@@ -578,6 +668,9 @@ int drmtop_bpf_snapshot(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
 	for (k = 0; k < DRMTOP_CNT_MAX; k++)
 		bpf_map_lookup_elem(b->map_fd[MAP_COUNTERS], &k, &s->counters[k]);
 	s->counters[DRMTOP_CNT_ORPHAN_ENGINES] += b->orphan_engines;
+	count_evicted_timelines(b, s);
+	prune_handles(b);
+	s->counters[DRMTOP_CNT_HANDLES_PRUNED] += b->handles_pruned;
 	/* who was live, for naming a client whose close record turns out lost */
 	err = vec_reserve(b->prev_live, b->cap_prev_live, s->n_clients);
 	if (err)

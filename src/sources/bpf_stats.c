@@ -18,18 +18,23 @@
 #include "drmtop_sched.skel.h"
 
 /*
- * What a skipped run of each program costs (drmtop_sched.bpf.c): a queue event is made up for by
- * the job made from its run event (job_from_run), a run event by the start bracketed by the queue
- * time and the scheduled fence (start_from_fence), as far as those counters grow; where jobs are
- * attributed through their fence's drm_client_id, the DRM ioctl entry and exit feed nothing the
- * figures use (they tell entity and job owners on kernels without it; a client first seen there is
- * also learnt at its next event). The job cleanup hook ends only jobs whose done event never came
- * (a GPU reset, an entity killed with jobs queued): for every job that had its done, the cleanup
- * finds nothing to do, and a done event the kernel skipped is counted where it was skipped, so a
- * skipped cleanup run costs the figures nothing (7.2 under TCG skips it in most refresh intervals);
- * the one job it may leave in the jobs map is one that ended without done while the cleanup was
- * skipped. Every other program's skipped run is an event lost; one of the GEM hooks may leave a
- * client's memory figure wrong until it closes.
+ * What a skipped run of each program costs (drmtop_sched.bpf.c, drmtop_drm.bpf.c): a queue event
+ * is made up for by the job made from its run event (job_from_run), a run event by the start
+ * bracketed by the queue time and the scheduled fence (start_from_fence), either by the job made
+ * from its done event when both were lost (job_from_done), the exit of drm_file_alloc (a client's
+ * open) by drmtop_open_exit where drm_open returns (open_at_drm_open), the exit of drm_gem_release
+ * (a client's close) by drmtop_file_free later in the same drm_file_free (close_at_free), as far
+ * as those counters grow; where jobs are attributed through their fence's drm_client_id, the DRM
+ * ioctl entry and exit feed nothing the figures use (they tell entity and job owners on kernels
+ * without it; a client first seen there is also learnt at its next event). The job cleanup hook
+ * ends only jobs whose done event never came (a GPU reset, an entity killed with jobs queued): for
+ * every job that had its done, the cleanup finds nothing to do, and a done event the kernel
+ * skipped is counted where it was skipped, so a skipped cleanup run costs the figures nothing (7.2
+ * under TCG skips it in most refresh intervals); the one job it may leave in the jobs map is one
+ * that ended without done while the cleanup was skipped. drmtop_open_exit and drmtop_file_free
+ * likewise find nothing to do after an open or close whose first hook ran, and a skipped first
+ * hook is counted where it was skipped. Every other program's skipped run is an event lost; one of
+ * the GEM hooks may leave a client's memory figure wrong until it closes.
  */
 static void skip_cost(const struct drmtop_bpf *b, struct drmtop_bpf_prog_stat *ps)
 {
@@ -46,16 +51,26 @@ static void skip_cost(const struct drmtop_bpf *b, struct drmtop_bpf_prog_stat *p
 		ps->memory |= !strcmp(ps->name, memory[i]);
 
 	ps->skip_cost = DRMTOP_SKIP_LOST;
+	ps->made_up_also = DRMTOP_CNT_MAX;
 	if (!strncmp(ps->name, "drmtop_queue_", 13)) {
 		ps->skip_cost = DRMTOP_SKIP_MADE_UP;
 		ps->made_up_by = DRMTOP_CNT_JOB_FROM_RUN;
+		ps->made_up_also = DRMTOP_CNT_JOB_FROM_DONE;
 	} else if (!strncmp(ps->name, "drmtop_run_", 11)) {
 		ps->skip_cost = DRMTOP_SKIP_MADE_UP;
 		ps->made_up_by = DRMTOP_CNT_START_FROM_FENCE;
+		ps->made_up_also = DRMTOP_CNT_JOB_FROM_DONE;
 	} else if (by_id && (!strcmp(ps->name, "drmtop_ioctl_enter") ||
 			     !strcmp(ps->name, "drmtop_ioctl_exit"))) {
 		ps->skip_cost = DRMTOP_SKIP_HARMLESS;
-	} else if (!strcmp(ps->name, "drmtop_job_cleanup")) {
+	} else if (!strcmp(ps->name, "drmtop_gem_release_exit")) {
+		ps->skip_cost = DRMTOP_SKIP_MADE_UP;
+		ps->made_up_by = DRMTOP_CNT_CLOSE_AT_FREE;
+	} else if (!strcmp(ps->name, "drmtop_file_alloc")) {
+		ps->skip_cost = DRMTOP_SKIP_MADE_UP;
+		ps->made_up_by = DRMTOP_CNT_OPEN_AT_DRM_OPEN;
+	} else if (!strcmp(ps->name, "drmtop_job_cleanup") ||
+		   !strcmp(ps->name, "drmtop_file_free") || !strcmp(ps->name, "drmtop_open_exit")) {
 		ps->skip_cost = DRMTOP_SKIP_HARMLESS;
 	}
 }

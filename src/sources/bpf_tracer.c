@@ -31,7 +31,7 @@ const char *const drmtop_bpf_map_names[MAP_COUNT] = {
 	[MAP_DEVICES] = "devices",	[MAP_IMPORTING] = "importing",
 	[MAP_OPENING] = "opening",	[MAP_ENTITIES] = "entities",
 	[MAP_COUNTERS] = "counters",	[MAP_CLOSED] = "closed",
-	[MAP_UID_SEQ] = "uid_seq",
+	[MAP_UID_SEQ] = "uid_seq",	[MAP_TIMELINES] = "timelines",
 };
 
 static void say(char *buf, size_t len, const char *fmt, ...)

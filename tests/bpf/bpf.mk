@@ -6,7 +6,8 @@
 BPFDUMP := $(OUTPUT)/tests/bpfdump
 
 $(BPFDUMP): tests/bpf/bpfdump.c $(LIBDRMTOP) $(wildcard include/drmtop/*.h include/*.h) \
-		src/sources/bpf_internal.h $(OUTPUT)/drmtop_sched.skel.h | $(OUTPUT)/tests
+		src/sources/bpf_internal.h $(OUTPUT)/drmtop_sched.skel.h $(OUTPUT)/drmtop_drm.skel.h \
+		| $(OUTPUT)/tests
 	$(CC) $(ALL_CFLAGS) $< $(LIBDRMTOP) $(ALL_LDFLAGS) $(LIBBPF_LIBS) -lm -o $@
 
 .PHONY: bpfdump

@@ -9,7 +9,8 @@
  * addresses are hex strings (jq reads numbers as doubles).
  *
  * Usage: bpfdump [-i MS] [-t SEC] [--ready FILE] [--status FILE] [--stop FILE] [--pause FILE]
- *                [--fds] [--drop-queue N] [--drop-run N]
+ *                [--fds] [--drop-queue N] [--drop-run N] [--drop-open N] [--drop-close N]
+ *                [--drop-release N]
  *   -i MS       snapshot interval (default 200)
  *   -t SEC      stop after SEC seconds (default: run until --stop FILE exists or SIGINT/TERM)
  *   --ready F   create F once the tracer is opened (the test starts its workload then)
@@ -21,7 +22,13 @@
  *   --drop-queue N, --drop-run N
  *               test only: the scheduler part drops every Nth queue / run event as if the
  *               kernel had skipped the program (bpf/drmtop_sched.bpf.c, test_drop); the JSON
- *               then has "test_dropped": {"queue": n, "run": n}
+ *               then has "test_dropped": {"queue": n, "run": n, "open": n, "close": n,
+ *               "release": n}
+ *   --drop-open N, --drop-close N, --drop-release N
+ *               test only: the DRM part skips every Nth run of drmtop_file_alloc / every Nth
+ *               drm_gem_release exit of a known client / every Nth handle release in a close
+ *               (bpf/drmtop_drm.bpf.c, test_drop_drm)
+ * The JSON's "handles_left" is the number of entries in the handles map at stop.
  * Exit status: 0, or 1 when the tracer could not be opened (the JSON then has "error").
  */
 #include <errno.h>
@@ -33,9 +40,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <bpf/bpf.h>
+
 #include "drmtop/bpf_reader.h"
 #include "drmtop/bpf_tracer.h"
 #include "drmtop/json_writer.h"
+#include "drmtop_drm.skel.h"
 #include "drmtop_sched.skel.h"
 #include "../../src/sources/bpf_internal.h"
 
@@ -70,15 +80,35 @@ struct merged {
 
 static struct merged closed, orphans;
 
-/* --drop-queue, --drop-run: written to the scheduler part's .bss once it is loaded. */
-static __u32 drop_every[2];
+/* --drop-queue, --drop-run, --drop-open, --drop-close, --drop-release: to each part's .bss. */
+static __u32 drop_every[5];
 
 static void set_drops(struct drmtop_bpf *b)
 {
-	if (!b->sched || !b->sched->bss)
-		return;
-	b->sched->bss->drmtop_test_drop_every[0] = drop_every[0];
-	b->sched->bss->drmtop_test_drop_every[1] = drop_every[1];
+	if (b->sched && b->sched->bss) {
+		b->sched->bss->drmtop_test_drop_every[0] = drop_every[0];
+		b->sched->bss->drmtop_test_drop_every[1] = drop_every[1];
+	}
+	if (b->drm && b->drm->bss) {
+		b->drm->bss->drmtop_test_drm_drop_every[0] = drop_every[2];
+		b->drm->bss->drmtop_test_drm_drop_every[1] = drop_every[3];
+		b->drm->bss->drmtop_test_drm_drop_every[2] = drop_every[4];
+	}
+}
+
+/* Entries in the handles map now (taken at stop, when nothing changes it any more). */
+static __u64 handles_left(const struct drmtop_bpf *b)
+{
+	struct drmtop_handle_key k, next;
+	int fd = b->map_fd[MAP_HANDLES];
+	__u64 n = 0;
+
+	if (fd < 0 || bpf_map_get_next_key(fd, NULL, &k))
+		return 0;
+	do {
+		n++;
+	} while (!bpf_map_get_next_key(fd, &k, &next) && (k = next, 1));
+	return n;
 }
 
 static int merge_closed(struct merged *m, const struct drmtop_bpf_client *in)
@@ -250,17 +280,23 @@ static void print_all(struct drmtop_bpf *b, const struct drmtop_bpf_snapshot *s,
 	for (i = 0; i < DRMTOP_CNT_MAX; i++)
 		u64(&w, drmtop_bpf_counter_name(i), s->counters[i]);
 	jw_object_end(&w);
-	if (drop_every[0] || drop_every[1]) {
+	if (drop_every[0] || drop_every[1] || drop_every[2] || drop_every[3] || drop_every[4]) {
 		const __u64 *d = b->sched && b->sched->bss ? b->sched->bss->drmtop_test_dropped
 							    : NULL;
+		const __u64 *dd = b->drm && b->drm->bss ? b->drm->bss->drmtop_test_drm_dropped
+							: NULL;
 
 		jw_key(&w, "test_dropped");
 		jw_object_begin(&w);
 		u64(&w, "queue", d ? d[0] : 0);
 		u64(&w, "run", d ? d[1] : 0);
+		u64(&w, "open", dd ? dd[0] : 0);
+		u64(&w, "close", dd ? dd[1] : 0);
+		u64(&w, "release", dd ? dd[2] : 0);
 		jw_object_end(&w);
 	}
 	/* runs of each loaded program the kernel skipped (recursion_misses): events never seen */
+	u64(&w, "handles_left", handles_left(b));
 	jw_key(&w, "recursion_misses");
 	jw_object_begin(&w);
 	n = drmtop_bpf_prog_stats(b, progs, DRMTOP_BPF_MAX_PROGS);
@@ -329,6 +365,9 @@ int main(int argc, char **argv)
 		{ "fds", no_argument, NULL, 'f' },
 		{ "drop-queue", required_argument, NULL, 'Q' },
 		{ "drop-run", required_argument, NULL, 'R' },
+		{ "drop-open", required_argument, NULL, 'O' },
+		{ "drop-close", required_argument, NULL, 'C' },
+		{ "drop-release", required_argument, NULL, 'L' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *ready = NULL, *stopfile = NULL, *status = NULL, *pause = NULL;
@@ -369,13 +408,25 @@ int main(int argc, char **argv)
 			fds = true;
 			break;
 		case 'Q':
+			drop_every[0] = (__u32)strtoul(optarg, NULL, 10);
+			break;
 		case 'R':
-			drop_every[c == 'R'] = (__u32)strtoul(optarg, NULL, 10);
+			drop_every[1] = (__u32)strtoul(optarg, NULL, 10);
+			break;
+		case 'O':
+			drop_every[2] = (__u32)strtoul(optarg, NULL, 10);
+			break;
+		case 'C':
+			drop_every[3] = (__u32)strtoul(optarg, NULL, 10);
+			break;
+		case 'L':
+			drop_every[4] = (__u32)strtoul(optarg, NULL, 10);
 			break;
 		default:
 			fprintf(stderr, "usage: bpfdump [-i MS] [-t SEC] [--ready FILE] "
 				"[--status FILE] [--stop FILE] [--pause FILE] [--fds] "
-				"[--drop-queue N] [--drop-run N]\n");
+				"[--drop-queue N] [--drop-run N] [--drop-open N] [--drop-close N] "
+				"[--drop-release N]\n");
 			return 2;
 		}
 	}

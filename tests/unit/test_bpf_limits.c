@@ -83,6 +83,13 @@ static void test_default_memory_under_16mib(void **state)
 	assert_int_equal(drmtop_bpf_limits_bytes(&l) - def,
 			 48 + sizeof(struct drmtop_handle_key) + sizeof(struct drmtop_handle) +
 			 1024 * 16);
+	/* the timelines map is sized and counted like the others */
+	assert_int_equal(parse_one(&l, "timelines=100", err), 0);
+	assert_int_equal(drmtop_bpf_limit(&l, DRMTOP_LIMIT_TIMELINES), 100);
+	def = drmtop_bpf_limits_bytes(&l);
+	assert_int_equal(parse_one(&l, "timelines=101", err), 0);
+	assert_int_equal(drmtop_bpf_limits_bytes(&l) - def,
+			 48 + 8 + sizeof(struct drmtop_timeline));
 }
 
 static void test_option_repeatable(void **state)

@@ -511,7 +511,7 @@ static void test_covered_skips_are_not_missed(void **state)
 {
 	struct drmtop_bpf_prog_stat progs[3] = {
 		{ .name = "drmtop_queue_btf_617", .skip_cost = DRMTOP_SKIP_MADE_UP,
-		  .made_up_by = DRMTOP_CNT_JOB_FROM_RUN },
+		  .made_up_by = DRMTOP_CNT_JOB_FROM_RUN, .made_up_also = DRMTOP_CNT_JOB_FROM_DONE },
 		{ .name = "drmtop_ioctl_enter", .skip_cost = DRMTOP_SKIP_HARMLESS },
 		{ .name = "drmtop_done_btf_617", .skip_cost = DRMTOP_SKIP_LOST },
 	};
@@ -550,18 +550,22 @@ static void test_covered_skips_are_not_missed(void **state)
 	assert_non_null(strstr(text, "skipped program runs 14 (14), 14 of them made up for"));
 	free(text);
 
-	/* 3 more queue runs skipped, 1 made up for; a done run skipped: 3 missed. */
+	/*
+	 * 4 more queue runs skipped, 1 job made from its run event and 1 from its done event (its
+	 * run lost too); a done run skipped: 3 missed.
+	 */
 	memcpy(prev_counters, l.snap.counters, sizeof(prev_counters));
 	memcpy(prev, progs, sizeof(prev));
-	progs[0].recursion_misses = 7;
+	progs[0].recursion_misses = 8;
 	l.snap.counters[DRMTOP_CNT_JOB_FROM_RUN] = 5;
+	l.snap.counters[DRMTOP_CNT_JOB_FROM_DONE] = 1;
 	progs[2].recursion_misses = 1;
 	l.b.eng[0].busy_ns = S;
 	l.snap.taken_ns += S;
 	lossy_step(&l, &m);
 	assert_int_equal(m.missed.interval, 3);
 	assert_int_equal(m.missed.since_start, 3);
-	assert_int_equal(m.missed.skipped_runs_covered, 15);
+	assert_int_equal(m.missed.skipped_runs_covered, 16);
 	assert_true(m.clients[0].engines[0].inconclusive);
 	assert_true(m.clients[0].lower_bound);
 	drmtop_model_fini(&m);

@@ -337,6 +337,7 @@ static void hooks_json(void **state)
 	p.bpf.map_limits[DRMTOP_LIMIT_CLIENTS] = 4096;
 	p.bpf.map_limits[DRMTOP_LIMIT_HANDLES] = 32768;
 	p.bpf.map_limits[DRMTOP_LIMIT_RINGBUF] = 262144;
+	p.bpf.map_limits[DRMTOP_LIMIT_TIMELINES] = 1024;
 	p.bpf.map_bytes = 14000000;
 	fd = mkstemp(json);
 	assert_true(fd >= 0);
@@ -352,7 +353,8 @@ static void hooks_json(void **state)
 			     "\"reason\":\"1/2 hooks attached\"} and "
 			     ".bpf.maps == {\"clients\":4096,\"engines\":0,\"rings\":0,\"jobs\":0,"
 			     "\"handles\":32768,\"objects\":0,\"devices\":0,\"entities\":0,"
-			     "\"tasks\":0,\"ringbuf\":262144,\"kernel_bytes\":14000000}"), 0);
+			     "\"ringbuf\":262144,\"timelines\":1024,"
+			     "\"kernel_bytes\":14000000}"), 0);
 	unlink(json);
 }
 

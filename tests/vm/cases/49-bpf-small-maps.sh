@@ -8,6 +8,10 @@
 #   jobs=2: the same client queues 8 copy jobs of 300 ms at once (copy runs one at a time):
 #   the first two are tracked, the 6 queued behind them in jobs_full. A job the kernel's run or
 #   done event names (6.17+) may still be accounted from that event, never more than 8.
+#   timelines=2: jobs on gfx, compute and copy in turn (three execution units, one at a time):
+#   the LRU map keeps two, each new unit makes room; the reader counts what it dropped
+#   (timelines_evicted: every timeline made, minus the one or two still there), and as every
+#   unit is idle when its next job comes, the jobs and their time are all there.
 # And --bpf-map with a value the kernel would refuse is rejected before anything loads.
 set -u
 
@@ -28,14 +32,20 @@ check() {
 	fi
 }
 
-"$DRMTOP" -J -d 1 -n 14 --source bpf --bpf-map handles=4 --bpf-map jobs=2 \
-	>"$d/top.all" 2>"$d/top.err" &
-top=$!
-_t=0
-until [ -s "$d/top.all" ] || [ $_t -ge 600 ]; do
-	sleep 0.1
-	_t=$((_t + 1))
-done
+# start_top ARGS...: drmtop -J --source bpf ARGS in the background into a new $d/top.all (the
+# previous one moved aside), once it printed its first frame (the tracer attached).
+start_top() {
+	[ ! -e "$d/top.all" ] || mv -f "$d/top.all" "$d/top.all.prev"
+	"$DRMTOP" -J -d 1 --source bpf "$@" >"$d/top.all" 2>"$d/top.err" &
+	top=$!
+	_t=0
+	until [ -s "$d/top.all" ] || [ $_t -ge 600 ]; do
+		sleep 0.1
+		_t=$((_t + 1))
+	done
+}
+
+start_top -n 14 --bpf-map handles=4 --bpf-map jobs=2
 if ! wl_start "$d" -s "proc small; open a; bo a b size=64K count=10;
 	submit a engine=copy dur=300ms count=8 wait=end; hold" >"$d/why"; then
 	fail bpf-small-maps-workload "$(cat "$d/why")"
@@ -72,7 +82,25 @@ check busy-only-counted-jobs \
 	"$small.bpf.engines | map(select(.name == \"copy\")) | .[0] |
 		.busy_ns >= .jobs * 300000000 and .busy_ns <= .jobs * 400000000" "$small.bpf"
 
-for bad in handles=0 ringbuf=1000 nosuch=4; do
+start_top -n 8 --bpf-map timelines=2
+if ! wl_start "$d" -s "proc lanes; open a;
+	submit a engine=gfx dur=100ms count=1 wait=end; submit a engine=compute dur=100ms count=1 wait=end;
+	submit a engine=copy dur=100ms count=1 wait=end; submit a engine=gfx dur=100ms count=1 wait=end;
+	submit a engine=compute dur=100ms count=1 wait=end; submit a engine=copy dur=100ms count=1 wait=end;
+	hold" >"$d/why"; then
+	fail bpf-small-maps-lanes-workload "$(cat "$d/why")"
+	exit 1
+fi
+wait "$top"
+wl_stop >/dev/null
+lanes='[.[-1].clients[] | select(.comm == "lanes")][0]'
+check timelines-evicted '.[-1].bpf.counters as $k | $k.timelines >= 3 and
+	$k.timelines_evicted >= $k.timelines - 2 and $k.timelines_evicted <= $k.timelines - 1'
+check timelines-jobs-all-there "$lanes.bpf.engines | map(.jobs) | add == 6" "$lanes.bpf"
+check timelines-busy-all-there "$lanes.bpf.engines | map(.busy_ns) | add >= 600000000" \
+	"$lanes.bpf"
+
+for bad in handles=0 ringbuf=1000 nosuch=4 timelines=0; do
 	out=$("$DRMTOP" -J -n 1 --bpf-map "$bad" 2>&1)
 	rc=$?
 	case $rc:$out in

@@ -63,8 +63,8 @@ fdinfo_snapshot() {
 	done >"$BL/fdinfo.json"
 }
 
-# one_run CAPACITY: simgpu with that many lanes on gfx and compute, the tracer, the workload, the
-# checks.
+# one_run CAPACITY [JQ-CHECKS]: simgpu with that many lanes on gfx and compute, the tracer, the
+# workload, the checks and JQ-CHECKS.
 one_run() {
 	cap=$1
 	bl_init "50-bpf-engine-capacity-$cap"
@@ -97,7 +97,7 @@ SCEN
 	bl_quiesce 60
 	fdinfo_snapshot
 	bl_stop_all || return
-	bl_jq_checks "misses_line, live_client_checks(true; true), counter_checks, skip_checks,
+	bl_jq_checks "${2:+$2, }misses_line, live_client_checks(true; true), counter_checks, skip_checks,
 		(\$fdinfo | length) as \$n | check(\"fdinfo-clients\"; \$n >= 5; \"\(\$n) clients\"),
 		(\$fdinfo[] | . as \$f | truth_client(.client_id) as \$tc |
 			bpf_client_by_file([\$ready[0].open[] | select(.client_id == \$f.client_id) |
@@ -123,11 +123,18 @@ if [ -z "${VM_SIMGPU:-}" ]; then
 	bl_end
 fi
 one_run 2
-# Every 7th run event dropped on purpose: a job whose run event is lost starts no later than its
+# Run events dropped on purpose: a job whose run event is lost starts no later than its
 # scheduled fence, but drm_sched moves that fence's time to the end of the ring's previous job
 # (drm_sched_get_finished_job), which on a ring of several lanes may be on another lane and end
 # well after this job started: the tracer must still count every job, within its start bracket.
-BL_BPFDUMP_ARGS="--drop-run 7" one_run 3
+# Where fences carry drm_client_id queue events are dropped too, so that some jobs lose both
+# and are made from their done event.
+if grep -qaF drm_client_id /sys/kernel/btf/gpu_sched; then
+	BL_BPFDUMP_ARGS="--drop-queue 4 --drop-run 3" one_run 3 \
+		'check("jobs-from-done"; b.counters.job_from_done > 0; "\(b.counters)")'
+else
+	BL_BPFDUMP_ARGS="--drop-run 7" one_run 3
+fi
 trap - EXIT
 restore
 [ "$case_fails" -eq 0 ]
