@@ -31,8 +31,11 @@
 #  - the record grows by more than SOAK_REC_BYTES (4096) per client it recorded: it keeps every
 #    client by design, so its RSS follows the clients, not the time;
 #  - any client of the workload's records is missing from the record's totals, or there more or
-#    less than once, not closed, or with other job counts; or the tracer lost anything
-#    (missed events, a full map or ring buffer).
+#    less than once, not closed, or with other job counts; or the tracer lost anything but
+#    what the kernel skipped (a full map or ring buffer, an orphan: none; on 7.x, PREEMPT_LAZY,
+#    the kernel skips a tracer program now and then, which is counted and shown: the stream's
+#    missed figure must be exactly the skipped runs not made up for plus the loss counters
+#    such a skip causes, each no more than those runs).
 # Runs in the test VM from the repository root (tests/vm/run-suite.sh).
 set -u
 
@@ -312,9 +315,12 @@ if [ "$(cat "$tmp/missing.json")" = "[]" ] && [ "$nwl" -gt 0 ]; then
 else
 	fail drmtop-soak-record-every-client "of $nwl: $(head -c 600 "$tmp/missing.json") $(head -c 200 "$tmp/missing.err")"
 fi
-# Skipped program runs the tracer made up for do not count as missed (README, The tracer).
+# Skipped program runs the tracer made up for do not count as missed (README, The tracer); one
+# not made up for counts once, and may cause one loss counted on its own (a GEM hook's skipped
+# run, a release that then takes more than was held): at most twice the runs skipped.
 rb=$(jq -c '.record.bpf' "$tmp/rec.json")
-[ "$(jq '.record.bpf.active and .record.bpf.missed == 0' "$tmp/rec.json")" = true ] &&
+[ "$(jq '.record.bpf.active and .record.bpf.missed <= 2 * .record.bpf.skipped_runs' \
+	"$tmp/rec.json")" = true ] &&
 	pass "drmtop-soak-record-nothing-missed ($rb)" || fail drmtop-soak-record-nothing-missed "$rb"
 # Every frame of the stream whole; the last one: no loss counter above 0, no simgpu client open.
 nf=$(jq -c .iteration "$tmp/top.jsonl" 2>/dev/null | wc -l)
@@ -322,8 +328,15 @@ nf=$(jq -c .iteration "$tmp/top.jsonl" 2>/dev/null | wc -l)
 	pass "drmtop-soak-stream-frames-whole ($nf frames)" ||
 	fail drmtop-soak-stream-frames-whole "$nf of $(grep -c . "$tmp/top.jsonl") frames parse; $(head -c 200 "$tmp/top.err")"
 tail -n 1 "$tmp/top.jsonl" >"$tmp/last.json"
-if jq -e '.bpf.missed.since_start == 0 and
-	([.bpf.counters | to_entries[] | select((.key | test("_full$")) and .value > 0)] | length == 0) and
+# Losses a skipped run can cause, one each: the rest must be 0, and the missed figure is exactly
+# the skipped runs not made up for plus these (0 on a kernel that skips nothing).
+if jq -e '.bpf.missed as $m | .bpf.counters as $k |
+	["done_without_run", "ended_without_done", "job_client_unknown", "mem_underflow"] as $by_skip |
+	([$by_skip[] | $k[.] // 0] | add) as $caused |
+	([.bpf.loss_counters[] | select(. as $n | $by_skip | index($n) | not) | $k[.] // 0] |
+		add // 0) == 0 and
+	$caused <= $m.skipped_runs - $m.skipped_runs_covered and
+	$m.since_start == $m.skipped_runs - $m.skipped_runs_covered + $caused and
 	([.clients[] | select(.driver == "simgpu" and (.bpf.kernel // false) == false)] | length == 0)' \
 	"$tmp/last.json" >/dev/null; then
 	pass drmtop-soak-stream-nothing-lost
