@@ -114,6 +114,7 @@ struct stale_handles {
 	int clients_fd;
 	struct drmtop_handle_key *keys;
 	size_t n, cap;
+	size_t closing;		/* entries of a client still closing: look again later */
 };
 
 static int each_stale_handle(const void *key, const void *value, void *ctx)
@@ -124,8 +125,10 @@ static int each_stale_handle(const void *key, const void *value, void *ctx)
 	struct drmtop_client c;
 	struct drmtop_handle_key *p;
 
-	if (!bpf_map_lookup_elem(sh->clients_fd, &k->file, &c) && c.uid == h->uid)
+	if (!bpf_map_lookup_elem(sh->clients_fd, &k->file, &c) && c.uid == h->uid) {
+		sh->closing += !!(c.flags & DRMTOP_CLIENT_CLOSING);
 		return 0;
+	}
 	p = vec_push(sh->keys, sh->n, sh->cap);
 	if (!p)
 		return -ENOMEM;
@@ -140,7 +143,9 @@ static int each_stale_handle(const void *key, const void *value, void *ctx)
  * such a leftover; deleted, counted handles_pruned (as is one the handle create hook overwrote).
  * Looked for only after the kernel skipped that program (its recursion_misses grew), or a test
  * made it skip runs (bpfdump --drop-release): a walk of the handles map is not for every
- * refresh.
+ * refresh. Again at the next refresh while a client that holds entries is closing: a release
+ * skipped in its close leaves one, and the client leaves the map only when its file is freed,
+ * after the driver's postclose (simgpu's waits for the jobs still queued: up to a second).
  */
 static void prune_handles(struct drmtop_bpf *b)
 {
@@ -159,7 +164,8 @@ static void prune_handles(struct drmtop_bpf *b)
 	if (skips == b->handle_release_misses)
 		return;
 	if (!walk(b, MAP_HANDLES, each_stale_handle, &sh)) {
-		b->handle_release_misses = skips;
+		if (!sh.closing)
+			b->handle_release_misses = skips;
 		for (i = 0; i < sh.n; i++)
 			if (!bpf_map_delete_elem(b->map_fd[MAP_HANDLES], &sh.keys[i]))
 				b->handles_pruned++;

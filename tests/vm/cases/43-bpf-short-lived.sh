@@ -9,12 +9,20 @@
 # per engine for the same reason as in 41; jobs not yet run when the process exits may be
 # cancelled by drm_sched (they count in neither source).
 # Two more runs skip, on purpose, what 7.x may: the exit of drm_gem_release in every second
-# close (bpfdump --drop-close); then drm_file_alloc's exit in every third open and every second
-# handle release in a close (--drop-open, --drop-release). Those clients are made where drm_open
-# returns (open_at_drm_open) and settled later in the same drm_file_free (close_at_free), each
-# with everything the first run checks, none left open, none an orphan; the handle entries left
-# behind are pruned by the reader (handles_pruned): none left in any run.
+# close (bpfdump --drop-close), then drm_file_alloc's exit in every third open (--drop-open),
+# each with every second handle release in a close (--drop-release). Those clients are made
+# where drm_open returns (open_at_drm_open) and settled later in the same drm_file_free
+# (close_at_free), each with everything the first run checks, none left open, none an orphan;
+# the handle entries left behind are pruned by the reader once the client is gone
+# (handles_pruned; simgpu's postclose waits for the client's jobs, so that is up to a second
+# after the release): none left in any run.
 . tests/bpf/guest-lib.sh
+
+# Every handle entry a dropped (or skipped) release left behind pruned by the reader.
+handles_pruned_jq='def handles_pruned_check:
+	check("handles-pruned"; b.counters.handles_pruned >= dropped("release") and
+		b.counters.handles_pruned <= dropped("release") + skipped_prog("drmtop_handle_release");
+		"handles_pruned \(b.counters.handles_pruned), dropped \(dropped("release")), skipped \(skipped_prog("drmtop_handle_release"))");'
 
 # one_run NAME [JQ-CHECKS]: the scenario under the tracer (with $BL_BPFDUMP_ARGS), the checks
 # below and JQ-CHECKS.
@@ -42,7 +50,7 @@ SCEN
 	# the grace period (as in case 48), without its identity or its memory at close. Each pair of
 	# skipped runs may account for one client; those orphans must hold exactly the jobs of the
 	# clients not found closed.
-	bl_jq_checks "
+	bl_jq_checks "$handles_pruned_jq
 		${2:+$2,}"'
 		([skipped_prog("drmtop_gem_release_exit"), skipped_prog("drmtop_file_free")] | min) as $rs |
 		[r.clients[]] as $rcs |
@@ -92,14 +100,12 @@ SCEN
 }
 
 one_run 43-bpf-short-lived
-BL_BPFDUMP_ARGS="--drop-close 2" one_run 43-bpf-short-lived-dropped-close \
-	'check("closes-dropped"; dropped("close") >= 3; "\(b.test_dropped)")'
+BL_BPFDUMP_ARGS="--drop-close 2 --drop-release 2" one_run 43-bpf-short-lived-dropped-close \
+	'check("closes-releases-dropped"; dropped("close") >= 3 and dropped("release") >= 3;
+		"\(b.test_dropped)"), handles_pruned_check'
 BL_BPFDUMP_ARGS="--drop-open 3 --drop-release 2" one_run 43-bpf-short-lived-dropped-open \
 	'check("opens-releases-dropped"; dropped("open") >= 2 and dropped("release") >= 3;
-		"\(b.test_dropped)"),
-	check("handles-pruned"; b.counters.handles_pruned >= dropped("release") and
-		b.counters.handles_pruned <= dropped("release") + skipped_prog("drmtop_handle_release");
-		"handles_pruned \(b.counters.handles_pruned), dropped \(dropped("release")), skipped \(skipped_prog("drmtop_handle_release"))"),
+		"\(b.test_dropped)"), handles_pruned_check,
 	check("opens-made-at-drm-open"; (skipped_prog("drmtop_file_alloc") + dropped("open")) as $x |
 		b.counters.open_at_drm_open <= $x and
 		b.counters.open_at_drm_open >= $x - skipped_prog("drmtop_open_exit");
