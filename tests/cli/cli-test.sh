@@ -567,12 +567,14 @@ else
 fi
 exec 4<&-
 # SIGHUP ends drmtop (a closed terminal), unless it was started with SIGHUP ignored (nohup(1)):
-# then it runs on. SIGINT, SIGTERM and SIGHUP end it with status 0 after a whole frame.
+# then it runs on. SIGINT, SIGTERM and SIGHUP end it with status 0 after a whole frame. The other
+# cases start it with every signal at its default, whatever this script inherited (run under
+# nohup, SIGHUP arrives ignored, and bash cannot undo that with trap).
 for how in INT TERM HUP nohup; do
 	if [ "$how" = nohup ]; then
 		(trap '' HUP; exec "$DRMTOP" "${sp[@]}" -J -d 0.2 >"$T/sig.out" 2>"$T/sig.err") &
 	else
-		"$DRMTOP" "${sp[@]}" -J -d 0.2 >"$T/sig.out" 2>"$T/sig.err" &
+		env --default-signal "$DRMTOP" "${sp[@]}" -J -d 0.2 >"$T/sig.out" 2>"$T/sig.err" &
 	fi
 	dpid=$!
 	sig_until test -s "$T/sig.out"
