@@ -435,6 +435,12 @@ static void fill_fdinfo_client(struct build *b, struct drmtop_model_client *mc,
 		}
 		if (mc->bpf)
 			mc->diverged |= mc->bpf->mem_diverged;
+		/*
+		 * Drivers without fdinfo (virtio-gpu and vgem on 6.1) print no drm-driver; the
+		 * tracer reads the same dev->driver->name the DRM core would print.
+		 */
+		if (!mc->driver && mc->bpf)
+			mc->driver = mc->bpf->driver;
 		mc->lower_bound = mc->bpf && (b->m->missed.interval || mc->bpf->missed);
 	}
 }

@@ -272,6 +272,12 @@ static int record_fdinfo_client(struct record_session *rs, const struct drmtop_m
 		rc->has_fdinfo = true;
 		rc->window_start_ns = first ? c->sample_ns : rs->start_ns;
 	}
+	/* A driver without fdinfo keys is named once the tracer has matched its client. */
+	if (!rc->driver && c->driver) {
+		rc->driver = strdup(c->driver);
+		if (!rc->driver)
+			return -ENOMEM;
+	}
 	rc->window_end_ns = c->sample_ns;
 	/* Only what a client open at the start had already done is left out of the session. */
 	baseline = rc->at_start && rc->first_seen_ns == offset;

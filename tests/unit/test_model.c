@@ -502,6 +502,35 @@ static void test_client_missed_is_lasting_lower_bound(void **state)
 }
 
 /*
+ * A driver that prints no fdinfo keys (virtio-gpu on 6.1: VM case 85) leaves the client's and
+ * its device's driver to the tracer, which reads the name the DRM core would print; a driver
+ * that prints one keeps its own word.
+ */
+static void test_driver_from_tracer_without_fdinfo(void **state)
+{
+	struct drmtop_model m = { 0 };
+	static struct lossy l;
+
+	(void)state;
+	lossy_init(&l, "modetest", 0.0, 0, 4096000, false);
+	l.fi.c.info.nr_regions = 0;
+	l.fi.c.info.driver = NULL;
+	snprintf(l.b.bc.c.driver, sizeof(l.b.bc.c.driver), "virtio_gpu");
+	lossy_step(&l, &m);
+	assert_non_null(m.clients[0].bpf);
+	assert_string_equal(m.clients[0].driver, "virtio_gpu");
+	assert_int_equal(m.nr_devices, 1);
+	assert_string_equal(m.devices[0].driver, "virtio_gpu");
+	l.fi.c.info.driver = "simgpu";
+	l.snap.taken_ns += S;
+	lossy_step(&l, &m);
+	assert_string_equal(m.clients[0].driver, "simgpu");
+	assert_string_equal(m.devices[0].driver, "simgpu");
+	drmtop_model_fini(&m);
+	drmtop_reconciler_free(l.r);
+}
+
+/*
  * Skipped runs the tracer made up for (a job made from its run event per skipped queue event)
  * or that feed nothing it uses on this kernel (ioctl entry where jobs carry client ids) are
  * shown but not missed: the figures stay exact and a misreport is still flagged. Skips beyond
@@ -743,6 +772,7 @@ int main(void)
 		cmocka_unit_test(test_bpf_rate_divided_by_capacity),
 		cmocka_unit_test(test_client_missed_is_lasting_lower_bound),
 		cmocka_unit_test(test_covered_skips_are_not_missed),
+		cmocka_unit_test(test_driver_from_tracer_without_fdinfo),
 		cmocka_unit_test(test_memory_losses_stay_inconclusive),
 		cmocka_unit_test(test_every_loss_counter_counts),
 		cmocka_unit_test(test_device_totals),
