@@ -188,6 +188,9 @@ qemu_args=(
 	-kernel "$kdir/boot/vmlinuz-$rel" -initrd "$initrd" -append "$append"
 	-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap"
 	-virtfs "local,path=$rundir,mount_tag=results,security_model=none"
+	# A real DRM driver beside simgpu (case 85); the guest has no udev, so virtio_gpu stays
+	# unloaded and the device unused until a case modprobes it.
+	-device virtio-gpu-pci
 )
 # qboot starts the kernel sooner than SeaBIOS and prints no escape sequences on the console.
 qboot_dir=$("$qemu" -L help 2>/dev/null | grep -m1 /)
