@@ -502,6 +502,47 @@ static void test_client_missed_is_lasting_lower_bound(void **state)
 }
 
 /*
+ * xe prints cycles against total cycles (GPU timestamp ticks: a share of time) and no ns: that
+ * figure is compared with the tracer's all the same. Its rings are occupancy (VM case 81: queues
+ * waiting in firmware), so occupancy above execution is no finding and execution above
+ * occupancy is one.
+ */
+static void test_ticks_compared_with_occupancy(void **state)
+{
+	struct drmtop_model m = { 0 };
+	static struct lossy l;
+
+	(void)state;
+	lossy_init(&l, "xe-client", 50.0, 0, 0, false);
+	l.fi.c.info.driver = "xe";
+	l.fi.eng[0].name = "rcs";
+	l.fi.eng[0].present = DRM_ENGINE_HAS_CYCLES | DRM_ENGINE_HAS_TOTAL_CYCLES;
+	l.fi.usage[0].flags = DRM_USAGE_CYCLES_VALID | DRM_USAGE_BY_TOTAL;
+	l.fi.usage[0].cycles_pct = 50.0;
+	fake_ring(&l.b, 0xa000, "rcs7", 0, 0);
+	lossy_step(&l, &m);
+
+	/* the tracer's 100 % against the driver's 50 %: another queue had the engine half the time */
+	l.b.eng[0].busy_ns = S;
+	l.snap.taken_ns += S;
+	lossy_step(&l, &m);
+	assert_int_equal(m.clients[0].nr_engines, 1);
+	assert_true(m.clients[0].engines[0].occupancy);
+	assert_false(m.clients[0].engines[0].unmapped);
+	assert_false(m.clients[0].engines[0].diverged);
+
+	/* 40 % held against 75 % executed: the driver counts time its queue did not hold */
+	l.fi.usage[0].cycles_pct = 75.0;
+	l.b.eng[0].busy_ns += S * 4 / 10;
+	l.snap.taken_ns += S;
+	lossy_step(&l, &m);
+	assert_true(m.clients[0].engines[0].diverged);
+	assert_true(m.clients[0].diverged);
+	drmtop_model_fini(&m);
+	drmtop_reconciler_free(l.r);
+}
+
+/*
  * A driver that prints no fdinfo keys (virtio-gpu on 6.1: VM case 85) leaves the client's and
  * its device's driver to the tracer, which reads the name the DRM core would print; a driver
  * that prints one keeps its own word.
@@ -773,6 +814,7 @@ int main(void)
 		cmocka_unit_test(test_client_missed_is_lasting_lower_bound),
 		cmocka_unit_test(test_covered_skips_are_not_missed),
 		cmocka_unit_test(test_driver_from_tracer_without_fdinfo),
+		cmocka_unit_test(test_ticks_compared_with_occupancy),
 		cmocka_unit_test(test_memory_losses_stay_inconclusive),
 		cmocka_unit_test(test_every_loss_counter_counts),
 		cmocka_unit_test(test_device_totals),
