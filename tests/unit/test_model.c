@@ -522,7 +522,7 @@ static void test_ticks_compared_with_occupancy(void **state)
 	fake_ring(&l.b, 0xa000, "rcs7", 0, 0);
 	lossy_step(&l, &m);
 
-	/* the tracer's 100 % against the driver's 50 %: another queue had the engine half the time */
+	/* the tracer 100 %, the driver 50 %: another queue had the engine half the time */
 	l.b.eng[0].busy_ns = S;
 	l.snap.taken_ns += S;
 	lossy_step(&l, &m);
