@@ -87,10 +87,20 @@ int simgpu_open(struct drm_device *drm, struct drm_file *file)
 	sfile = kzalloc(sizeof(*sfile), GFP_KERNEL);
 	if (!sfile)
 		return -ENOMEM;
+	if (simgpu_pers->queue_names[0]) {
+		ret = simgpu_queues_init(sdev, sfile);
+		if (ret) {
+			kfree(sfile);
+			return ret;
+		}
+	}
 	for (e = 0; e < SIMGPU_ENGINE_COUNT; e++) {
+		struct drm_gpu_scheduler **list = sfile->queue[e].ready ?
+			sfile->queue[e].sched_list : sdev->engines[e].sched_list;
+
 		mutex_init(&sfile->submit_lock[e]);
-		ret = drm_sched_entity_init(&sfile->entity[e], DRM_SCHED_PRIORITY_NORMAL,
-					    sdev->engines[e].sched_list, 1, NULL);
+		ret = drm_sched_entity_init(&sfile->entity[e], DRM_SCHED_PRIORITY_NORMAL, list, 1,
+					    NULL);
 		if (ret)
 			goto err_entities;
 	}
@@ -105,6 +115,7 @@ int simgpu_open(struct drm_device *drm, struct drm_file *file)
 err_entities:
 	while (e-- > 0)
 		drm_sched_entity_destroy(&sfile->entity[e]);
+	simgpu_queues_fini(sdev, sfile);
 	kfree(sfile);
 	return ret;
 }
@@ -122,6 +133,7 @@ void simgpu_postclose(struct drm_device *drm, struct drm_file *file)
 		drm_sched_entity_destroy(&sfile->entity[e]);
 		mutex_destroy(&sfile->submit_lock[e]);
 	}
+	simgpu_queues_fini(to_simgpu(drm), sfile);
 	simgpu_client_close(sfile->client);
 	kfree(sfile);
 	file->driver_priv = NULL;

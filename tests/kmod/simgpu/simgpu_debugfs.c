@@ -16,6 +16,7 @@
 static void simgpu_print_client(struct seq_file *m, struct simgpu_client *client, ktime_t now)
 {
 	struct simgpu_mem_stats mem = {};
+	struct simgpu_file *sfile;
 	char comm[TASK_COMM_LEN];
 	enum simgpu_engine e;
 	unsigned int i;
@@ -43,6 +44,11 @@ static void simgpu_print_client(struct seq_file *m, struct simgpu_client *client
 		seq_printf(m, " %s_busy_ns=%llu %s_submitted=%llu %s_completed=%llu %s_cancelled=%llu",
 			   n, st.busy_ns, n, st.submitted, n, st.completed, n, st.cancelled);
 	}
+	/* The file's own schedulers (personality fw): their names are the tracepoints' ring=. */
+	sfile = client->file ? client->file->driver_priv : NULL;
+	for (e = 0; sfile && e < SIMGPU_ENGINE_COUNT; e++)
+		if (sfile->queue[e].ready)
+			seq_printf(m, "%s%s", e ? "," : " queues=", sfile->queue[e].name);
 	seq_putc(m, '\n');
 }
 

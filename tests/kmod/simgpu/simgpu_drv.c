@@ -105,6 +105,25 @@ static const struct simgpu_personality simgpu_personalities[] = {
 		.kernel_job_id = 18446744073709551606ULL,
 		.bind_driver = true,
 	},
+	/*
+	 * fw: a firmware-scheduled GPU, named as xe names its own. One scheduler per exec queue
+	 * (simgpu_queue.c), "rcs<GuC id>", "ccs<GuC id>", "bcs<GuC id>" (xe_exec_queue.c
+	 * xe_exec_queue_assign_name, 6.12 and 7.2); gfx is the render class, compute the compute
+	 * class, copy the blitter. fdinfo (xe_drm_client.c, 6.12+) prints only drm-cycles-<class>
+	 * and drm-total-cycles-<class> for rcs, bcs, vcs, vecs and ccs, never drm-engine-. xe's
+	 * kernel queues (migration on bcs) carry client id 0. 6.1 has no xe: simgpu acts it there
+	 * all the same (the shape of the driver is what drmtop's table is tested against).
+	 */
+	{
+		.name = "fw",
+		.driver_name = "xe",
+		.ring_names = { "rcs0", "ccs0", "bcs0" },
+		.queue_names = { "rcs", "ccs", "bcs" },
+		.fdinfo_names = { "rcs", "ccs", "bcs" },
+		.fdinfo_cycles = true,
+		.kernel_job_id = 0,
+		.bind_driver = true,
+	},
 };
 
 const struct simgpu_personality *simgpu_pers = &simgpu_personalities[0];
@@ -112,7 +131,7 @@ const struct simgpu_personality *simgpu_pers = &simgpu_personalities[0];
 static char simgpu_personality_name[16] = "simgpu";
 module_param_string(personality, simgpu_personality_name, sizeof(simgpu_personality_name), 0444);
 MODULE_PARM_DESC(personality,
-		 "look like another driver to fdinfo, DRM_IOCTL_VERSION and the scheduler: simgpu (default), v3d, amdgpu");
+		 "look like another driver to fdinfo, DRM_IOCTL_VERSION and the scheduler: simgpu (default), v3d, amdgpu, fw (xe)");
 
 static struct simgpu_device *simgpu_dev;
 

@@ -3,7 +3,8 @@
  * simgpu: a simulated GPU whose jobs go through the real drm_sched, so drm_sched's tracepoints,
  * fdinfo and GEM paths behave as on a real drm_sched driver. Internal declarations.
  *
- * Built and run on Debian 12 kernels 6.1.0-56-amd64 (6.1.192) and 6.12.117+deb12-amd64.
+ * Built and run on Debian 12 kernels 6.1.0-56-amd64 (6.1.192) and 6.12.117+deb12-amd64, and on
+ * Debian unstable's 7.2.13+deb14-amd64.
  */
 #ifndef SIMGPU_DRV_H
 #define SIMGPU_DRV_H
@@ -56,6 +57,13 @@ struct simgpu_personality {
 	bool fdinfo_skip_unused;		/* no drm-engine-<e> line while its time is 0 */
 	u64 kernel_job_id;			/* drm_sched_fence.drm_client_id of kernel jobs */
 	bool bind_driver;			/* bind a platform driver named driver_name */
+	/*
+	 * Firmware scheduling (simgpu_queue.c): each file gets one scheduler per engine, named
+	 * queue_names[e] and a device-wide queue number; ring_names then name the schedulers
+	 * of the driver's own jobs. NULL: one shared scheduler per engine.
+	 */
+	const char *queue_names[SIMGPU_ENGINE_COUNT];
+	bool fdinfo_cycles;			/* drm-cycles-/drm-total-cycles- (xe), no ns */
 };
 
 extern const struct simgpu_personality *simgpu_pers;
@@ -91,9 +99,26 @@ struct simgpu_client {
 	wait_queue_head_t wq;		/* WAIT ioctl sleepers */
 };
 
+/*
+ * A user queue of a firmware-scheduled GPU: drm_sched only feeds the firmware, so each queue has
+ * a scheduler (and a hardware fence timeline) of its own, and run_job hands the job to the
+ * engine's lane at once however busy the lane is: the job then waits there, in "firmware",
+ * behind the other queues' jobs. run -> done is occupancy; fdinfo counts execution.
+ */
+struct simgpu_queue {
+	struct drm_gpu_scheduler sched;
+	struct drm_gpu_scheduler *sched_list[1];
+	char name[16];			/* the scheduler's (ring=): must outlive it */
+	unsigned int lane;		/* one lane per queue: its fences signal in order */
+	u64 fence_context;
+	u64 fence_seqno;		/* under the engine's lock */
+	bool ready;
+};
+
 /* drm_file.driver_priv */
 struct simgpu_file {
 	struct simgpu_client *client;
+	struct simgpu_queue queue[SIMGPU_ENGINE_COUNT];	/* personalities with queue_names */
 	struct drm_sched_entity entity[SIMGPU_ENGINE_COUNT];
 	struct mutex submit_lock[SIMGPU_ENGINE_COUNT];	/* job arm + push order = seqno order */
 };
@@ -149,6 +174,7 @@ struct simgpu_device {
 	bool kentity_ready;
 	struct mutex ksubmit_lock;
 
+	atomic_t next_queue_id;		/* queue numbers, as xe's GuC ids (simgpu_queue.c) */
 	atomic_t jobs_alive;		/* allocated, not yet freed: module exit waits for 0 */
 	atomic64_t bo_alive;		/* GEM objects of this device not yet freed */
 	atomic64_t bo_alive_bytes;
@@ -161,6 +187,7 @@ struct simgpu_job {
 	struct drm_sched_job base;
 	struct simgpu_client *client;
 	enum simgpu_engine engine;
+	struct simgpu_queue *queue;	/* NULL: the engine's shared scheduler */
 	u64 seqno;
 	u64 duration_ns;
 	bool ran;			/* run_job handed it to a lane */
@@ -187,11 +214,17 @@ static inline struct simgpu_job *to_simgpu_job(struct drm_sched_job *job)
 }
 
 /* simgpu_ring.c: engines, lanes, hardware fences, execution accounting. */
+int simgpu_sched_init(struct simgpu_device *sdev, struct drm_gpu_scheduler *sched,
+		      const char *name, unsigned int credit_limit);
 int simgpu_engines_init(struct simgpu_device *sdev);
 void simgpu_engines_fini(struct simgpu_device *sdev);
 struct dma_fence *simgpu_ring_run(struct simgpu_job *job);
 u64 simgpu_engine_busy_locked(struct simgpu_hw_engine *eng, struct simgpu_client *client,
 			      ktime_t now);
+
+/* simgpu_queue.c: per-file schedulers of firmware-scheduled personalities. */
+int simgpu_queues_init(struct simgpu_device *sdev, struct simgpu_file *sfile);
+void simgpu_queues_fini(struct simgpu_device *sdev, struct simgpu_file *sfile);
 
 /* simgpu_job.c: drm_sched backend, job creation, SUBMIT/WAIT. */
 extern const struct drm_sched_backend_ops simgpu_sched_ops;

@@ -32,8 +32,20 @@ static void simgpu_print_engines(struct drm_printer *p, struct simgpu_client *cl
 		simgpu_client_engine_snapshot(client, e, now, &st);
 		if (simgpu_pers->fdinfo_skip_unused && !st.busy_ns)
 			continue;
-		drm_printf(p, "drm-engine-%s:\t%llu ns\n", name,
-			   mul_u64_u32_div(st.busy_ns, pct, 100));
+		if (simgpu_pers->fdinfo_cycles) {
+			/*
+			 * xe (xe_drm_client.c show_run_ticks): GPU timestamp ticks the client's
+			 * queues executed, and the GPU timestamp now, per engine class. The
+			 * ticks are 19.2 MHz ones (12 per 625 ns), as on many Intel GPUs.
+			 */
+			drm_printf(p, "drm-cycles-%s:\t%llu\n", name,
+				   mul_u64_u32_div(mul_u64_u32_div(st.busy_ns, pct, 100), 12, 625));
+			drm_printf(p, "drm-total-cycles-%s:\t%llu\n", name,
+				   mul_u64_u32_div(ktime_to_ns(now), 12, 625));
+		} else {
+			drm_printf(p, "drm-engine-%s:\t%llu ns\n", name,
+				   mul_u64_u32_div(st.busy_ns, pct, 100));
+		}
 		if (client->sdev->engines[e].capacity > 1)
 			drm_printf(p, "drm-engine-capacity-%s:\t%u\n", name,
 				   client->sdev->engines[e].capacity);

@@ -198,6 +198,8 @@ int simgpu_ioctl_submit(struct drm_device *drm, void *data, struct drm_file *fil
 	job = simgpu_job_alloc(sfile->client, args->engine, args->duration_ns);
 	if (!job)
 		return -ENOMEM;
+	if (sfile->queue[args->engine].ready)
+		job->queue = &sfile->queue[args->engine];
 	if (args->nr_bos) {
 		ret = drm_gem_objects_lookup(file, u64_to_user_ptr(args->bo_handles), args->nr_bos,
 					     &job->bos);

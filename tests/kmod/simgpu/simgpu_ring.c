@@ -7,7 +7,7 @@
  * timestamp) use the modelled end, so busy time is exact: the sum of the completed jobs'
  * durations, however many jobs drm_sched keeps in flight on the ring.
  *
- * Checked on 6.1.0-56-amd64 and 6.12.117+deb12-amd64.
+ * Checked on 6.1.0-56-amd64, 6.12.117+deb12-amd64 and 7.2.13+deb14-amd64.
  */
 #include <linux/dma-fence.h>
 #include <linux/slab.h>
@@ -125,24 +125,36 @@ static struct simgpu_lane *simgpu_pick_lane_locked(struct simgpu_hw_engine *eng)
 	return best;
 }
 
-/* Hands @job to the hardware; returns the hardware fence (a reference for drm_sched). */
+/*
+ * Hands @job to the hardware; returns the hardware fence (a reference for drm_sched). A job of a
+ * user queue (personality fw) goes to its queue's lane on its queue's fence timeline.
+ */
 struct dma_fence *simgpu_ring_run(struct simgpu_job *job)
 {
 	struct simgpu_hw_engine *eng = &job->client->sdev->engines[job->engine];
+	struct simgpu_queue *q = job->queue;
 	struct simgpu_lane *lane;
 	unsigned long flags;
+	u64 context, seqno;
 	bool idle;
 	ktime_t now;
 
 	spin_lock_irqsave(&eng->lock, flags);
-	lane = simgpu_pick_lane_locked(eng);
+	if (q) {
+		lane = &eng->lanes[q->lane];
+		context = q->fence_context;
+		seqno = ++q->fence_seqno;
+	} else {
+		lane = simgpu_pick_lane_locked(eng);
+		context = lane->fence_context;
+		seqno = ++lane->fence_seqno;
+	}
 	now = ktime_get();
 	job->lane = lane;
 	job->start = ktime_compare(lane->busy_until, now) > 0 ? lane->busy_until : now;
 	job->end = ktime_add_ns(job->start, job->duration_ns);
 	lane->busy_until = job->end;
-	dma_fence_init(&job->hw_fence, &simgpu_fence_ops, &eng->lock, lane->fence_context,
-		       ++lane->fence_seqno);
+	dma_fence_init(&job->hw_fence, &simgpu_fence_ops, &eng->lock, context, seqno);
 	job->ran = true;
 	idle = list_empty(&lane->jobs);
 	list_add_tail(&job->lane_node, &lane->jobs);
@@ -157,6 +169,26 @@ struct dma_fence *simgpu_ring_run(struct simgpu_job *job)
 	return &job->hw_fence;
 }
 
+/* @name is the ring= of drm_sched's tracepoints; the scheduler keeps the pointer. */
+int simgpu_sched_init(struct simgpu_device *sdev, struct drm_gpu_scheduler *sched,
+		      const char *name, unsigned int credit_limit)
+{
+	struct drm_sched_init_args args = {
+		.ops = &simgpu_sched_ops,
+		.credit_limit = credit_limit,
+		.hang_limit = 0,
+		/* Jobs end when their timer says so; no job ever "hangs". */
+		.timeout = MAX_SCHEDULE_TIMEOUT,
+		.name = name,
+		.dev = sdev->drm.dev,
+#if SIMGPU_SCHED_INIT_NUM_RQS
+		.num_rqs = DRM_SCHED_PRIORITY_COUNT,
+#endif
+	};
+
+	return drm_sched_init(sched, &args);
+}
+
 int simgpu_engines_init(struct simgpu_device *sdev)
 {
 	enum simgpu_engine e;
@@ -164,19 +196,6 @@ int simgpu_engines_init(struct simgpu_device *sdev)
 
 	for (e = 0; e < SIMGPU_ENGINE_COUNT; e++) {
 		struct simgpu_hw_engine *eng = &sdev->engines[e];
-		struct drm_sched_init_args args = {
-			.ops = &simgpu_sched_ops,
-			.credit_limit = simgpu_queue_depth[e],
-			.hang_limit = 0,
-			/* Jobs end when their timer says so; no job ever "hangs". */
-			.timeout = MAX_SCHEDULE_TIMEOUT,
-			/* The ring= of drm_sched's tracepoints. */
-			.name = simgpu_pers->ring_names[e],
-			.dev = sdev->drm.dev,
-#if SIMGPU_SCHED_INIT_NUM_RQS
-			.num_rqs = DRM_SCHED_PRIORITY_COUNT,
-#endif
-		};
 		unsigned int i;
 
 		eng->sdev = sdev;
@@ -196,7 +215,8 @@ int simgpu_engines_init(struct simgpu_device *sdev)
 			simgpu_hrtimer_setup(&lane->timer, simgpu_lane_irq, CLOCK_MONOTONIC,
 					     HRTIMER_MODE_ABS);
 		}
-		ret = drm_sched_init(&eng->sched, &args);
+		ret = simgpu_sched_init(sdev, &eng->sched, simgpu_pers->ring_names[e],
+					simgpu_queue_depth[e]);
 		if (ret) {
 			drm_err(&sdev->drm, "drm_sched_init(%s): %d\n", eng->name, ret);
 			simgpu_engines_fini(sdev);

@@ -8,12 +8,16 @@
 # personality's name), and drmtop must show the driver's name and fdinfo engines, group every
 # ring the scheduler names into the engine the table says (none unmapped, timing execution),
 # agree with fdinfo without a divergence flag, and charge amdgpu's clears to the kernel client.
+# Then as fw, a firmware-scheduled GPU named as xe (one scheduler per queue, cycles in fdinfo):
+# the tracer's figure is occupancy, labelled so, above fdinfo's without a false divergence, and
+# a driver counting more than its queues held is still flagged.
 # The default simgpu is loaded again at the end, with the suite's parameters.
 set -u
 
 . tests/workload/vmcheck.sh
 
 DRMTOP=${DRMTOP:-build/drmtop}
+scale=/sys/module/simgpu/parameters/fdinfo_scale_pct
 KO=${VM_SIMGPU:-build/kmod/$(uname -r)/simgpu.ko}
 TOP_PID=
 wl_require pers-setup
@@ -27,6 +31,7 @@ keep() {
 
 # The suite's own simgpu back, whatever happened.
 restore() {
+	echo 100 >"$scale" 2>/dev/null
 	wl_stop >/dev/null 2>&1
 	if [ -n "$TOP_PID" ]; then
 		kill "$TOP_PID" 2>/dev/null
@@ -157,9 +162,137 @@ personality() {
 		.bpf.engines[] | select(.name == \"dma\")] | length == 0" "$d/top.json" "$gist"
 }
 
+# fw (xe): one scheduler per queue, each file's own ("rcs<n>", ...), feeding "firmware" that runs
+# the queues' jobs one after another on the engine. r1 and r2 keep rcs backlogged at once: each
+# executes about half the time while its queue always holds a job, so the tracer's figure
+# (occupancy) is well above fdinfo's (execution, in xe's cycles against total cycles), and that
+# is no divergence. blit alone on bcs at a 50 % duty: its occupancy is its execution. Then the
+# driver over-reports by half (fdinfo_scale_pct=150): blit's 75 % executed against 50 % held is
+# flagged, r1's and r2's 75 % against their near 100 % held is not.
+cat >"$tmp/fw-scenario" <<'SCEN'
+proc r1
+  open a
+  stream a:10ms engine=gfx until=stop
+proc r2
+  open b
+  stream b:10ms engine=gfx until=stop
+proc blit
+  open d
+  duty d engine=copy dur=10ms period=20ms until=stop
+SCEN
+
+# fw_top OUT N: drmtop with both sources for N frames 1 s apart; returns once its first is out.
+fw_top() {
+	"$DRMTOP" -J -n "$2" -d 1 >"$1.all" 2>"$1.err" &
+	TOP_PID=$!
+	_t=0
+	until [ -s "$1.all" ] || [ $_t -ge 600 ]; do
+		sleep 0.1
+		_t=$((_t + 1))
+	done
+}
+
+fw_top_wait() {
+	wait "$TOP_PID"
+	TOP_PID=
+	tail -n 1 "$1.all" >"$1"
+}
+
+personality_fw() {
+	d=$tmp/fw
+	mkdir -p "$d"
+	if ! unload_wait simgpu || ! insmod "$KO" personality=fw; then
+		fail pers-fw-load "could not reload simgpu as fw: $(dmesg | tail -n 3 | tr '\n' ' ')"
+		return
+	fi
+	cp "$SIMGPU_DEBUGFS/device" "$SIMGPU_DEBUGFS/engines" "$d/" 2>/dev/null
+	if grep -q " personality=fw driver=xe " "$d/device"; then
+		pass pers-fw-load
+	else
+		fail pers-fw-load "debugfs: $(cat "$d/device" | tr '\n' ' ')"
+	fi
+	"$DRMTOP" probe -J >"$d/probe.json" 2>"$d/probe.err"
+	jq_check pers-fw-probe-table '[.drivers[] | select(.driver == "xe")] | length == 1 and
+		.[0].timing == "occupancy"' "$d/probe.json" '[.drivers[] | select(.driver == "xe")]'
+
+	fw_top "$d/honest" 8
+	if ! wl_start "$d" --hold -f "$tmp/fw-scenario" >"$d/why"; then
+		fail pers-fw-workload "$(cat "$d/why")"
+		kill "$TOP_PID" 2>/dev/null
+		wait "$TOP_PID"
+		TOP_PID=
+		return
+	fi
+	pass pers-fw-workload
+	cp "$SIMGPU_DEBUGFS/clients" "$d/clients"
+	fw_top_wait "$d/honest"
+	# Each process's queues are its own schedulers: six names, none shared.
+	queues=$(awk '/ state=open / && / comm=(r1|r2|blit) / { for (i = 2; i <= NF; i++)
+		if ($i ~ /^queues=/) { sub(/^queues=/, "", $i); print $i } }' "$d/clients" |
+		tr ',' '\n' | grep -E '^(rcs|bcs|ccs)[0-9]+$' | sort)
+	if [ "$(echo "$queues" | grep -c .)" -ge 9 ] &&
+		[ -z "$(echo "$queues" | uniq -d)" ]; then
+		pass pers-fw-queues-own
+	else
+		fail pers-fw-queues-own "queues: $(echo "$queues" | tr '\n' ' ')"
+	fi
+
+	mine='[.clients[] | select(.driver == "xe" and (.comm == "r1" or .comm == "r2" or
+		.comm == "blit") and any(.engines[]; (.cycles // 0) > 0))]'
+	gist="[${mine}[] | {comm, e: [.engines[] | {name, busy_pct, cycles}],
+		bpf: (.bpf | if . then {match, diverged, e: [.engines[] | {name, busy_pct,
+		fdinfo_busy_pct, timing, unmapped, diverged, jobs}]} else null end)}]"
+	echo "info: fw on $(uname -r), honest: $(jq -c "$gist" "$d/honest" 2>&1 | head -c 1500)"
+	# fdinfo as xe prints it: cycles and total cycles per class, never drm-engine-.
+	jq_check pers-fw-fdinfo-cycles "$mine | length == 3 and all(.[].engines[];
+		.total_cycles != null and .busy_ns == null) and
+		([.[].engines[] | select(.cycles > 0) | .name] | sort) == [\"bcs\", \"rcs\", \"rcs\"]" \
+		"$d/honest" "$gist"
+	# Execution: r1 and r2 share the engine, blit holds half of its own.
+	jq_check pers-fw-fdinfo-execution "$mine | ([.[] | select(.comm != \"blit\") |
+		.engines[] | select(.name == \"rcs\") | .busy_pct] | (add > 80 and add < 102 and
+		all(. > 25 and . < 75))) and ([.[] | select(.comm == \"blit\") | .engines[] |
+		select(.name == \"bcs\") | .busy_pct] | .[0] > 35 and .[0] < 65)" "$d/honest" "$gist"
+	# Every queue's ring goes to its class, labelled occupancy.
+	jq_check pers-fw-rings-grouped "$mine | all(.bpf != null and .bpf.match != \"none\" and
+		([.bpf.engines[] | select(.jobs > 0)] | length == 1 and all(.unmapped == false and
+		.timing == \"occupancy\" and (.name == \"rcs\" or .name == \"bcs\"))))" \
+		"$d/honest" "$gist"
+	# Occupancy: r1's and r2's queues held a job nearly all the time.
+	jq_check pers-fw-occupancy-above-execution "$mine | [.[] | select(.comm != \"blit\") |
+		.bpf.engines[] | select(.name == \"rcs\")] | length == 2 and
+		all(.busy_pct > .fdinfo_busy_pct + 15) and ([.[].busy_pct] | add) > 120" \
+		"$d/honest" "$gist"
+	jq_check pers-fw-no-false-divergence "$mine | all(.bpf.diverged == false)" \
+		"$d/honest" "$gist"
+	if grep -q '\[DIVERGES\]' "$d/honest.all"; then
+		fail pers-fw-no-false-divergence-text "a frame says DIVERGES"
+	fi
+	"$DRMTOP" -b -n 2 -d 1 >"$d/honest.txt" 2>&1
+	if grep -q 'rcs [0-9.]*% occupancy' "$d/honest.txt"; then
+		pass pers-fw-text-label
+	else
+		fail pers-fw-text-label "$(grep -E ' r1 | r2 ' "$d/honest.txt" | head -c 600)"
+	fi
+
+	echo 150 >"$scale"
+	fw_top "$d/lying" 6
+	fw_top_wait "$d/lying"
+	echo 100 >"$scale"
+	echo "info: fw on $(uname -r), fdinfo x1.5: $(jq -c "$gist" "$d/lying" 2>&1 | head -c 1500)"
+	jq_check pers-fw-overreport-flagged "$mine | [.[] | select(.comm == \"blit\")] |
+		length == 1 and .[0].bpf.diverged == true" "$d/lying" "$gist"
+	jq_check pers-fw-overreport-below-occupancy-not-flagged "$mine | [.[] |
+		select(.comm != \"blit\")] | length == 2 and all(.bpf.diverged == false)" \
+		"$d/lying" "$gist"
+	wl_stop >/dev/null
+	wl_settle
+}
+
 personality v3d "" '["v3d_render", "v3d_csd", "v3d_tfu"]' '["render", "csd", "tfu"]'
 personality amdgpu "clear_jobs=1" '["gfx_0.0.0", "comp_1.0.0", "sdma0"]' \
 	'["gfx", "compute", "dma"]'
+personality_fw
 
 restore
 if grep -q ' personality=simgpu driver=simgpu ' "$SIMGPU_DEBUGFS/device" 2>/dev/null; then
