@@ -37,6 +37,22 @@ unload_wait() {
 	rmmod "$1"
 }
 
+# drmtop_bg OUT ERR ARGS...: $DRMTOP (build/drmtop) ARGS in the background, stdout to OUT,
+# stderr to ERR, its pid in TOP_PID; returns once OUT is not empty (60 s at most): a live view
+# prints its first frame at once, so its sources (the tracer) are up by then.
+drmtop_bg() {
+	_out=$1
+	_err=$2
+	shift 2
+	"${DRMTOP:-build/drmtop}" "$@" >"$_out" 2>"$_err" &
+	TOP_PID=$!
+	_t=0
+	until [ -s "$_out" ] || [ $_t -ge 600 ]; do
+		sleep 0.1
+		_t=$((_t + 1))
+	done
+}
+
 # now: seconds since boot (/proc/uptime); since T: seconds from T to now, one decimal.
 now() { cut -d' ' -f1 /proc/uptime; }
 since() { echo "$1 $(now)" | awk '{ printf "%.1f", $2 - $1 }'; }

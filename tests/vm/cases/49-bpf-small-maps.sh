@@ -36,13 +36,8 @@ check() {
 # previous one moved aside), once it printed its first frame (the tracer attached).
 start_top() {
 	[ ! -e "$d/top.all" ] || mv -f "$d/top.all" "$d/top.all.prev"
-	"$DRMTOP" -J -d 1 --source bpf "$@" >"$d/top.all" 2>"$d/top.err" &
-	top=$!
-	_t=0
-	until [ -s "$d/top.all" ] || [ $_t -ge 600 ]; do
-		sleep 0.1
-		_t=$((_t + 1))
-	done
+	drmtop_bg "$d/top.all" "$d/top.err" -J -d 1 --source bpf "$@"
+	top=$TOP_PID
 }
 
 start_top -n 14 --bpf-map handles=4 --bpf-map jobs=2

@@ -26,13 +26,7 @@ trap 'echo 100 >"$scale" 2>/dev/null; wl_stop >/dev/null 2>&1; keep' EXIT
 # top_start OUT N: drmtop -J for N frames 1 s apart in the background; returns once its first
 # frame is out, i.e. once the tracer is attached (no simgpu client yet: that frame comes at once).
 top_start() {
-	"$DRMTOP" -J -n "$2" -d 1 --source bpf >"$1.all" 2>"$1.err" &
-	TOP_PID=$!
-	_t=0
-	until [ -s "$1.all" ] || [ $_t -ge 600 ]; do
-		sleep 0.1
-		_t=$((_t + 1))
-	done
+	drmtop_bg "$1.all" "$1.err" -J -n "$2" -d 1 --source bpf
 }
 
 # top_wait OUT: waits for drmtop and keeps its last frame in OUT.

@@ -95,13 +95,7 @@ personality() {
 		"$d/probe.json" "[.drivers[] | select(.driver == \"$p\")]"
 
 	# drmtop first (its first frame comes at once: no client yet), then the workload.
-	"$DRMTOP" -J -n 8 -d 1 --source bpf >"$d/top.all" 2>"$d/top.err" &
-	TOP_PID=$!
-	_t=0
-	until [ -s "$d/top.all" ] || [ $_t -ge 600 ]; do
-		sleep 0.1
-		_t=$((_t + 1))
-	done
+	drmtop_bg "$d/top.all" "$d/top.err" -J -n 8 -d 1 --source bpf
 	if ! wl_start "$d" --hold -f "$tmp/scenario" >"$d/why"; then
 		fail "pers-$p-workload" "$(cat "$d/why")"
 		kill "$TOP_PID" 2>/dev/null
@@ -183,13 +177,7 @@ SCEN
 
 # fw_top OUT N: drmtop with both sources for N frames 1 s apart; returns once its first is out.
 fw_top() {
-	"$DRMTOP" -J -n "$2" -d 1 >"$1.all" 2>"$1.err" &
-	TOP_PID=$!
-	_t=0
-	until [ -s "$1.all" ] || [ $_t -ge 600 ]; do
-		sleep 0.1
-		_t=$((_t + 1))
-	done
+	drmtop_bg "$1.all" "$1.err" -J -n "$2" -d 1
 }
 
 fw_top_wait() {

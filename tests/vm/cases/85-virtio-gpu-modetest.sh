@@ -82,15 +82,9 @@ pass virtio-setup
 echo "info: virtio-gpu is $card; modetest sets $mode on connector $conn"
 
 # drmtop with the tracer, one frame a second, and a record spanning modetest's whole life.
-"$DRMTOP" -J -d 1 --source auto >"$tmp/top.all" 2>"$tmp/top.err" &
-TOP_PID=$!
 "$DRMTOP" record -t 600 -J >"$tmp/record.json" 2>"$tmp/record.err" &
 REC_PID=$!
-_t=0
-until [ -s "$tmp/top.all" ] || [ $_t -ge 600 ]; do
-	sleep 0.1
-	_t=$((_t + 1))
-done
+drmtop_bg "$tmp/top.all" "$tmp/top.err" -J -d 1 --source auto
 sleep 2
 tail -n 1 "$tmp/top.all" >"$tmp/before.json"
 jq_check virtio-tracer-attached '.bpf.active == true' "$tmp/before.json" '.bpf'
