@@ -167,4 +167,21 @@ static __always_inline bool drmtop_mem_sub(__u64 *v, __u64 bytes)
 	return __sync_fetch_and_sub(v, bytes) >= bytes;
 }
 
+/*
+ * A gpu_mem_total report into @totals: the driver's latest total for (@gpu_id, @pid) replaces
+ * the one before, and a total of 0 (the process holds nothing on that GPU any more) removes
+ * its entry. Returns false when the map refused a new entry (full), for the caller to count.
+ */
+static __always_inline bool drmtop_gpu_mem_report(void *totals, __u32 gpu_id, __u32 pid,
+						  __u64 size)
+{
+	struct drmtop_gpu_mem_key k = { .gpu_id = gpu_id, .pid = pid };
+
+	if (!size) {
+		bpf_map_delete_elem(totals, &k);
+		return true;
+	}
+	return !bpf_map_update_elem(totals, &k, &size, BPF_ANY);
+}
+
 #endif /* DRMTOP_ACCOUNT_BPF_H */

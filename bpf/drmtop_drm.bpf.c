@@ -183,6 +183,30 @@ int BPF_PROG(drmtop_file_alloc, struct drm_minor *minor, struct drm_file *ret)
  * only submits jobs would never be known on kernels whose jobs carry drm_client_id (no ioctl
  * hook there), and all its jobs would be counted lost (job_client_unknown).
  */
+/* The last gpu_mem_total of each (GPU, process): drmtop_gpu_mem_report(). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, DRMTOP_MAX_GPU_MEM);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct drmtop_gpu_mem_key);
+	__type(value, __u64);
+} gpu_mem SEC(".maps");
+
+/*
+ * gpu_mem/gpu_mem_total(gpu_id, pid, size): what a driver says a process (pid 0: the whole GPU)
+ * holds, reported on every change (msm 6.12+ per process, xe 7.2 per device, with
+ * CONFIG_TRACE_GPU_MEM). A raw tracepoint: loaded only where vmlinux BTF has
+ * btf_trace_gpu_mem_total (bpf_tracer.c), which none of Debian's x86 kernels has (checked on
+ * 6.1, 6.12 and 7.2); tests/unit/test_bpf_account.c runs the same helper.
+ */
+SEC("raw_tp/gpu_mem_total")
+int BPF_PROG(drmtop_gpu_mem_total, __u32 gpu_id, __u32 pid, __u64 size)
+{
+	if (!drmtop_gpu_mem_report(&gpu_mem, gpu_id, pid, size))
+		drmtop_count(DRMTOP_CNT_GPU_MEM_FULL);
+	return 0;
+}
+
 SEC("fexit/drm_open")
 int BPF_PROG(drmtop_open_exit, struct inode *inode, struct file *filp, int ret)
 {

@@ -30,6 +30,24 @@ int BPF_PROG(test_busy, __u64 run_ns, __u64 done_ns, __u64 last_done_ns)
 	return 0;
 }
 
+/* gpu_mem_total reports of test_gpu_mem, as the tracer's own map (drmtop_drm.bpf.c) but small. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 2);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct drmtop_gpu_mem_key);
+	__type(value, __u64);
+} gpu_mem SEC(".maps");
+
+__u32 out_gpu_mem_ok;
+
+SEC("raw_tp/drmtop_test_gpu_mem")
+int BPF_PROG(test_gpu_mem, __u32 gpu_id, __u32 pid, __u64 size)
+{
+	out_gpu_mem_ok = drmtop_gpu_mem_report(&gpu_mem, gpu_id, pid, size);
+	return 0;
+}
+
 /* Hardware timelines of test_timeline_busy, as the tracer's own map (drmtop_sched.bpf.c). */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);

@@ -39,6 +39,12 @@
 #define DRMTOP_MAX_TIMELINES	1024	/* hardware fence contexts (execution units) */
 #define DRMTOP_RINGBUF_BYTES	(256 * 1024)
 /*
+ * (GPU, process) totals of the gpu_mem/gpu_mem_total tracepoint: fixed, not preallocated (the
+ * tracepoint fires on a change of a process's total, never per job; Debian's x86 kernels do
+ * not have it, and then the map stays empty).
+ */
+#define DRMTOP_MAX_GPU_MEM	1024
+/*
  * Entities a driver's open callback may make that the fexit of drm_file_alloc claims by key
  * (v3d makes one per queue: 5); more fall back to a walk of the entities map.
  */
@@ -243,6 +249,7 @@ struct drmtop_fd_rec {
 	/* a client whose drm_file_alloc exit was skipped, made where drm_open returns */	\
 	X(OPEN_AT_DRM_OPEN, open_at_drm_open, NOTE)				\
 	X(MEM_UNDERFLOW, mem_underflow, LOSS)	/* a release took more than was held */	\
+	X(GPU_MEM_FULL, gpu_mem_full, LOSS)	/* a gpu_mem_total report dropped */	\
 	/* counted by the reader: engine entries of a client neither live nor known	\
 	 * closed (its close record was lost), reported as orphans and deleted */	\
 	X(ORPHAN_ENGINES, orphan_engines, LOSS)					\
@@ -257,6 +264,16 @@ struct drmtop_fd_rec {
 	X(JOBS_QUEUED, jobs_queued, TOTAL)	/* tracked from their queue event */	\
 	X(JOBS_DONE, jobs_done, TOTAL)						\
 	X(KERNEL_JOBS, kernel_jobs, TOTAL)	/* jobs charged to a kernel client */
+
+/*
+ * gpu_mem/gpu_mem_total (include/trace/events/gpu_mem.h, CONFIG_TRACE_GPU_MEM): the last total a
+ * driver reported for a GPU and a process; pid 0 is the GPU's global total. gpu_id is the
+ * driver's own GPU number, not a DRM minor.
+ */
+struct drmtop_gpu_mem_key {
+	__u32 gpu_id;
+	__u32 pid;
+};
 
 enum drmtop_counter {
 #define DRMTOP_COUNTER_ENUM(id, name, kind) DRMTOP_CNT_##id,

@@ -54,6 +54,13 @@ struct drmtop_bpf_device {
 	struct drmtop_device d;		/* driver, live GEM objects/bytes since attach */
 };
 
+/* One gpu_mem_total figure: the driver's last report for a GPU and a process (0: the GPU). */
+struct drmtop_bpf_gpu_mem {
+	__u32 gpu_id;
+	__u32 pid;
+	__u64 bytes;
+};
+
 struct drmtop_bpf_snapshot {
 	/*
 	 * CLOCK_MONOTONIC (the clock of all *_ns fields): the one instant the engine figures
@@ -80,6 +87,13 @@ struct drmtop_bpf_snapshot {
 	 */
 	size_t n_orphans, cap_orphans;
 	struct drmtop_bpf_client *orphans;
+	/*
+	 * gpu_mem/gpu_mem_total where the kernel has it and the tracer attached to it: every
+	 * (GPU, process) whose last report since attach was not 0.
+	 */
+	bool gpu_mem_traced;
+	size_t n_gpu_mem, cap_gpu_mem;
+	struct drmtop_bpf_gpu_mem *gpu_mem;
 };
 
 /* What a run of a program the kernel skipped costs the tracer's figures (bpf_stats.c). */

@@ -65,6 +65,9 @@ struct drmtop_bpf {
 	struct drmtop_bpf_limits limits;	/* map sizes, 0 = default */
 	char reason[512];
 	char adopt_err[128];		/* why the adoption walk failed, empty if it ran */
+	/* gpu_mem/gpu_mem_total: the drm part's program, and its map where it attached, else -1 */
+	const struct bpf_program *gpu_mem_prog;
+	int gpu_mem_fd;
 
 	struct ring_buffer *rb;
 	struct drmtop_client *pending;	/* closed records drained, not yet in a snapshot */

@@ -599,6 +599,29 @@ static int read_devices(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
 	return walk(b, MAP_DEVICES, each_device, s);
 }
 
+static int each_gpu_mem(const void *key, const void *value, void *ctx)
+{
+	const struct drmtop_gpu_mem_key *k = key;
+	struct drmtop_bpf_snapshot *s = ctx;
+	struct drmtop_bpf_gpu_mem *g;
+
+	g = vec_push(s->gpu_mem, s->n_gpu_mem, s->cap_gpu_mem);
+	if (!g)
+		return -ENOMEM;
+	g->gpu_id = k->gpu_id;
+	g->pid = k->pid;
+	g->bytes = *(const __u64 *)value;
+	return 0;
+}
+
+static int read_gpu_mem(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
+{
+	struct drmtop_walk w = { .fd = b->gpu_mem_fd, .each = each_gpu_mem, .ctx = s };
+
+	s->gpu_mem_traced = b->gpu_mem_fd >= 0;
+	return s->gpu_mem_traced ? drmtop_bpf_map_walk(&w) : 0;
+}
+
 /*
  * The sched part makes a device's kernel client from a job's scheduler, which knows the parent
  * device (drm_gpu_scheduler.dev) but not the DRM driver: its name comes from the device the drm
@@ -670,6 +693,9 @@ int drmtop_bpf_snapshot(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
 	err = read_devices(b, s);
 	if (err)
 		goto fail;
+	err = read_gpu_mem(b, s);
+	if (err)
+		goto fail;
 	name_kernel_clients(s);
 	for (k = 0; k < DRMTOP_CNT_MAX; k++)
 		bpf_map_lookup_elem(b->map_fd[MAP_COUNTERS], &k, &s->counters[k]);
@@ -704,5 +730,6 @@ void drmtop_bpf_snapshot_free(struct drmtop_bpf_snapshot *s)
 	free(s->closed);
 	free(s->orphans);
 	free(s->devices);
+	free(s->gpu_mem);
 	memset(s, 0, sizeof(*s));
 }

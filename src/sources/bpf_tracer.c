@@ -249,6 +249,16 @@ static int adopt_maps(struct drmtop_bpf *b, struct bpf_object *obj)
 	return b->rb ? 0 : -errno;
 }
 
+static bool hook_attached(const struct drmtop_bpf *b, const char *prog)
+{
+	size_t i;
+
+	for (i = 0; i < b->n_hooks; i++)
+		if (!strcmp(b->hooks[i].prog, prog))
+			return b->hooks[i].attached;
+	return false;
+}
+
 /*
  * Attaches every loaded program except iterators (attached on demand by drmtop_bpf_fds).
  * Returns the number attached; *tp_fail is set if a tracepoint program failed to attach.
@@ -314,6 +324,12 @@ static void note_absent(struct drmtop_bpf *b, const char *part, struct bpf_objec
 
 		if (bpf_program__autoload(p))
 			continue;
+		/*
+		 * gpu_mem_total is a figure a kernel may offer, not a hook drmtop needs: its
+		 * absence is the probe's to say (and the views'), not a hook missing.
+		 */
+		if (p == b->gpu_mem_prog)
+			continue;
 		/* the other tracepoint name set or flavour is not missing, just not in use */
 		if (!strcmp(part, "sched") && !chosen_tp(b, p))
 			continue;
@@ -342,6 +358,7 @@ static int load_drm(struct drmtop_bpf *b)
 		goto out;
 	}
 	learn_job_client_ids(b, NULL);
+	b->gpu_mem_prog = skel->progs.drmtop_gpu_mem_total;
 	bpf_object__for_each_program(p, skel->obj) {
 		char why[128];
 
@@ -362,6 +379,8 @@ static int load_drm(struct drmtop_bpf *b)
 	note_absent(b, "drm", skel->obj, btf);
 	attach_all(b, skel->obj, "drm", &tp_fail);
 	b->drm = skel;
+	if (hook_attached(b, bpf_program__name(skel->progs.drmtop_gpu_mem_total)))
+		b->gpu_mem_fd = dup(bpf_map__fd(skel->maps.gpu_mem));
 	/* hooks first, then the walk: a handle made in between is seen by one or both, once */
 	if (bpf_program__autoload(skel->progs.drmtop_adopt)) {
 		err = drmtop_bpf_run_iter(skel->progs.drmtop_adopt, 0, NULL, NULL);
@@ -555,6 +574,7 @@ int drmtop_bpf_open(struct drmtop_bpf **out, const struct drmtop_bpf_limits *lim
 	}
 	for (i = 0; i < MAP_COUNT; i++)
 		b->map_fd[i] = -1;
+	b->gpu_mem_fd = -1;
 	if (limits)
 		b->limits = *limits;
 	b->vmlinux_btf = btf__load_vmlinux_btf();
@@ -609,6 +629,8 @@ void drmtop_bpf_close(struct drmtop_bpf *b)
 	for (i = 0; i < MAP_COUNT; i++)
 		if (b->map_fd[i] >= 0)
 			close(b->map_fd[i]);
+	if (b->gpu_mem_fd >= 0)
+		close(b->gpu_mem_fd);
 	btf__free(b->vmlinux_btf);
 	free(b->pending);
 	free(b->reported);

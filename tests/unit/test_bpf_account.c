@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -20,6 +21,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "drmtop_bpf.h"
 #include "drmtop_test.skel.h"
 
 static struct drmtop_test_bpf *skel;
@@ -465,6 +467,49 @@ static void test_mem_concurrent_release(void **state)
 			 (unsigned long long)skel->bss->race_v, in_order.calls, RACE_LOOP);
 }
 
+/* One gpu_mem_total report (gpu, pid, bytes) through the tracer's helper; true if taken. */
+static bool gpu_mem(__u32 gpu_id, __u32 pid, __u64 bytes)
+{
+	__u64 a[3] = { gpu_id, pid, bytes };
+
+	run(skel->progs.test_gpu_mem, a, 3);
+	return skel->bss->out_gpu_mem_ok;
+}
+
+/* What the map holds for (gpu, pid): its bytes, or 0 when there is no entry. */
+static __u64 gpu_mem_held(__u32 gpu_id, __u32 pid)
+{
+	struct drmtop_gpu_mem_key k = { .gpu_id = gpu_id, .pid = pid };
+	__u64 v;
+
+	if (bpf_map_lookup_elem(bpf_map__fd(skel->maps.gpu_mem), &k, &v))
+		return 0;
+	return v;
+}
+
+/*
+ * gpu_mem_total reports a process's new total on every change: the latest replaces the one
+ * before, 0 removes the entry (a map of its size stays usable for ever), and a report a full
+ * map refuses is said to be refused (the program counts it: gpu_mem_full).
+ */
+static void test_gpu_mem_report(void **state)
+{
+	(void)state;
+	assert_true(gpu_mem(0, 100, 4096));
+	assert_true(gpu_mem(0, 100, 3 << 20));
+	assert_int_equal(gpu_mem_held(0, 100), 3 << 20);
+	assert_true(gpu_mem(0, 0, 1ull << 33));		/* the GPU's global total */
+	assert_int_equal(gpu_mem_held(0, 0), 1ull << 33);
+	assert_false(gpu_mem(1, 200, 8192));		/* a third entry: the map holds two */
+	assert_int_equal(gpu_mem_held(1, 200), 0);
+	assert_true(gpu_mem(0, 100, 0));
+	assert_int_equal(gpu_mem_held(0, 100), 0);
+	assert_true(gpu_mem(1, 200, 8192));
+	assert_int_equal(gpu_mem_held(1, 200), 8192);
+	assert_true(gpu_mem(1, 200, 0));
+	assert_true(gpu_mem(0, 0, 0));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -477,6 +522,7 @@ int main(void)
 		cmocka_unit_test(test_lat_bucket),
 		cmocka_unit_test(test_mem_add_sub),
 		cmocka_unit_test(test_mem_concurrent_release),
+		cmocka_unit_test(test_gpu_mem_report),
 	};
 
 	return cmocka_run_group_tests_name("bpf_account", tests, setup, teardown);

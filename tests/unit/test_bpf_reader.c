@@ -66,6 +66,7 @@ static struct drmtop_bpf *fake_tracer(void)
 	b->map_fd[MAP_COUNTERS] = make_map(BPF_MAP_TYPE_ARRAY, "counters", sizeof(__u32),
 					   sizeof(__u64), DRMTOP_CNT_MAX);
 	b->map_fd[MAP_CLOSED] = make_map(BPF_MAP_TYPE_RINGBUF, "closed", 0, 0, 64 * 1024);
+	b->gpu_mem_fd = -1;	/* gpu_mem_total not traced: test_gpu_mem_read() makes one */
 	b->rb = ring_buffer__new(b->map_fd[MAP_CLOSED], drmtop_bpf_on_closed, b, NULL);
 	assert_non_null(b->rb);
 	return b;
@@ -575,6 +576,37 @@ static void test_orphans_never_fill_the_map(void **state)
 	drmtop_bpf_close(b);
 }
 
+/*
+ * gpu_mem_total reports reach the snapshot as the tracer left them, only where the tracer
+ * attached to the tracepoint (a map to read); elsewhere the snapshot says it is not traced.
+ */
+static void test_gpu_mem_read(void **state)
+{
+	struct drmtop_gpu_mem_key k[2] = { { .gpu_id = 0, .pid = 42 }, { .gpu_id = 0, .pid = 0 } };
+	__u64 v[2] = { 5 << 20, 1ull << 32 };
+	struct drmtop_bpf *b = fake_tracer();
+	struct drmtop_bpf_snapshot s;
+	size_t i;
+	int j;
+
+	(void)state;
+	assert_int_equal(drmtop_bpf_snapshot(b, &s), 0);
+	assert_false(s.gpu_mem_traced);
+	assert_int_equal(s.n_gpu_mem, 0);
+	drmtop_bpf_snapshot_free(&s);
+
+	b->gpu_mem_fd = make_map(BPF_MAP_TYPE_HASH, "gpu_mem", sizeof(k[0]), sizeof(__u64), 16);
+	for (j = 0; j < 2; j++)
+		assert_int_equal(bpf_map_update_elem(b->gpu_mem_fd, &k[j], &v[j], BPF_ANY), 0);
+	assert_int_equal(drmtop_bpf_snapshot(b, &s), 0);
+	assert_true(s.gpu_mem_traced);
+	assert_int_equal(s.n_gpu_mem, 2);
+	for (i = 0; i < s.n_gpu_mem; i++)
+		assert_int_equal(s.gpu_mem[i].bytes, s.gpu_mem[i].pid == 42 ? 5 << 20 : 1ull << 32);
+	drmtop_bpf_snapshot_free(&s);
+	drmtop_bpf_close(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -586,6 +618,7 @@ int main(void)
 		cmocka_unit_test(test_pending_close_keeps_late_jobs),
 		cmocka_unit_test(test_closed_zero_entry_deleted),
 		cmocka_unit_test(test_orphans_never_fill_the_map),
+		cmocka_unit_test(test_gpu_mem_read),
 	};
 
 	if (geteuid() != 0)
