@@ -140,6 +140,13 @@ struct drmtop_model_bpf {
 
 struct drmtop_model_device;
 
+/* One gpu_mem_total report (pid 0: the GPU's global total). */
+struct drmtop_model_gpu_mem {
+	uint32_t gpu_id;
+	pid_t pid;
+	uint64_t bytes;
+};
+
 struct drmtop_model_client {
 	const char *key;		/* stable across refreshes: "<dev>#<client id>", "bpf:<uid>" */
 	struct drmtop_model_device *device;
@@ -188,6 +195,13 @@ struct drmtop_model_client {
 	uint64_t mem_resident;
 	bool has_shared;
 	uint64_t mem_shared;
+	/*
+	 * The driver's gpu_mem_total for the client's process, summed over its GPUs (a process
+	 * figure: every client of the process shows it). Absent where the kernel has no such
+	 * tracepoint or the driver reported nothing for the process since the tracer attached.
+	 */
+	bool has_gpu_mem;
+	uint64_t gpu_mem_bytes;
 	double busy_sum_pct;		/* sum of the shown engine figures */
 	bool over;			/* some engine figure over 100 % */
 
@@ -328,6 +342,10 @@ struct drmtop_model {
 	uint64_t bpf_window_start_ns, bpf_window_end_ns;
 	struct drmtop_model_bpf_device *bpf_devices;
 	size_t nr_bpf_devices;
+	/* gpu_mem/gpu_mem_total: traced where the kernel has it; the reports, -p applied */
+	bool gpu_mem_traced;
+	struct drmtop_model_gpu_mem *gpu_mem;
+	size_t nr_gpu_mem;
 
 	bool has_scan;
 	struct drmtop_model_scan scan;

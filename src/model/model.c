@@ -798,6 +798,41 @@ static void build_bpf_summary(struct build *b)
 	m->nr_bpf_devices = s->n_devices;
 }
 
+/*
+ * gpu_mem_total reports, and each client's process figure from them. A GPU's global total
+ * (pid 0) belongs to no process: -p leaves it out, as it does kernel clients.
+ */
+static void build_gpu_mem(struct build *b)
+{
+	const struct drmtop_bpf_snapshot *s = b->in->snap;
+	struct drmtop_model *m = b->m;
+	size_t i, j;
+
+	if (!s || !s->gpu_mem_traced)
+		return;
+	m->gpu_mem_traced = true;
+	m->gpu_mem = alloc_array(b, s->n_gpu_mem, sizeof(*m->gpu_mem));
+	for (i = 0; m->gpu_mem && i < s->n_gpu_mem; i++) {
+		const struct drmtop_bpf_gpu_mem *g = &s->gpu_mem[i];
+
+		if (b->in->nr_pids && (!g->pid || !wants_pid(b->in, (pid_t)g->pid)))
+			continue;
+		m->gpu_mem[m->nr_gpu_mem++] = (struct drmtop_model_gpu_mem){
+			.gpu_id = g->gpu_id, .pid = (pid_t)g->pid, .bytes = g->bytes,
+		};
+	}
+	for (i = 0; i < m->nr_clients; i++) {
+		struct drmtop_model_client *c = &m->clients[i];
+
+		for (j = 0; j < m->nr_gpu_mem; j++) {
+			if (!m->gpu_mem[j].pid || m->gpu_mem[j].pid != c->pid)
+				continue;
+			c->has_gpu_mem = true;
+			c->gpu_mem_bytes += m->gpu_mem[j].bytes;
+		}
+	}
+}
+
 static void build_scan(struct build *b)
 {
 	const struct drm_scan_stats *st = b->in->stats;
@@ -864,6 +899,7 @@ int drmtop_model_build(struct drmtop_model *m, const struct drmtop_model_input *
 	/* The tracer's losses first: they decide how its figures of each client read. */
 	build_bpf_summary(&b);
 	build_clients(&b);
+	build_gpu_mem(&b);
 	build_devices(&b);
 	build_closed(&b);
 	build_scan(&b);

@@ -149,6 +149,9 @@ static void json_bpf_view(struct json_writer *w, const struct drmtop_model_clien
 	jw_key(w, "memory");
 	jw_object_begin(w);
 	json_bpf_memory(w, b);
+	/* the driver's own figure for the process (gpu_mem_total), where the kernel has it */
+	if (c->has_gpu_mem)
+		jw_kv_u64(w, "gpu_mem_total_bytes", c->gpu_mem_bytes);
 	if (c->in_fdinfo) {
 		jw_kv_u64(w, "fdinfo_total_bytes", b->fdinfo_total_bytes);
 		jw_kv_bool(w, "compared", b->mem_compared);
@@ -301,6 +304,20 @@ static void json_bpf_summary(struct json_writer *w, const struct drmtop_model *m
 			jw_object_end(w);
 		}
 		jw_array_end(w);
+		jw_key(w, "gpu_mem");
+		jw_object_begin(w);
+		jw_kv_bool(w, "traced", m->gpu_mem_traced);
+		jw_key(w, "totals");
+		jw_array_begin(w);
+		for (i = 0; i < m->nr_gpu_mem; i++) {
+			jw_object_begin(w);
+			jw_kv_u64(w, "gpu_id", m->gpu_mem[i].gpu_id);
+			jw_kv_i64(w, "pid", m->gpu_mem[i].pid);
+			jw_kv_u64(w, "bytes", m->gpu_mem[i].bytes);
+			jw_object_end(w);
+		}
+		jw_array_end(w);
+		jw_object_end(w);
 		/* Clients fdinfo does not show: kernel clients, processes out of sight. */
 		jw_key(w, "unmatched_clients");
 		jw_array_begin(w);

@@ -81,6 +81,9 @@ static void bpf_figures(struct strbuf *sb, const struct drmtop_model_client *c)
 		  drmtop_fmt_bytes(shr, sizeof(shr), c->bpf->mem_shared),
 		  c->bpf->mem_diverged ? " [DIVERGES from fdinfo]" :
 		  c->bpf->mem_inconclusive ? " [INCONCLUSIVE: the tracer missed memory events]" : "");
+	if (c->has_gpu_mem)
+		sb_printf(sb, " gpu_mem_total %s",
+			  drmtop_fmt_bytes(tot, sizeof(tot), c->gpu_mem_bytes));
 	if (c->lower_bound)
 		sb_printf(sb, " [lower bound: the tracer missed events]");
 }

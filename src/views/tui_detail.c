@@ -172,6 +172,11 @@ static void memory(struct page *p, const struct drmtop_model_client *c)
 		     c->bpf->mem_diverged ? "  DIVERGES from fdinfo" :
 		     c->bpf->mem_inconclusive ? "  INCONCLUSIVE: memory events missed" : "");
 	}
+	if (c->has_gpu_mem) {
+		tui_fmt_bytes(v[0], sizeof(v[0]), c->gpu_mem_bytes);
+		text(p, TUI_ROLE_NORMAL, "%-12s %10s  the driver's gpu_mem_total for pid %d",
+		     "gpu_mem", v[0], (int)c->pid);
+	}
 }
 
 /* The queue-to-run latency of every engine's jobs since attach, one bar per bucket. */

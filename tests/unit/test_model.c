@@ -543,6 +543,63 @@ static void test_ticks_compared_with_occupancy(void **state)
 }
 
 /*
+ * gpu_mem_total, where the kernel has it: a process's reports over its GPUs beside the tracer's
+ * GEM figure, in JSON and text; the GPU's global total (pid 0) and other processes' reports in
+ * JSON's bpf.gpu_mem, and -p keeps only the reports of its processes. Where it is not traced,
+ * JSON says so and no client has a figure (absent, not 0).
+ */
+static void test_gpu_mem_total(void **state)
+{
+	struct drmtop_bpf_gpu_mem reports[] = {
+		{ .gpu_id = 0, .pid = 100, .bytes = 3 << 20 },
+		{ .gpu_id = 1, .pid = 100, .bytes = 1 << 20 },
+		{ .gpu_id = 0, .pid = 0, .bytes = 64 << 20 },
+		{ .gpu_id = 0, .pid = 200, .bytes = 8192 },
+	};
+	struct drmtop_model m = { 0 };
+	static struct lossy l;
+	pid_t only = 100;
+	char *text, *json;
+
+	(void)state;
+	lossy_init(&l, "mesa", 10.0, 4 << 20, 4 << 20, false);
+	lossy_step(&l, &m);
+	assert_false(m.gpu_mem_traced);
+	assert_false(m.clients[0].has_gpu_mem);
+	json = render(drmtop_json_frame, &m);
+	assert_non_null(strstr(json, "\"gpu_mem\":{\"traced\":false,\"totals\":[]}"));
+	assert_null(strstr(json, "gpu_mem_total_bytes"));
+	free(json);
+
+	l.snap.gpu_mem_traced = true;
+	l.snap.gpu_mem = reports;
+	l.snap.n_gpu_mem = 4;
+	l.snap.taken_ns += S;
+	lossy_step(&l, &m);
+	assert_true(m.clients[0].has_gpu_mem);
+	assert_int_equal(m.clients[0].gpu_mem_bytes, 4 << 20);
+	assert_int_equal(m.nr_gpu_mem, 4);
+	json = render(drmtop_json_frame, &m);
+	text = render(drmtop_text_frame, &m);
+	assert_non_null(strstr(json, "\"gpu_mem_total_bytes\":4194304"));
+	assert_non_null(strstr(json, "{\"gpu_id\":0,\"pid\":0,\"bytes\":67108864}"));
+	assert_non_null(strstr(text, "gpu_mem_total 4.0 MiB"));
+	free(json);
+	free(text);
+
+	l.in.pids = &only;
+	l.in.nr_pids = 1;
+	l.snap.taken_ns += S;
+	lossy_step(&l, &m);
+	assert_int_equal(m.nr_gpu_mem, 2);
+	assert_int_equal(m.gpu_mem[0].pid, 100);
+	assert_int_equal(m.gpu_mem[1].pid, 100);
+	assert_int_equal(m.clients[0].gpu_mem_bytes, 4 << 20);
+	drmtop_model_fini(&m);
+	drmtop_reconciler_free(l.r);
+}
+
+/*
  * A driver that prints no fdinfo keys (virtio-gpu on 6.1: VM case 85) leaves the client's and
  * its device's driver to the tracer, which reads the name the DRM core would print; a driver
  * that prints one keeps its own word.
@@ -697,7 +754,7 @@ static void test_every_loss_counter_counts(void **state)
 		DRMTOP_CNT_DONE_WITHOUT_RUN,
 		DRMTOP_CNT_ENDED_WITHOUT_DONE, DRMTOP_CNT_JOB_CLIENT_UNKNOWN,
 		DRMTOP_CNT_ENTITIES_FULL, DRMTOP_CNT_ENTITY_GUESSED, DRMTOP_CNT_ADOPT_TRUNCATED,
-		DRMTOP_CNT_MEM_UNDERFLOW, DRMTOP_CNT_ORPHAN_ENGINES,
+		DRMTOP_CNT_MEM_UNDERFLOW, DRMTOP_CNT_ORPHAN_ENGINES, DRMTOP_CNT_GPU_MEM_FULL,
 	};
 	struct drmtop_bpf_snapshot snap;
 	struct drmtop_model m = { 0 };
@@ -815,6 +872,7 @@ int main(void)
 		cmocka_unit_test(test_covered_skips_are_not_missed),
 		cmocka_unit_test(test_driver_from_tracer_without_fdinfo),
 		cmocka_unit_test(test_ticks_compared_with_occupancy),
+		cmocka_unit_test(test_gpu_mem_total),
 		cmocka_unit_test(test_memory_losses_stay_inconclusive),
 		cmocka_unit_test(test_every_loss_counter_counts),
 		cmocka_unit_test(test_device_totals),

@@ -88,6 +88,12 @@ drmtop_bg "$tmp/top.all" "$tmp/top.err" -J -d 1 --source auto
 sleep 2
 tail -n 1 "$tmp/top.all" >"$tmp/before.json"
 jq_check virtio-tracer-attached '.bpf.active == true' "$tmp/before.json" '.bpf'
+# gpu_mem/gpu_mem_total (CONFIG_TRACE_GPU_MEM): read exactly where the kernel has it, and its
+# absence no missing hook (none of Debian's x86 kernels has it; virtio-gpu would not emit it).
+has_gpu_mem=false
+[ -d /sys/kernel/tracing/events/gpu_mem/gpu_mem_total ] && has_gpu_mem=true
+jq_check virtio-gpu-mem-total-traced ".bpf.gpu_mem.traced == $has_gpu_mem and
+	((.bpf.detail // \"\") | test(\"gpu_mem\") | not)" "$tmp/before.json" ".bpf | {gpu_mem, detail}"
 base=$(jq "[.bpf.devices[]? | select(.driver == \"virtio_gpu\") | .gem_bytes] | add // 0" \
 	"$tmp/before.json")
 
