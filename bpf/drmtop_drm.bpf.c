@@ -173,16 +173,6 @@ int BPF_PROG(drmtop_file_alloc, struct drm_minor *minor, struct drm_file *ret)
 	return 0;
 }
 
-/*
- * Open, second chance: drm_open(inode, filp) returns once drm_open_helper made the file
- * (drm_file_alloc) and set filp->private_data to it; every open of a DRM node goes through it
- * (every driver's file operations use it; a global function in the drm.ko of Debian 6.1.0-56,
- * 6.12.117+deb12 and 7.2.13+deb14). A file the tracer does not know here had drmtop_file_alloc
- * skipped (7.x): the client is made now, with the entities its open made, counted
- * open_at_drm_open. Otherwise a client that
- * only submits jobs would never be known on kernels whose jobs carry drm_client_id (no ioctl
- * hook there), and all its jobs would be counted lost (job_client_unknown).
- */
 /* The last gpu_mem_total of each (GPU, process): drmtop_gpu_mem_report(). */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -207,6 +197,16 @@ int BPF_PROG(drmtop_gpu_mem_total, __u32 gpu_id, __u32 pid, __u64 size)
 	return 0;
 }
 
+/*
+ * Open, second chance: drm_open(inode, filp) returns once drm_open_helper made the file
+ * (drm_file_alloc) and set filp->private_data to it; every open of a DRM node goes through it
+ * (every driver's file operations use it; a global function in the drm.ko of Debian 6.1.0-56,
+ * 6.12.117+deb12 and 7.2.13+deb14). A file the tracer does not know here had drmtop_file_alloc
+ * skipped (7.x): the client is made now, with the entities its open made, counted
+ * open_at_drm_open. Otherwise a client that
+ * only submits jobs would never be known on kernels whose jobs carry drm_client_id (no ioctl
+ * hook there), and all its jobs would be counted lost (job_client_unknown).
+ */
 SEC("fexit/drm_open")
 int BPF_PROG(drmtop_open_exit, struct inode *inode, struct file *filp, int ret)
 {
