@@ -35,8 +35,11 @@ enum drmtop_status {
 #define DRMTOP_FD_RATE		(1u << 6)	/* pct holds the figure to show */
 #define DRMTOP_FD_OVER		(1u << 7)	/* that figure exceeds 100 % */
 #define DRMTOP_FD_BACKWARDS	(1u << 8)	/* a counter read lower than before (spec rule) */
-/* cycles_pct from cycles against total-cycles: xe's are GPU timestamp ticks, a share of time */
-#define DRMTOP_FD_TICKS_RATE	(1u << 9)
+/*
+ * pct is a share of time, the figure the tracer's is compared with: busy ns, or cycles against
+ * total cycles (xe's are GPU timestamp ticks); not cycles against a frequency.
+ */
+#define DRMTOP_FD_TIME_RATE	(1u << 9)
 
 struct drmtop_fd_engine {
 	unsigned int flags;		/* DRMTOP_FD_* */

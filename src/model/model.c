@@ -160,8 +160,6 @@ static void fill_fd_engine(struct drmtop_fd_engine *fe, const struct drm_fdinfo_
 	if (u->flags & DRM_USAGE_CYCLES_VALID) {
 		fe->flags |= DRMTOP_FD_CYCLES_RATE;
 		fe->cycles_pct = u->cycles_pct;
-		if (u->flags & DRM_USAGE_BY_TOTAL)
-			fe->flags |= DRMTOP_FD_TICKS_RATE;
 	}
 	if (u->flags & DRM_USAGE_BACKWARDS)
 		fe->flags |= DRMTOP_FD_BACKWARDS;
@@ -169,6 +167,8 @@ static void fill_fd_engine(struct drmtop_fd_engine *fe, const struct drm_fdinfo_
 		fe->flags |= DRMTOP_FD_RATE;
 		if (over)
 			fe->flags |= DRMTOP_FD_OVER;
+		if (u->flags & (DRM_USAGE_BUSY_VALID | DRM_USAGE_BY_TOTAL))
+			fe->flags |= DRMTOP_FD_TIME_RATE;
 	}
 }
 
@@ -349,16 +349,13 @@ static void fill_engines(struct build *b, struct drmtop_model_client *mc,
 			me->bpf.start_slack_pct /= (double)me->fd.capacity;
 		}
 		/*
-		 * The driver's share of time (ns, or xe's timestamp ticks against total ticks)
-		 * against the tracer's, each over its own window. Cycles against a frequency are
-		 * not time and are not compared. Occupancy above execution is expected; only a
-		 * tracer figure below fdinfo's is a finding. The tracer's figure is known only to
-		 * within its start bracket (a scheduler thread preempted between the run event and
-		 * run_job): compared at the end of the bracket nearest fdinfo's.
+		 * The driver's share of time (DRMTOP_FD_TIME_RATE) against the tracer's, each over
+		 * its own window. Occupancy above execution is expected; only a tracer figure below
+		 * fdinfo's is a finding. The tracer's figure is known only to within its start
+		 * bracket (a scheduler thread preempted between the run event and run_job):
+		 * compared at the end of the bracket nearest fdinfo's.
 		 */
-		if (me->in_fdinfo &&
-		    (me->fd.flags & (DRMTOP_FD_BUSY_RATE | DRMTOP_FD_TICKS_RATE)) &&
-		    (me->fd.flags & DRMTOP_FD_RATE) && me->bpf.has_rate &&
+		if (me->in_fdinfo && (me->fd.flags & DRMTOP_FD_TIME_RATE) && me->bpf.has_rate &&
 		    (!me->occupancy || me->bpf.pct < me->fd.pct))
 			me->diverged = drmtop_rates_diverge(me->fd.pct, c->sample_ns - c->dt_ns,
 							    c->sample_ns,

@@ -183,10 +183,8 @@ static void json_bpf_view(struct json_writer *w, const struct drmtop_model_clien
 		if (c->in_fdinfo) {
 			jw_kv_bool(w, "in_fdinfo", e->in_fdinfo);
 			jw_kv_double_or_null(w, "fdinfo_busy_pct",
-					     e->in_fdinfo &&
-					     (e->fd.flags & (DRMTOP_FD_BUSY_RATE |
-							     DRMTOP_FD_TICKS_RATE)) &&
-					     (e->fd.flags & DRMTOP_FD_RATE), e->fd.pct, 2);
+					     e->in_fdinfo && (e->fd.flags & DRMTOP_FD_TIME_RATE),
+					     e->fd.pct, 2);
 			jw_kv_bool(w, "diverged", e->diverged);
 			jw_kv_bool(w, "inconclusive", e->inconclusive);
 		}
