@@ -65,9 +65,7 @@ struct drmtop_bpf {
 	struct drmtop_bpf_limits limits;	/* map sizes, 0 = default */
 	char reason[512];
 	char adopt_err[128];		/* why the adoption walk failed, empty if it ran */
-	/* gpu_mem/gpu_mem_total: the drm part's program, and its map where it attached, else -1 */
-	const struct bpf_program *gpu_mem_prog;
-	int gpu_mem_fd;
+	int gpu_mem_fd;			/* the drm part's gpu_mem map where it is traced, else -1 */
 
 	struct ring_buffer *rb;
 	struct drmtop_client *pending;	/* closed records drained, not yet in a snapshot */

@@ -326,9 +326,9 @@ static void note_absent(struct drmtop_bpf *b, const char *part, struct bpf_objec
 			continue;
 		/*
 		 * gpu_mem_total is a figure a kernel may offer, not a hook drmtop needs: its
-		 * absence is the probe's to say (and the views'), not a hook missing.
+		 * absence is the probe's to say (and the views'), not a hook missing (case 85).
 		 */
-		if (p == b->gpu_mem_prog)
+		if (!strcmp(bpf_program__name(p), "drmtop_gpu_mem_total"))
 			continue;
 		/* the other tracepoint name set or flavour is not missing, just not in use */
 		if (!strcmp(part, "sched") && !chosen_tp(b, p))
@@ -358,7 +358,6 @@ static int load_drm(struct drmtop_bpf *b)
 		goto out;
 	}
 	learn_job_client_ids(b, NULL);
-	b->gpu_mem_prog = skel->progs.drmtop_gpu_mem_total;
 	bpf_object__for_each_program(p, skel->obj) {
 		char why[128];
 
