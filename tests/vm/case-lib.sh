@@ -53,6 +53,14 @@ drmtop_bg() {
 	done
 }
 
+# drmtop_bg_last ALL LAST: waits for the drmtop drmtop_bg started (TOP_PID, then cleared) and
+# keeps the last line it wrote to ALL (its last frame) in LAST.
+drmtop_bg_last() {
+	wait "$TOP_PID"
+	TOP_PID=
+	tail -n 1 "$1" >"$2"
+}
+
 # now: seconds since boot (/proc/uptime); since T: seconds from T to now, one decimal.
 now() { cut -d' ' -f1 /proc/uptime; }
 since() { echo "$1 $(now)" | awk '{ printf "%.1f", $2 - $1 }'; }

@@ -28,10 +28,12 @@ static void simgpu_print_engines(struct drm_printer *p, struct simgpu_client *cl
 	for (e = 0; e < SIMGPU_ENGINE_COUNT; e++) {
 		const char *name = simgpu_pers->fdinfo_names[e];
 		struct simgpu_engine_stats st;
+		u64 busy;
 
 		simgpu_client_engine_snapshot(client, e, now, &st);
 		if (simgpu_pers->fdinfo_skip_unused && !st.busy_ns)
 			continue;
+		busy = mul_u64_u32_div(st.busy_ns, pct, 100);
 		if (simgpu_pers->fdinfo_cycles) {
 			/*
 			 * xe (xe_drm_client.c show_run_ticks): GPU timestamp ticks the client's
@@ -39,12 +41,11 @@ static void simgpu_print_engines(struct drm_printer *p, struct simgpu_client *cl
 			 * ticks are 19.2 MHz ones (12 per 625 ns), as on many Intel GPUs.
 			 */
 			drm_printf(p, "drm-cycles-%s:\t%llu\n", name,
-				   mul_u64_u32_div(mul_u64_u32_div(st.busy_ns, pct, 100), 12, 625));
+				   mul_u64_u32_div(busy, 12, 625));
 			drm_printf(p, "drm-total-cycles-%s:\t%llu\n", name,
 				   mul_u64_u32_div(ktime_to_ns(now), 12, 625));
 		} else {
-			drm_printf(p, "drm-engine-%s:\t%llu ns\n", name,
-				   mul_u64_u32_div(st.busy_ns, pct, 100));
+			drm_printf(p, "drm-engine-%s:\t%llu ns\n", name, busy);
 		}
 		if (client->sdev->engines[e].capacity > 1)
 			drm_printf(p, "drm-engine-capacity-%s:\t%u\n", name,

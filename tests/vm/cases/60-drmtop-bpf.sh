@@ -29,12 +29,6 @@ top_start() {
 	drmtop_bg "$1.all" "$1.err" -J -n "$2" -d 1 --source bpf
 }
 
-# top_wait OUT: waits for drmtop and keeps its last frame in OUT.
-top_wait() {
-	wait "$TOP_PID"
-	tail -n 1 "$1.all" >"$1"
-}
-
 # CASE60_PARTS picks parts (default all): steady record late.
 PARTS=${CASE60_PARTS:-steady record late}
 want() { case " $PARTS " in *" $1 "*) return 0 ;; esac; return 1; }
@@ -64,7 +58,7 @@ want steady && top_start "$d/honest.json" 7
 if ! want steady; then
 	:
 elif wl_start "$d" --hold steady >"$d/why"; then
-	top_wait "$d/honest.json"
+	drmtop_bg_last "$d/honest.json.all" "$d/honest.json"
 	jq_check drmtop-bpf-active '.bpf.active == true' "$d/honest.json" '.bpf'
 	jq_check drmtop-bpf-every-client-matched \
 		"$SIMGPU | length >= 5 and all(.bpf != null and .bpf.match != \"none\")" \
@@ -124,7 +118,7 @@ elif wl_start "$d" --hold steady >"$d/why"; then
 	# --- The same clients, the driver now overstating engine time by half. ---------------
 	echo 150 >"$scale"
 	top_start "$d/lying.json" 6
-	top_wait "$d/lying.json"
+	drmtop_bg_last "$d/lying.json.all" "$d/lying.json"
 	echo 100 >"$scale"
 	# Every frame with rates: where the tracer missed nothing in the interval the misreport is
 	# flagged; where it missed events (a skipped program run, a job ended without its done) no

@@ -180,12 +180,6 @@ fw_top() {
 	drmtop_bg "$1.all" "$1.err" -J -n "$2" -d 1
 }
 
-fw_top_wait() {
-	wait "$TOP_PID"
-	TOP_PID=
-	tail -n 1 "$1.all" >"$1"
-}
-
 personality_fw() {
 	d=$tmp/fw
 	mkdir -p "$d"
@@ -213,8 +207,9 @@ personality_fw() {
 	fi
 	pass pers-fw-workload
 	cp "$SIMGPU_DEBUGFS/clients" "$d/clients"
-	fw_top_wait "$d/honest"
-	# Each process's queues are its own schedulers: six names, none shared.
+	drmtop_bg_last "$d/honest.all" "$d/honest"
+	# Each client's queues are its own schedulers: three per client (each process's idle
+	# probe client has its own), nine or more names, none shared.
 	queues=$(awk '/ state=open / && / comm=(r1|r2|blit) / { for (i = 2; i <= NF; i++)
 		if ($i ~ /^queues=/) { sub(/^queues=/, "", $i); print $i } }' "$d/clients" |
 		tr ',' '\n' | grep -E '^(rcs|bcs|ccs)[0-9]+$' | sort)
@@ -265,7 +260,7 @@ personality_fw() {
 
 	echo 150 >"$scale"
 	fw_top "$d/lying" 6
-	fw_top_wait "$d/lying"
+	drmtop_bg_last "$d/lying.all" "$d/lying"
 	echo 100 >"$scale"
 	echo "info: fw on $(uname -r), fdinfo x1.5: $(jq -c "$gist" "$d/lying" 2>&1 | head -c 1500)"
 	jq_check pers-fw-overreport-flagged "$mine | [.[] | select(.comm == \"blit\")] |
