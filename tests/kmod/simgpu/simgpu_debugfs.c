@@ -124,8 +124,14 @@ DEFINE_SHOW_ATTRIBUTE(simgpu_device);
 
 void simgpu_debugfs_init(struct simgpu_device *sdev)
 {
+	char name[32];
+
 	/* debugfs failures only cost the tests their ground truth; the device still works. */
-	sdev->debugfs = debugfs_create_dir(SIMGPU_DRIVER_NAME, NULL);
+	if (sdev->index)
+		snprintf(name, sizeof(name), "%s%u", SIMGPU_DRIVER_NAME, sdev->index);
+	else
+		snprintf(name, sizeof(name), "%s", SIMGPU_DRIVER_NAME);
+	sdev->debugfs = debugfs_create_dir(name, NULL);
 	debugfs_create_file("clients", 0444, sdev->debugfs, sdev, &simgpu_clients_fops);
 	debugfs_create_file("engines", 0444, sdev->debugfs, sdev, &simgpu_engines_fops);
 	debugfs_create_file("device", 0444, sdev->debugfs, sdev, &simgpu_device_fops);

@@ -133,7 +133,17 @@ module_param_string(personality, simgpu_personality_name, sizeof(simgpu_personal
 MODULE_PARM_DESC(personality,
 		 "look like another driver to fdinfo, DRM_IOCTL_VERSION and the scheduler: simgpu (default), v3d, amdgpu, fw (xe)");
 
-static struct simgpu_device *simgpu_dev;
+/*
+ * Several GPUs in one machine (drmtop keeps each device's clients, kernel client included,
+ * apart): devices=N makes N identical devices, the first as "simgpu" (debugfs simgpu/), the
+ * others as "simgpu.<i>" (debugfs simgpu<i>/).
+ */
+#define SIMGPU_MAX_DEVICES 4
+static unsigned int simgpu_nr_devices = 1;
+module_param_named(devices, simgpu_nr_devices, uint, 0444);
+MODULE_PARM_DESC(devices, "simulated GPUs to create (1..4, default 1)");
+
+static struct simgpu_device *simgpu_devs[SIMGPU_MAX_DEVICES];
 
 static const struct drm_ioctl_desc simgpu_ioctls[] = {
 	DRM_IOCTL_DEF_DRV(SIMGPU_BO_CREATE, simgpu_ioctl_bo_create, DRM_RENDER_ALLOW),
@@ -224,6 +234,11 @@ static int simgpu_check_params(void)
 	ret = simgpu_pick_personality();
 	if (ret)
 		return ret;
+	if (simgpu_nr_devices < 1 || simgpu_nr_devices > SIMGPU_MAX_DEVICES) {
+		pr_err("simgpu: devices must be 1..%d, not %u\n", SIMGPU_MAX_DEVICES,
+		       simgpu_nr_devices);
+		return -EINVAL;
+	}
 	/* The driver's ring depth; queue_depth (and its sysfs copy) then says what simgpu uses. */
 	if (simgpu_pers->credit_limit)
 		for (e = 0; e < SIMGPU_ENGINE_COUNT; e++)
@@ -341,27 +356,30 @@ err:
 	return ret;
 }
 
-static int __init simgpu_init(void)
+static void simgpu_device_destroy(struct simgpu_device *sdev)
+{
+	struct platform_device *pdev = sdev->pdev;
+
+	simgpu_debugfs_fini(sdev);
+	drm_dev_unregister(&sdev->drm);
+	simgpu_kernel_fini(sdev);
+	devres_release_group(&pdev->dev, NULL);
+	platform_device_unregister(pdev);
+}
+
+/* The platform driver of a personality binds each device as it is registered. */
+static struct simgpu_device *simgpu_device_create(unsigned int index)
 {
 	struct platform_device *pdev;
 	struct simgpu_device *sdev;
 	int ret;
 
-	ret = simgpu_check_params();
-	if (ret)
-		return ret;
-	pdev = platform_device_register_simple(SIMGPU_DRIVER_NAME, -1, NULL, 0);
+	pdev = platform_device_register_simple(SIMGPU_DRIVER_NAME, index ? (int)index : -1,
+					       NULL, 0);
 	if (IS_ERR(pdev))
-		return PTR_ERR(pdev);
-	if (simgpu_pers->bind_driver) {
-		simgpu_pdrv.driver.name = simgpu_pers->driver_name;
-		ret = platform_driver_register(&simgpu_pdrv);
-		if (ret)
-			goto err_unregister;
-		simgpu_pdrv_registered = true;
-		if (!pdev->dev.driver)
-			pr_warn("simgpu: platform driver %s did not bind\n", simgpu_pers->driver_name);
-	}
+		return ERR_CAST(pdev);
+	if (simgpu_pdrv_registered && !pdev->dev.driver)
+		pr_warn("simgpu: platform driver %s did not bind\n", simgpu_pers->driver_name);
 	if (!devres_open_group(&pdev->dev, NULL, GFP_KERNEL)) {
 		ret = -ENOMEM;
 		goto err_unregister;
@@ -376,6 +394,7 @@ static int __init simgpu_init(void)
 		goto err_devres;
 	}
 	sdev->pdev = pdev;
+	sdev->index = index;
 	ret = simgpu_kernel_init(sdev);
 	if (ret)
 		goto err_devres;
@@ -383,35 +402,64 @@ static int __init simgpu_init(void)
 	if (ret)
 		goto err_kernel;
 	simgpu_debugfs_init(sdev);
-	simgpu_dev = sdev;
 	drm_info(&sdev->drm,
-		 "simgpu: personality %s, render minor %d, queue depth %u/%u/%u, capacity %u/%u/%u\n",
-		 simgpu_pers->name, sdev->drm.render ? sdev->drm.render->index : -1,
+		 "simgpu: device %u, personality %s, render minor %d, queue depth %u/%u/%u, capacity %u/%u/%u\n",
+		 index, simgpu_pers->name, sdev->drm.render ? sdev->drm.render->index : -1,
 		 simgpu_queue_depth[0], simgpu_queue_depth[1], simgpu_queue_depth[2],
 		 simgpu_engine_capacity[0], simgpu_engine_capacity[1], simgpu_engine_capacity[2]);
-	return 0;
+	return sdev;
 
 err_kernel:
 	simgpu_kernel_fini(sdev);
 err_devres:
 	devres_release_group(&pdev->dev, NULL);
 err_unregister:
-	simgpu_pdrv_unregister();
 	platform_device_unregister(pdev);
-	return ret;
+	return ERR_PTR(ret);
+}
+
+static void simgpu_destroy_all(void)
+{
+	unsigned int i = SIMGPU_MAX_DEVICES;
+
+	while (i--) {
+		if (simgpu_devs[i])
+			simgpu_device_destroy(simgpu_devs[i]);
+		simgpu_devs[i] = NULL;
+	}
+	simgpu_pdrv_unregister();
+}
+
+static int __init simgpu_init(void)
+{
+	struct simgpu_device *sdev;
+	unsigned int i;
+	int ret;
+
+	ret = simgpu_check_params();
+	if (ret)
+		return ret;
+	if (simgpu_pers->bind_driver) {
+		simgpu_pdrv.driver.name = simgpu_pers->driver_name;
+		ret = platform_driver_register(&simgpu_pdrv);
+		if (ret)
+			return ret;
+		simgpu_pdrv_registered = true;
+	}
+	for (i = 0; i < simgpu_nr_devices; i++) {
+		sdev = simgpu_device_create(i);
+		if (IS_ERR(sdev)) {
+			simgpu_destroy_all();
+			return PTR_ERR(sdev);
+		}
+		simgpu_devs[i] = sdev;
+	}
+	return 0;
 }
 
 static void __exit simgpu_exit(void)
 {
-	struct simgpu_device *sdev = simgpu_dev;
-	struct platform_device *pdev = sdev->pdev;
-
-	simgpu_debugfs_fini(sdev);
-	drm_dev_unregister(&sdev->drm);
-	simgpu_kernel_fini(sdev);
-	devres_release_group(&pdev->dev, NULL);
-	simgpu_pdrv_unregister();
-	platform_device_unregister(pdev);
+	simgpu_destroy_all();
 }
 
 module_init(simgpu_init);

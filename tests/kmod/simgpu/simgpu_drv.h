@@ -159,6 +159,7 @@ struct simgpu_hw_engine {
 struct simgpu_device {
 	struct drm_device drm;
 	struct platform_device *pdev;
+	unsigned int index;		/* devices= order: debugfs simgpu/, simgpu1/, ... */
 	struct simgpu_hw_engine engines[SIMGPU_ENGINE_COUNT];
 
 	struct mutex clients_lock;
