@@ -40,17 +40,66 @@ static void test_quoting(void **state)
 	expect_field("glxgears", "glxgears");
 	expect_field("", "");
 	expect_field(NULL, "");
-	/* Spaces, tabs and semicolons are data, not structure: RFC 4180 leaves them bare. */
-	expect_field("a b\tc;d", "a b\tc;d");
+	/* Spaces and semicolons are data, not structure: RFC 4180 leaves them bare. */
+	expect_field("a b;d", "a b;d");
 	expect_field("a,b", "\"a,b\"");
 	expect_field("say \"hi\"", "\"say \"\"hi\"\"\"");
 	expect_field("\"", "\"\"\"\"");
-	expect_field("line\nbreak", "\"line\nbreak\"");
-	expect_field("cr\rhere", "\"cr\rhere\"");
-	expect_field("x,\"y\"\r\n", "\"x,\"\"y\"\"\r\n\"");
+	/* Control characters are escaped as the text view does: no line break left to quote. */
+	expect_field("line\nbreak", "line\\x0abreak");
+	expect_field("cr\rhere", "cr\\x0dhere");
+	expect_field("x,\"y\"\r\n", "\"x,\"\"y\"\"\\x0d\\x0a\"");
 	assert_false(drmtop_csv_needs_quotes("plain"));
 	assert_true(drmtop_csv_needs_quotes("a,b"));
 	assert_false(drmtop_csv_needs_quotes(NULL));
+}
+
+/*
+ * A process name is any bytes: before, `-o csv` wrote an OSC sequence, C1 controls and invalid
+ * UTF-8 straight to whoever ran it on a terminal. Escaped as the text view escapes them.
+ */
+static void test_escapes_terminal_controls(void **state)
+{
+	(void)state;
+	expect_field("\033]0;pwned\007", "\\x1b]0;pwned\\x07");
+	expect_field("a\tb\x7f", "a\\x09b\\x7f");
+	expect_field("\xc2\x9b" "31m", "\\xc2\\x9b31m");
+	expect_field("\xff\xfe", "\\xff\\xfe");
+	expect_field("a\\b", "a\\\\b");
+	expect_field("caf\xc3\xa9", "caf\xc3\xa9");
+	/* Longer than any fixed buffer: escaped whole, not cut. */
+	{
+		char in[3001], want[4 * 3000 + 1];
+		size_t i;
+
+		for (i = 0; i < 3000; i++)
+			in[i] = i % 2 ? 'x' : '\033';
+		in[3000] = '\0';
+		want[0] = '\0';
+		for (i = 0; i < 3000; i++)
+			strcat(want, i % 2 ? "x" : "\\x1b");
+		expect_field(in, want);
+	}
+}
+
+/*
+ * A field a spreadsheet would run as a formula (OWASP's CSV injection: a leading = + - @, or a
+ * tab or CR) gets a leading single quote and is quoted: a comm of "=1+cmd|x" was a formula.
+ */
+static void test_neutralises_formulas(void **state)
+{
+	(void)state;
+	expect_field("=1+cmd|x", "\"'=1+cmd|x\"");
+	expect_field("+1", "\"'+1\"");
+	expect_field("-1", "\"'-1\"");
+	expect_field("@SUM(A1)", "\"'@SUM(A1)\"");
+	expect_field("=a,\"b\"", "\"'=a,\"\"b\"\"\"");
+	/* A leading tab or CR is escaped, so it no longer starts the cell. */
+	expect_field("\t=1", "\\x09=1");
+	expect_field("\r=1", "\\x0d=1");
+	/* Only the start counts. */
+	expect_field("a=1", "a=1");
+	assert_true(drmtop_csv_needs_quotes("=1"));
 }
 
 static char *frame(const struct drmtop_model *m)
@@ -132,6 +181,31 @@ static void test_frame_rows(void **state)
 	drmtop_model_fini(&m);
 }
 
+/*
+ * In a frame, the text fields (comm, device, driver, engine) are neutralised and escaped; the
+ * figures are not: a pid of -1 stays the number -1.
+ */
+static void test_frame_neutralises_text_not_numbers(void **state)
+{
+	struct drmtop_model_engine e = { .name = "+gfx", .in_bpf = true };
+	struct drmtop_model_bpf b = { .mem_total = 4096 };
+	struct drmtop_model_client c = {
+		.pid = -1, .comm = "=1+cmd|x", .dev_key = "@dev", .driver = "-drv\033[2J",
+		.bpf = &b, .engines = &e, .nr_engines = 1,
+	};
+	struct drmtop_model m = { .iteration = 2, .clients = &c, .nr_clients = 1 };
+	char *text;
+
+	(void)state;
+	e.bpf.busy_ns = 7;
+	e.bpf.jobs = 1;
+	text = frame(&m);
+	assert_string_equal(text,
+		"1970-01-01T00:00:00.000Z,2,,-1,,\"'=1+cmd|x\",\"'@dev\",,\"'-drv\\x1b[2J\",,bpf,"
+		"\"'+gfx\",,,,,7,1,,,,,,4096,\n");
+	free(text);
+}
+
 /* A frame without clients is the header alone (first frame) or nothing. */
 static void test_no_clients(void **state)
 {
@@ -156,7 +230,10 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_quoting),
+		cmocka_unit_test(test_escapes_terminal_controls),
+		cmocka_unit_test(test_neutralises_formulas),
 		cmocka_unit_test(test_frame_rows),
+		cmocka_unit_test(test_frame_neutralises_text_not_numbers),
 		cmocka_unit_test(test_no_clients),
 	};
 
