@@ -20,6 +20,7 @@ static const char *const csv_columns[] = {
 	"client_id", "source", "engine", "busy_pct", "busy_ns", "capacity", "bpf_busy_pct",
 	"bpf_busy_ns", "bpf_jobs", "bpf_jobs_delta", "diverged", "mem_total_bytes",
 	"mem_shared_bytes", "mem_resident_bytes", "bpf_mem_total_bytes", "mem_diverged",
+	"inconclusive", "mem_inconclusive", "lower_bound", "bpf_missed", "bpf_missed_interval",
 };
 
 /*
@@ -128,8 +129,13 @@ static void row_start(FILE *out, const char *when, const struct drmtop_model *m,
 	field(out, source_of(c));
 }
 
-/* The client's memory, the same on each of its rows. */
-static void row_end(FILE *out, const struct drmtop_model_client *c)
+/*
+ * The client's memory, the same on each of its rows, then what the tracer missed: whether this
+ * client's tracer figures may be short, and the frame's loss counts (every row carries them, so
+ * a row read alone still says whether its figures can be trusted).
+ */
+static void row_end(FILE *out, const struct drmtop_model *m, const struct drmtop_model_client *c,
+		    const struct drmtop_model_engine *e)
 {
 	const struct drmtop_model_bpf *b = c->bpf;
 
@@ -138,6 +144,11 @@ static void row_end(FILE *out, const struct drmtop_model_client *c)
 	field_u64(out, c->in_fdinfo && c->has_resident, c->mem_resident);
 	field_u64(out, b, b ? b->mem_total : 0);
 	field_u64(out, b && b->mem_compared, b && b->mem_diverged);
+	field_u64(out, e && e->in_fdinfo && e->in_bpf, e && e->inconclusive);
+	field_u64(out, b && b->mem_compared, b && b->mem_inconclusive);
+	field_u64(out, b, c->lower_bound);
+	field_u64(out, m->bpf_active, m->missed.since_start);
+	field_u64(out, m->bpf_active, m->missed.interval);
 	fputc('\n', out);
 }
 
@@ -165,13 +176,13 @@ static void client_rows(FILE *out, const char *when, const struct drmtop_model *
 	if (!c->nr_engines) {
 		row_start(out, when, m, c);
 		fputs(",,,,,,,,,", out);	/* engine .. diverged */
-		row_end(out, c);
+		row_end(out, m, c, NULL);
 		return;
 	}
 	for (i = 0; i < c->nr_engines; i++) {
 		row_start(out, when, m, c);
 		engine_fields(out, &c->engines[i]);
-		row_end(out, c);
+		row_end(out, m, c, &c->engines[i]);
 	}
 }
 

@@ -117,7 +117,7 @@ static char *frame(const struct drmtop_model *m)
 #define HEADER "time,iteration,interval_s,pid,uid,comm,device,node,driver,client_id,source," \
 	"engine,busy_pct,busy_ns,capacity,bpf_busy_pct,bpf_busy_ns,bpf_jobs,bpf_jobs_delta," \
 	"diverged,mem_total_bytes,mem_shared_bytes,mem_resident_bytes,bpf_mem_total_bytes," \
-	"mem_diverged\n"
+	"mem_diverged,inconclusive,mem_inconclusive,lower_bound,bpf_missed,bpf_missed_interval\n"
 
 /*
  * Two fdinfo clients, one with a hostile name and two engines: a row per engine, the name
@@ -165,11 +165,11 @@ static void test_frame_rows(void **state)
 	assert_string_equal(text,
 		HEADER
 		"2023-11-14T22:13:20.123Z,1,2.000000,10,,\"a,\"\"b\"\"\",simgpu@226:128,dri/renderD128,"
-		"simgpu,7,fdinfo,gfx,50.00,123,1,,,,,,4096,,,,\n"
+		"simgpu,7,fdinfo,gfx,50.00,123,1,,,,,,4096,,,,,,,,,\n"
 		"2023-11-14T22:13:20.123Z,1,2.000000,10,,\"a,\"\"b\"\"\",simgpu@226:128,dri/renderD128,"
-		"simgpu,7,fdinfo,copy,12.50,5,1,,,,,,4096,,,,\n"
+		"simgpu,7,fdinfo,copy,12.50,5,1,,,,,,4096,,,,,,,,,\n"
 		"2023-11-14T22:13:20.123Z,1,,20,,plain,226:129,dri/renderD129,,,fdinfo,ce,,0,1,,,,,,"
-		",,,,\n");
+		",,,,,,,,,\n");
 	free(text);
 
 	/* Later frames carry no header. */
@@ -202,7 +202,53 @@ static void test_frame_neutralises_text_not_numbers(void **state)
 	text = frame(&m);
 	assert_string_equal(text,
 		"1970-01-01T00:00:00.000Z,2,,-1,,\"'=1+cmd|x\",\"'@dev\",,\"'-drv\\x1b[2J\",,bpf,"
-		"\"'+gfx\",,,,,7,1,,,,,,4096,\n");
+		"\"'+gfx\",,,,,7,1,,,,,,4096,,,,0,,\n");
+	free(text);
+}
+
+/*
+ * What the tracer missed, on every row: before, CSV had no loss columns, so a row whose tracer
+ * figures were short (a lower bound) read like any other. Per engine whether a disagreement is
+ * inconclusive, per client whether its memory comparison is and whether its tracer figures may
+ * be short, and the frame's missed events since start and in the interval.
+ */
+static void test_frame_loss_columns(void **state)
+{
+	struct drmtop_model_engine e[2] = {
+		{ .name = "gfx", .in_fdinfo = true, .in_bpf = true, .inconclusive = true },
+		{ .name = "copy", .in_bpf = true },
+	};
+	struct drmtop_model_bpf b = { .mem_total = 8, .mem_compared = true };
+	struct drmtop_model_client c[2] = {
+		{ .pid = 5, .comm = "short", .in_fdinfo = true, .bpf = &b, .engines = e,
+		  .nr_engines = 2, .lower_bound = true, .inconclusive = true },
+		{ .pid = 6, .comm = "fdinfo-only", .in_fdinfo = true },
+	};
+	struct drmtop_model m = {
+		.iteration = 2, .clients = c, .nr_clients = 2, .bpf_active = true,
+		.missed = { .since_start = 12, .interval = 3 },
+	};
+	char *text;
+
+	(void)state;
+	e[0].fd.flags = DRMTOP_FD_RATE;
+	e[0].fd.pct = 80.0;
+	e[0].fd.capacity = 1;
+	text = frame(&m);
+	assert_string_equal(text,
+		"1970-01-01T00:00:00.000Z,2,,5,,short,,,,,both,gfx,80.00,,1,,0,0,,0,,,,8,0,1,0,1,12,3\n"
+		"1970-01-01T00:00:00.000Z,2,,5,,short,,,,,both,copy,,,,,0,0,,,,,,8,0,,0,1,12,3\n"
+		"1970-01-01T00:00:00.000Z,2,,6,,fdinfo-only,,,,,fdinfo,,,,,,,,,,,,,,,,,,12,3\n");
+	free(text);
+
+	/* Without the tracer the loss columns are empty: nothing was traced, nothing missed. */
+	m.bpf_active = false;
+	m.nr_clients = 1;
+	c[0].bpf = NULL;
+	c[0].nr_engines = 0;
+	text = frame(&m);
+	assert_string_equal(text,
+		"1970-01-01T00:00:00.000Z,2,,5,,short,,,,,fdinfo,,,,,,,,,,,,,,,,,,,\n");
 	free(text);
 }
 
@@ -234,6 +280,7 @@ int main(void)
 		cmocka_unit_test(test_neutralises_formulas),
 		cmocka_unit_test(test_frame_rows),
 		cmocka_unit_test(test_frame_neutralises_text_not_numbers),
+		cmocka_unit_test(test_frame_loss_columns),
 		cmocka_unit_test(test_no_clients),
 	};
 
