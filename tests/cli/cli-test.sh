@@ -433,6 +433,17 @@ if command -v tmux >/dev/null; then
 	}
 	until_true small_right && ok "tui: resized to 80x24 cleanly (history column dropped)" ||
 		bad "tui: 80x24" "$(screen)"
+	# Narrower than the source line: it wraps (it used to be cut at the edge, its end lost).
+	tmux -S "$sock" resize-window -x 40 -y 24
+	narrow_right() {
+		[ "$(screen | LC_ALL=C.UTF-8 wc -L)" -le 40 ] &&
+		[ "$(screen | grep -A1 '^source: ' | head -n 1 | wc -L)" -le 40 ] &&
+		[ "$(screen | grep -A1 '^source: ' | sed -n 2p | cut -c1-3)" = "  f" ] &&
+		[ "$(screen | grep -A1 '^source: ' | tr -s ' \n' ' ')" = \
+			"source: fdinfo only (BPF off: --source fdinfo) " ]
+	}
+	until_true narrow_right && ok "tui: at 40 columns the source line wraps, nothing cut" ||
+		bad "tui: 40 columns" "$(screen)"
 	tmux -S "$sock" resize-window -x 160 -y 30
 	until_true eval 'on_screen HISTORY && [ "$(screen | grep -c "PID USER")" -eq 1 ]' &&
 		ok "tui: and back to 160x30" || bad "tui: 160x30 again" "$(screen)"
