@@ -449,7 +449,9 @@ if command -v tmux >/dev/null; then
 		ok "tui: and back to 160x30" || bad "tui: 160x30 again" "$(screen)"
 
 	keys q
-	until_true on_screen 'EXITED 0' && ok "tui: q quits with status 0" || bad "tui: q" "$(screen)"
+	# The pane says "EXITED", then how the terminal was left: wait for the last of the two.
+	until_true on_screen 'STTY-' && on_screen 'EXITED 0' && ok "tui: q quits with status 0" ||
+		bad "tui: q" "$(screen)"
 	on_screen STTY-SAME && [ "$(alt_screen)" = 0 ] && ! on_screen '^drmtop ' &&
 		ok "tui: q restores the terminal (modes, main screen)" || bad "tui: q restores" "$(screen)"
 
@@ -457,8 +459,9 @@ if command -v tmux >/dev/null; then
 		tui_start 100 30 "" "$fake -d 0.5"
 		until_true on_screen 'PID USER'
 		if [ "$how" = SIGTERM ]; then kill -TERM "$(drmtop_pid)"; else keys C-c; fi
-		until_true on_screen 'EXITED 0' && on_screen STTY-SAME && [ "$(alt_screen)" = 0 ] &&
-			ok "tui: $how ends it and restores the terminal" || bad "tui: $how" "$(screen)"
+		until_true on_screen 'STTY-' && on_screen 'EXITED 0' && on_screen STTY-SAME &&
+			[ "$(alt_screen)" = 0 ] && ok "tui: $how ends it and restores the terminal" ||
+			bad "tui: $how" "$(screen)"
 	done
 
 	# An error while running: the proc root goes away. The reason is printed on the restored
@@ -468,7 +471,7 @@ if command -v tmux >/dev/null; then
 	tui_start 100 30 "" "--proc-root $T/p2 --sys-root '' --source fdinfo -d 0.3"
 	until_true on_screen 'no client'
 	mv "$T/p2" "$T/p2.gone"
-	until_true on_screen 'EXITED 1' && on_screen "drmtop: cannot read $T/p2" &&
+	until_true on_screen 'STTY-' && on_screen 'EXITED 1' && on_screen "drmtop: cannot read $T/p2" &&
 		on_screen STTY-SAME && [ "$(alt_screen)" = 0 ] &&
 		ok "tui: an error restores the terminal, then says why" || bad "tui: error exit" "$(screen)"
 
@@ -616,6 +619,9 @@ exec 4<&-
 # cases start it with every signal at its default, whatever this script inherited (run under
 # nohup, SIGHUP arrives ignored, and bash cannot undo that with trap).
 for how in INT TERM HUP nohup; do
+	# The previous run's output would satisfy the wait below at once: SIGHUP could then reach
+	# the nohup case's subshell before its trap '' HUP (seen: the case failing, $T gone).
+	rm -f "$T/sig.out"
 	if [ "$how" = nohup ]; then
 		(trap '' HUP; exec "$DRMTOP" "${sp[@]}" -J -d 0.2 >"$T/sig.out" 2>"$T/sig.err") &
 	else
