@@ -176,6 +176,7 @@ struct drmtop_model_client {
 	bool unsupported_format;
 	bool is_new;			/* first seen in this refresh: no rates yet */
 	uint64_t dt_ns;			/* between this client's two fdinfo reads, 0 if new */
+	uint64_t dt_slack_ns;		/* its driver's interval may be this much longer */
 	uint64_t sample_ns;		/* monotonic end of that interval */
 	unsigned int malformed_lines;
 	struct drmtop_model_extra *extras;
@@ -223,8 +224,17 @@ struct drmtop_model_device_engine {
 	const char *name;
 	bool valid;			/* some client had a figure */
 	double pct;			/* sum over the device's shown clients */
+	/*
+	 * A client's figure is over 100 %, or the clients' busy time is more than the engine could
+	 * have run in all their intervals together (only when every figure is time-based: else the
+	 * sum over 100 %). The sum of figures of slightly different intervals may exceed 100 %.
+	 */
 	bool over;
 	size_t nr_clients;		/* clients that contributed a figure */
+	/* private to the build: busy ns over capacity, and the span the intervals cover */
+	bool untimed;			/* some figure is not busy ns over an interval */
+	double busy_ns;
+	uint64_t window_start_ns, window_end_ns;
 };
 
 struct drmtop_model_device {

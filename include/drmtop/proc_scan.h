@@ -100,9 +100,11 @@ struct drm_client {
 
 	struct drm_fdinfo info;	/* fdinfo of this sample, read through the primary holder */
 	uint64_t sample_ns;	/* monotonic time right after that read */
+	uint64_t read_ns;	/* how long that read took (the driver printed somewhere in it) */
 
 	bool is_new;		/* not present in the previous sample */
 	uint64_t dt_ns;		/* time since the previous sample of this client (0 if new) */
+	uint64_t dt_slack_ns;	/* the driver's interval may be this much longer (prev read_ns) */
 
 	/*
 	 * Per engine, parallel to info.engines (same index): usage over dt_ns. No figure for a

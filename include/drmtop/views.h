@@ -20,7 +20,11 @@ int drmtop_json_frame(FILE *out, const struct drmtop_model *m);
 int drmtop_text_frame(FILE *out, const struct drmtop_model *m);
 /* CSV: a header with the first frame (iteration 1), then a row per client and engine. */
 int drmtop_csv_frame(FILE *out, const struct drmtop_model *m);
-/* One RFC 4180 field: quoted when it holds a comma, a quote, CR or LF; NULL is empty. */
+/*
+ * One RFC 4180 text field, NULL empty: control characters and invalid UTF-8 escaped as "\xNN"
+ * (a backslash as "\\"), a field a spreadsheet would run as a formula (= + - @ first) given a
+ * leading single quote; quoted when it holds a comma or a quote, or is such a formula.
+ */
 void drmtop_csv_field(FILE *out, const char *s);
 bool drmtop_csv_needs_quotes(const char *s);
 

@@ -406,6 +406,7 @@ static void fill_fdinfo_client(struct build *b, struct drmtop_model_client *mc,
 	mc->unsupported_format = fi->format == DRM_FDINFO_FMT_AMDGPU_LEGACY;
 	mc->is_new = c->is_new;
 	mc->dt_ns = c->dt_ns;
+	mc->dt_slack_ns = c->dt_slack_ns;
 	mc->sample_ns = c->sample_ns;
 	mc->malformed_lines = fi->nr_malformed;
 	mc->extras = alloc_array(b, fi->nr_extras, sizeof(*mc->extras));
@@ -520,6 +521,42 @@ static struct drmtop_model_region *dev_region(struct build *b, struct drmtop_mod
 	return &d->regions[d->nr_regions++];
 }
 
+/*
+ * The span a client's interval can cover: from the start of its previous read (the driver
+ * printed somewhere in it) to the end of its last one.
+ */
+static void add_to_window(struct drmtop_model_device_engine *de,
+			  const struct drmtop_model_client *c, const struct drmtop_fd_engine *f)
+{
+	uint64_t start, back = c->dt_ns + c->dt_slack_ns;
+
+	if (!(f->flags & DRMTOP_FD_BUSY_RATE) || !c->dt_ns) {
+		de->untimed = true;
+		return;
+	}
+	start = c->sample_ns > back ? c->sample_ns - back : 0;
+	de->busy_ns += (double)f->busy_delta_ns / (double)(f->capacity ? f->capacity : 1);
+	if (!de->window_end_ns || start < de->window_start_ns)
+		de->window_start_ns = start;
+	if (c->sample_ns > de->window_end_ns)
+		de->window_end_ns = c->sample_ns;
+}
+
+/*
+ * Clients read one after another cover slightly different intervals, and each may be as long
+ * as its slack allows: their summed figures can pass 100 % with nobody over-reporting. Busy time
+ * beyond the whole span they cover is an over-report.
+ */
+static void device_engine_over(struct drmtop_model_device_engine *de)
+{
+	if (!de->valid)
+		return;
+	if (de->untimed)
+		de->over |= de->pct > 100.0;
+	else
+		de->over |= de->busy_ns > (double)(de->window_end_ns - de->window_start_ns);
+}
+
 /* Per-device totals over the clients shown, devices in order of first appearance. */
 static void build_devices(struct build *b)
 {
@@ -567,8 +604,9 @@ static void build_devices(struct build *b)
 				continue;
 			de->pct += e->fd.pct;
 			de->valid = true;
-			de->over |= (e->fd.flags & DRMTOP_FD_OVER) || de->pct > 100.0;
+			de->over |= e->fd.flags & DRMTOP_FD_OVER;
 			de->nr_clients++;
+			add_to_window(de, c, &e->fd);
 		}
 		for (k = 0; k < c->nr_regions; k++) {
 			const struct drmtop_model_region *cr = &c->regions[k];
@@ -587,6 +625,8 @@ static void build_devices(struct build *b)
 	for (i = 0; i < m->nr_devices; i++) {
 		struct drmtop_model_device *d = &m->devices[i];
 
+		for (k = 0; k < d->nr_engines; k++)
+			device_engine_over(&d->engines[k]);
 		for (k = 0; k < d->nr_regions; k++)
 			add_sat(&d->mem_total, (d->regions[k].present & DRMTOP_MEM_TOTAL)
 						       ? d->regions[k].total

@@ -23,7 +23,7 @@ struct drmtop_sampler {
 	const char *dev_root;
 	uint64_t prev_ns;		/* monotonic time of the previous sample, 0 at first */
 	bool bpf_active;
-	char bpf_reason[256];
+	char bpf_reason[512];	/* the tracer's reason whole (its own buffer's size) */
 	/* the tracer's counters of the previous refresh, for the interval's losses */
 	bool have_prev;
 	__u64 prev_counters[DRMTOP_CNT_MAX];

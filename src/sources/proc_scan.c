@@ -46,6 +46,7 @@ struct fd_rec {
 	int fd;
 	dev_t rdev;
 	uint64_t ts;
+	uint64_t read_ns;	/* how long the read took: the driver printed somewhere in it */
 	struct drm_fdinfo info;
 };
 
@@ -311,7 +312,7 @@ static int scan_fd(struct drm_scan *s, struct walk *w, pid_t pid, int fd)
 	struct drm_fdinfo info;
 	struct fd_rec *r;
 	struct stat st;
-	uint64_t ts;
+	uint64_t ts, t0;
 	size_t len;
 	char *buf;
 	long n;
@@ -342,6 +343,7 @@ static int scan_fd(struct drm_scan *s, struct walk *w, pid_t pid, int fd)
 
 	s->ops.hook(s->ops.ctx, DRM_SCAN_AT_FDINFO, pid, fd);
 	snprintf(path, sizeof(path), "%s/%d/fdinfo/%d", s->root, (int)pid, fd);
+	t0 = s->ops.now_ns(s->ops.ctx);
 	err = drm_read_file(path, &buf, &len);
 	if (err == -ENOMEM)
 		return err;
@@ -361,6 +363,7 @@ static int scan_fd(struct drm_scan *s, struct walk *w, pid_t pid, int fd)
 		return -ENOMEM;
 	}
 	r->ts = ts;
+	r->read_ns = ts > t0 ? ts - t0 : 0;
 	r->pid = pid;
 	r->fd = fd;
 	r->rdev = st.st_rdev;
@@ -589,6 +592,7 @@ static int group(struct drm_scan *s, struct walk *w, struct clients *out)
 		c->pid = r->pid;
 		c->fd = r->fd;
 		c->sample_ns = r->ts;
+		c->read_ns = r->read_ns;
 		c->info = r->info;
 		drm_fdinfo_init(&r->info);
 		p = find_proc(w, r->pid);
@@ -658,6 +662,8 @@ static int continue_client(struct drm_client *c, struct drm_client *prev)
 	prev->tracks = NULL;
 	prev->nr_tracks = prev->cap_tracks = 0;
 	c->dt_ns = c->sample_ns > prev->sample_ns ? c->sample_ns - prev->sample_ns : 0;
+	/* dt_ns starts at the end of the previous read; the driver's reading may precede it */
+	c->dt_slack_ns = prev->read_ns;
 	c->usage = calloc(c->info.nr_engines ? c->info.nr_engines : 1, sizeof(*c->usage));
 	if (!c->usage)
 		return -ENOMEM;
@@ -672,7 +678,7 @@ static int continue_client(struct drm_client *c, struct drm_client *prev)
 				return -ENOMEM;
 			t = &c->tracks[c->nr_tracks - 1];
 		}
-		drm_engine_usage_update(t, e, c->dt_ns, &c->usage[i]);
+		drm_engine_usage_update(t, e, c->dt_ns, c->dt_slack_ns, &c->usage[i]);
 	}
 	return 0;
 }

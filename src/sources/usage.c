@@ -52,14 +52,18 @@ static bool exceeds(uint64_t a, uint64_t b, uint64_t m)
 }
 
 void drm_engine_usage_update(struct drm_engine_track *t, const struct drm_fdinfo_engine *e,
-			     uint64_t dt_ns, struct drm_engine_usage *u)
+			     uint64_t dt_ns, uint64_t dt_slack_ns, struct drm_engine_usage *u)
 {
 	uint64_t cap = (e->present & DRM_ENGINE_HAS_CAPACITY) && e->capacity ? e->capacity : 1;
 	bool back = false;
 	bool have_total = false;
 
+	/* the longest the driver's interval can have been (saturating) */
+	uint64_t dt_max = dt_ns + dt_slack_ns < dt_ns ? UINT64_MAX : dt_ns + dt_slack_ns;
+
 	memset(u, 0, sizeof(*u));
 	u->dt_ns = dt_ns;
+	u->dt_slack_ns = dt_slack_ns;
 	u->capacity = cap;
 
 	/*
@@ -75,7 +79,7 @@ void drm_engine_usage_update(struct drm_engine_track *t, const struct drm_fdinfo
 			u->busy_pct =
 				(double)u->busy_delta_ns / (double)dt_ns * 100.0 / (double)cap;
 			u->flags |= DRM_USAGE_BUSY_VALID;
-			if (exceeds(u->busy_delta_ns, dt_ns, cap))
+			if (exceeds(u->busy_delta_ns, dt_max, cap))
 				u->flags |= DRM_USAGE_BUSY_OVER;
 		}
 	}
@@ -110,10 +114,11 @@ void drm_engine_usage_update(struct drm_engine_track *t, const struct drm_fdinfo
 			   (e->present & DRM_ENGINE_HAS_MAXFREQ) && e->maxfreq_hz && dt_ns) {
 			/* cycles the engine could have run at maxfreq during dt */
 			double possible = (double)dt_ns * (double)e->maxfreq_hz / 1e9;
+			double most = (double)dt_max * (double)e->maxfreq_hz / 1e9;
 
 			u->cycles_pct = (double)u->cycles_delta / possible * 100.0 / (double)cap;
 			u->flags |= DRM_USAGE_CYCLES_VALID | DRM_USAGE_BY_MAXFREQ;
-			if (u->cycles_pct > 100.0)
+			if ((double)u->cycles_delta / most * 100.0 / (double)cap > 100.0)
 				u->flags |= DRM_USAGE_CYCLES_OVER;
 		}
 	}

@@ -4,13 +4,15 @@
  * set of engines differs between drivers, so engines are rows, not columns, and the columns
  * stay the same on every machine). A client without any engine still gets one row, its engine
  * fields empty. An empty field is a figure the source did not give (never written as 0).
- * Quoting is RFC 4180's; lines end in LF, as every CSV reader accepts. The columns are listed
+ * Quoting is RFC 4180's; lines end in LF, as every CSV reader accepts. Text is escaped and
+ * formulas neutralised (drmtop_csv_field). The columns are listed
  * once, in csv_columns[], and documented in drmtop(8).
  */
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 
+#include "drmtop/util/printable.h"
 #include "drmtop/views.h"
 
 static const char *const csv_columns[] = {
@@ -18,27 +20,62 @@ static const char *const csv_columns[] = {
 	"client_id", "source", "engine", "busy_pct", "busy_ns", "capacity", "bpf_busy_pct",
 	"bpf_busy_ns", "bpf_jobs", "bpf_jobs_delta", "diverged", "mem_total_bytes",
 	"mem_shared_bytes", "mem_resident_bytes", "bpf_mem_total_bytes", "mem_diverged",
+	"inconclusive", "mem_inconclusive", "lower_bound", "bpf_missed", "bpf_missed_interval",
 };
+
+/*
+ * A cell a spreadsheet would run as a formula (OWASP's "CSV injection"). A leading tab or CR is
+ * on that list too, but the escaping below turns those into "\x09"/"\x0d" first.
+ */
+static bool formula(const char *s)
+{
+	return s[0] && strchr("=+-@", s[0]);
+}
 
 bool drmtop_csv_needs_quotes(const char *s)
 {
-	return s && s[strcspn(s, ",\"\r\n")];
+	return s && (s[strcspn(s, ",\"")] || formula(s));
 }
 
+/* Writes an escaped piece with its double quotes doubled (inside a quoted field). */
+static int put_quoted(void *ctx, const char *piece, size_t len)
+{
+	FILE *out = ctx;
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		if (piece[i] == '"')
+			fputc('"', out);
+		fputc(piece[i], out);
+	}
+	return 0;
+}
+
+static int put_plain(void *ctx, const char *piece, size_t len)
+{
+	fwrite(piece, 1, len, ctx);
+	return 0;
+}
+
+/*
+ * Text fields only (names, keys): the figures are written as numbers, so a pid of -1 stays one.
+ * Control bytes and invalid UTF-8 are escaped as the text view escapes them (util/printable.h):
+ * `drmtop -o csv` on a terminal must not run a process's escape sequence. CR and LF are among
+ * them, so only a comma, a quote or a formula's first character still needs quotes.
+ */
 void drmtop_csv_field(FILE *out, const char *s)
 {
 	if (!s)
 		return;
 	if (!drmtop_csv_needs_quotes(s)) {
-		fputs(s, out);
+		drmtop_printable_each(s, put_plain, out);
 		return;
 	}
 	fputc('"', out);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', out);
-		fputc(*s, out);
-	}
+	/* The quote makes the cell text, and shows in it: "'=1+x" is not 1+x's result. */
+	if (formula(s))
+		fputc('\'', out);
+	drmtop_printable_each(s, put_quoted, out);
 	fputc('"', out);
 }
 
@@ -92,8 +129,13 @@ static void row_start(FILE *out, const char *when, const struct drmtop_model *m,
 	field(out, source_of(c));
 }
 
-/* The client's memory, the same on each of its rows. */
-static void row_end(FILE *out, const struct drmtop_model_client *c)
+/*
+ * The client's memory, the same on each of its rows, then what the tracer missed: whether this
+ * client's tracer figures may be short, and the frame's loss counts (every row carries them, so
+ * a row read alone still says whether its figures can be trusted).
+ */
+static void row_end(FILE *out, const struct drmtop_model *m, const struct drmtop_model_client *c,
+		    const struct drmtop_model_engine *e)
 {
 	const struct drmtop_model_bpf *b = c->bpf;
 
@@ -102,6 +144,11 @@ static void row_end(FILE *out, const struct drmtop_model_client *c)
 	field_u64(out, c->in_fdinfo && c->has_resident, c->mem_resident);
 	field_u64(out, b, b ? b->mem_total : 0);
 	field_u64(out, b && b->mem_compared, b && b->mem_diverged);
+	field_u64(out, e && e->in_fdinfo && e->in_bpf, e && e->inconclusive);
+	field_u64(out, b && b->mem_compared, b && b->mem_inconclusive);
+	field_u64(out, b, c->lower_bound);
+	field_u64(out, m->bpf_active, m->missed.since_start);
+	field_u64(out, m->bpf_active, m->missed.interval);
 	fputc('\n', out);
 }
 
@@ -129,13 +176,13 @@ static void client_rows(FILE *out, const char *when, const struct drmtop_model *
 	if (!c->nr_engines) {
 		row_start(out, when, m, c);
 		fputs(",,,,,,,,,", out);	/* engine .. diverged */
-		row_end(out, c);
+		row_end(out, m, c, NULL);
 		return;
 	}
 	for (i = 0; i < c->nr_engines; i++) {
 		row_start(out, when, m, c);
 		engine_fields(out, &c->engines[i]);
-		row_end(out, c);
+		row_end(out, m, c, &c->engines[i]);
 	}
 }
 

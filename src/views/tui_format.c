@@ -59,6 +59,79 @@ const char *tui_sanitize(char *buf, size_t len, const char *s)
 	return buf;
 }
 
+/* Where a line of at most @avail cells starting at @s should end; @s is longer than that. */
+static size_t break_at(const char *s, size_t avail)
+{
+	size_t i, space = 0;
+
+	for (i = avail; i > 0; i--) {
+		/* after "; " (the semicolon kept on this line) when that fills half of it */
+		if (s[i] == ' ' && s[i - 1] == ';' && i >= avail / 2)
+			return i;
+		if (s[i] == ' ' && !space)
+			space = i;
+	}
+	return space ? space : avail;
+}
+
+size_t tui_wrap(const char *s, int width, struct tui_span *lines, size_t max, bool *cut)
+{
+	size_t n = 0, pos = 0, total = strlen(s);
+
+	*cut = false;
+	while (pos < total && n < max) {
+		int w = width - (n ? TUI_WRAP_INDENT : 0);
+		size_t avail = w > 0 ? (size_t)w : 1, len = total - pos;
+
+		if (len > avail && n + 1 == max) {
+			/* the last line allowed, and more to come: room for "..." */
+			avail = avail > 3 ? avail - 3 : 1;
+			*cut = true;
+		}
+		if (len > avail)
+			len = break_at(s + pos, avail);
+		lines[n].off = pos;
+		lines[n++].len = len;
+		pos += len;
+		while (s[pos] == ' ')
+			pos++;
+	}
+	return n;
+}
+
+bool tui_loss_text(char *buf, size_t len, const struct drmtop_model *m, bool *now)
+{
+	const struct drmtop_model_missed *x = &m->missed;
+	size_t i, shown = 0, off;
+
+	buf[0] = '\0';
+	*now = x->interval != 0;
+	if (!m->bpf_active || !x->since_start)
+		return false;
+	off = (size_t)snprintf(buf, len, "bpf missed %llu events since start, %llu in the last interval",
+			       (unsigned long long)x->since_start,
+			       (unsigned long long)x->interval);
+	for (i = 0; i < m->nr_counters && off < len; i++)
+		if (m->counters[i].kind == DRMTOP_COUNTER_LOSS && m->counters[i].value)
+			off += (size_t)snprintf(buf + off, len - off, "; %s %llu (%llu)",
+						m->counters[i].name,
+						(unsigned long long)m->counters[i].value,
+						(unsigned long long)m->counters[i].delta);
+	if (x->skipped_runs && off < len)
+		off += (size_t)snprintf(buf + off, len - off, "; skipped program runs %llu (%llu)",
+					(unsigned long long)x->skipped_runs,
+					(unsigned long long)x->skipped_runs_interval);
+	if (x->skipped_runs_covered && off < len)
+		off += (size_t)snprintf(buf + off, len - off, ", %llu of them made up for",
+					(unsigned long long)x->skipped_runs_covered);
+	for (i = 0; i < m->nr_clients; i++)
+		shown += m->clients[i].lower_bound || m->clients[i].inconclusive;
+	if (off < len)
+		snprintf(buf + off, len - off, "; %zu client%s figures may be short (SRC ?, +)",
+			 shown, shown == 1 ? "'s" : "s'");
+	return true;
+}
+
 static bool contains(const char *hay, const char *needle)
 {
 	return hay && strcasestr(hay, needle);

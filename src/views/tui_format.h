@@ -34,6 +34,28 @@ bool tui_engine_pct(const struct drmtop_model_engine *e, double *pct);
 /* The busiest engine of a client (0..), false when no engine has a figure yet. */
 bool tui_client_peak(const struct drmtop_model_client *c, double *pct);
 
+/*
+ * Long header lines (the source, the tracer's losses) wrapped to the screen instead of cut at
+ * its edge: a line of @width cells, then lines indented by TUI_WRAP_INDENT, broken after "; "
+ * (the lines list items so) where that keeps at least half the line, else at a space, else
+ * mid-word. At most @max lines: when the text needs more, *@cut is set and the last line is
+ * shortened to leave room for "..." after it. Returns the number of lines. The text is
+ * ASCII (tui_sanitize), one cell a byte.
+ */
+#define TUI_WRAP_INDENT	2
+struct tui_span {
+	size_t off, len;	/* of the text */
+};
+size_t tui_wrap(const char *s, int width, struct tui_span *lines, size_t max, bool *cut);
+
+/*
+ * The line saying what the tracer missed, for every frame where it missed something since it
+ * attached (false, and @buf empty, otherwise): events since start and in the last interval, of
+ * which kinds, and how many clients' figures may be short (marked in the table). Flagged with
+ * *@now when it missed events in the last interval.
+ */
+bool tui_loss_text(char *buf, size_t len, const struct drmtop_model *m, bool *now);
+
 /* Table columns: which fit in a width, by priority, shown in their own order. */
 struct tui_col {
 	int id;			/* the caller's */

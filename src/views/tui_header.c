@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* The top of the live view: what is shown and from where, then a busy bar per device engine. */
+/*
+ * The top of the live view: what is shown and from where, what the tracer missed, then a busy
+ * bar per device engine.
+ */
 #include <curses.h>
 #include <stdio.h>
 #include <string.h>
@@ -9,13 +12,38 @@
 
 #define ENGINE_CELL_W	40	/* a bar cell: name, bar, figure */
 #define ENGINE_NAME_W	9
+#define WRAP_MAX	8	/* lines a header text may take on a tall screen */
+
+/*
+ * @text wrapped to the screen's width (tui_wrap) from row @y, on at most a sixth of the screen
+ * (at least two lines): the table below matters more. Returns the next free row.
+ */
+static int wrapped(int y, const char *text)
+{
+	struct tui_span lines[WRAP_MAX];
+	size_t max = (size_t)(LINES / 6 > 2 ? LINES / 6 : 2), n, i;
+	char safe[1024];
+	bool cut;
+
+	tui_sanitize(safe, sizeof(safe), text);
+	n = tui_wrap(safe, COLS, lines, max < WRAP_MAX ? max : WRAP_MAX, &cut);
+	for (i = 0; i < n && y < LINES - 1; i++, y++) {
+		int x = i ? TUI_WRAP_INDENT : 0;
+
+		x = tui_put(y, x, safe + lines[i].off, (int)lines[i].len);
+		if (cut && i + 1 == n)
+			tui_put(y, x, "...", 3);
+	}
+	return y;
+}
 
 static int title(struct tui *t, int y)
 {
 	const struct drmtop_model *m = t->m;
 	time_t now = (time_t)(m->realtime_ns / 1000000000ull);
-	char line[512], when[16] = "?", shown[32] = "";
+	char line[1024], when[16] = "?", shown[32] = "";
 	struct tm tm;
+	bool lost_now;
 
 	if (t->filter[0])
 		snprintf(shown, sizeof(shown), " (%zu shown)", t->nr_rows);
@@ -34,7 +62,13 @@ static int title(struct tui *t, int y)
 	else
 		snprintf(line, sizeof(line), "source: fdinfo only (BPF off: %s)",
 			 m->bpf_reason ? m->bpf_reason : "not requested");
-	tui_put(y++, 0, line, COLS);
+	y = wrapped(y, line);
+	/* What the tracer missed, in every frame since it missed anything: figures may be short */
+	if (tui_loss_text(line, sizeof(line), m, &lost_now)) {
+		attrset(tui_attr(t, lost_now ? TUI_ROLE_FLAG : TUI_ROLE_NOTE));
+		y = wrapped(y, line);
+		attrset(tui_attr(t, TUI_ROLE_NOTE));
+	}
 	if (m->status != DRMTOP_STATUS_OK)
 		tui_put(y++, 0, drmtop_status_message(m->status), COLS);
 	attrset(A_NORMAL);

@@ -143,16 +143,22 @@ static size_t layout(struct tui_col *cols, const char *const *engines, size_t nr
 static const int order[] = { COL_PID, COL_USER, COL_COMM, COL_DEV, COL_ID, COL_ENGINE, COL_MEM,
 			     COL_SHR, COL_SRC, COL_HIST };
 
+/* "!": the sources disagree; "?": the tracer's figures may be short (it missed events). */
 static const char *source_mark(const struct drmtop_model_client *c)
 {
+	bool maybe_short = c->lower_bound || c->inconclusive;
+
 	if (!c->in_fdinfo)
-		return c->diverged ? "B!" : "B";
+		return c->diverged ? "B!" : maybe_short ? "B?" : "B";
 	if (!c->bpf)
 		return "F";
-	return c->diverged ? "F+B!" : "F+B";
+	return c->diverged ? "F+B!" : maybe_short ? "F+B?" : "F+B";
 }
 
-/* "  50.0", " 104.0!", "     -" (no such engine), "   ..." (no figure yet). */
+/*
+ * "  50.0", " 104.0!", "     -" (no such engine), "   ..." (no figure yet), "  12.0+" (the
+ * tracer's figure of a client whose tracer figures may be short: at least that).
+ */
 static void engine_cell(char *buf, size_t len, int w, const struct drmtop_model_client *c,
 			const char *name)
 {
@@ -166,7 +172,7 @@ static void engine_cell(char *buf, size_t len, int w, const struct drmtop_model_
 	else
 		snprintf(buf, len, "%*.1f%s", w - 1, pct,
 			 e->in_fdinfo && (e->fd.flags & DRMTOP_FD_OVER) ? "!" :
-			 e->diverged ? "~" : " ");
+			 e->diverged ? "~" : !e->in_fdinfo && c->lower_bound ? "+" : " ");
 }
 
 static void cell(struct tui *t, const struct drmtop_model_client *c, const struct tui_col *col,

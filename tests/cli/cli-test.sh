@@ -157,7 +157,7 @@ if tests/cli/hostile-proc.sh "$H" 2>"$T/err"; then
 		bad "hostile: JSON run" "rc=$rc $(head -c 2000 "$T/err")"
 	tail -n 1 "$T/h.json" >"$T/h1.json"
 	n=$(jq '.clients | length' "$T/h1.json")
-	[ "$n" = 7 ] && ok "hostile: every client listed" || bad "hostile: every client listed" "$n"
+	[ "$n" = 8 ] && ok "hostile: every client listed" || bad "hostile: every client listed" "$n"
 	# A name is carried exactly: escapes decoded back to the same bytes, ill-formed bytes U+FFFD.
 	[ "$(jq -r '.clients[] | select(.pid == 10) | .comm' "$T/h1.json")" = \
 		"$(printf 'evil\033[2J\033]0;pwne')" ] && ok "hostile: comm exact through JSON" ||
@@ -184,6 +184,37 @@ if tests/cli/hostile-proc.sh "$H" 2>"$T/err"; then
 		grep -qF 'sim\x1b[31mgpu' "$T/h.txt" && grep -qF '\xff\xfe\x9b\xc0\xaf' "$T/h.txt" &&
 		ok "hostile: text escapes control characters and invalid UTF-8" ||
 		bad "hostile: text" "rc=$rc $(head -c 3000 "$T/h.txt" | cat -v)"
+	# CSV goes to terminals and spreadsheets: escaped as text is, and no cell a formula. Each
+	# text field is checked, and the rows must still parse with a standard reader.
+	timeout 60 "$DRMTOP" "${hp[@]}" -o csv -n 2 -d 0.2 >"$T/h.csv" 2>"$T/err"
+	rc=$?
+	[ "$rc" -eq 0 ] && term_safe "$T/h.csv" && grep -qF 'evil\x1b[2J\x1b]0;pwne' "$T/h.csv" &&
+		grep -qF 'sim\x1b[31mgpu' "$T/h.csv" && grep -qF '\xff\xfe\x9b\xc0\xaf' "$T/h.csv" &&
+		ok "hostile: csv escapes control characters and invalid UTF-8" ||
+		bad "hostile: csv" "rc=$rc $(head -c 3000 "$T/h.csv" | cat -v)"
+	if python3 - "$T/h.csv" >"$T/csvcheck" 2>&1 <<'PY'
+import csv, sys
+csv.field_size_limit(sys.maxsize)  # the 1 MiB engine name
+rows = list(csv.DictReader(open(sys.argv[1], newline="", encoding="utf-8")))
+problems = []
+text = ("comm", "device", "node", "driver", "client_id", "source", "engine")
+for r in rows:
+    for k in text:
+        if r[k][:1] in ("=", "+", "-", "@", "\t", "\r"):
+            problems.append("pid %s %s %r starts a formula" % (r["pid"], k, r[k]))
+    for k, v in r.items():
+        if k not in text and k != "time" and v != "":
+            float(v)  # figures stay numbers
+f = [(r["comm"], r["driver"], r["engine"], r["busy_ns"]) for r in rows if r["pid"] == "17"]
+if not f or f[0] != ("'=1+cmd|x", "'+sim", "'-gfx", "5"):
+    problems.append("pid 17: %r" % f)
+if len({r["pid"] for r in rows}) != 8:
+    problems.append("clients %s" % sorted({r["pid"] for r in rows}))
+print("\n".join(problems))
+sys.exit(1 if problems else 0)
+PY
+	then ok "hostile: csv neutralises formulas, figures stay numbers, every client there"
+	else bad "hostile: csv formulas" "$(head -n 5 "$T/csvcheck")"; fi
 	timeout 60 "$DRMTOP" record "${hp[@]}" -t 0.4 >"$T/h.rec" 2>"$T/err"
 	rc=$?
 	[ "$rc" -eq 0 ] && term_safe "$T/h.rec" && grep -qF 'evil\x1b[2J' "$T/h.rec" &&
@@ -214,6 +245,9 @@ if command -v python3 >/dev/null; then
 import csv, json, sys
 rows = list(csv.DictReader(open(sys.argv[1], newline="")))
 frame = json.loads(open(sys.argv[2]).readline())
+# CSV escapes control characters as the text view does (a tab is "\\x09").
+esc = lambda s: "".join("\\x%02x" % ord(ch) if ord(ch) < 32 or ord(ch) == 127 else
+                        "\\\\" if ch == "\\" else ch for ch in s)
 # Wider than the JSON check above: two runs, each band must hold on a loaded machine.
 want = {5: (40, 60), 9: (65, 85)}
 problems = []
@@ -226,7 +260,7 @@ for r in rows:
     e = c["engines"][0]
     m = c["memory"][0] if c["memory"] else {}
     same = {
-        "pid": c["pid"], "uid": c.get("uid"), "comm": c["comm"], "device": c["device"],
+        "pid": c["pid"], "uid": c.get("uid"), "comm": esc(c["comm"]), "device": c["device"],
         "node": c["node"], "driver": c["driver"], "source": "fdinfo", "engine": e["name"],
         "capacity": e["capacity"], "mem_total_bytes": m.get("total_bytes"),
         "mem_shared_bytes": m.get("shared_bytes", 0),
@@ -245,7 +279,7 @@ sys.exit(1 if problems else 0)
 PY
 	then ok "csv: python csv parses it; same identity, memory and busy band as JSON"
 	else bad "csv vs json" "$(head -n 5 "$T/csvcheck")"; fi
-	grep -q $'"ren""der\tx"' "$T/out.csv" && ok "csv: a quote in a field is quoted and doubled" ||
+	grep -qF '"ren""der\x09x"' "$T/out.csv" && ok "csv: a quote in a field is quoted and doubled" ||
 		bad "csv: quoting" "$(grep ren "$T/out.csv" | head -n 1)"
 	# A frame carries the same counters in CSV and JSON: fdinfo that does not move gives both the
 	# same busy_ns and 0.00 %, exactly.
@@ -399,12 +433,25 @@ if command -v tmux >/dev/null; then
 	}
 	until_true small_right && ok "tui: resized to 80x24 cleanly (history column dropped)" ||
 		bad "tui: 80x24" "$(screen)"
+	# Narrower than the source line: it wraps (it used to be cut at the edge, its end lost).
+	tmux -S "$sock" resize-window -x 40 -y 24
+	narrow_right() {
+		[ "$(screen | LC_ALL=C.UTF-8 wc -L)" -le 40 ] &&
+		[ "$(screen | grep -A1 '^source: ' | head -n 1 | wc -L)" -le 40 ] &&
+		[ "$(screen | grep -A1 '^source: ' | sed -n 2p | cut -c1-3)" = "  f" ] &&
+		[ "$(screen | grep -A1 '^source: ' | tr -s ' \n' ' ')" = \
+			"source: fdinfo only (BPF off: --source fdinfo) " ]
+	}
+	until_true narrow_right && ok "tui: at 40 columns the source line wraps, nothing cut" ||
+		bad "tui: 40 columns" "$(screen)"
 	tmux -S "$sock" resize-window -x 160 -y 30
 	until_true eval 'on_screen HISTORY && [ "$(screen | grep -c "PID USER")" -eq 1 ]' &&
 		ok "tui: and back to 160x30" || bad "tui: 160x30 again" "$(screen)"
 
 	keys q
-	until_true on_screen 'EXITED 0' && ok "tui: q quits with status 0" || bad "tui: q" "$(screen)"
+	# The pane says "EXITED", then how the terminal was left: wait for the last of the two.
+	until_true on_screen 'STTY-' && on_screen 'EXITED 0' && ok "tui: q quits with status 0" ||
+		bad "tui: q" "$(screen)"
 	on_screen STTY-SAME && [ "$(alt_screen)" = 0 ] && ! on_screen '^drmtop ' &&
 		ok "tui: q restores the terminal (modes, main screen)" || bad "tui: q restores" "$(screen)"
 
@@ -412,8 +459,9 @@ if command -v tmux >/dev/null; then
 		tui_start 100 30 "" "$fake -d 0.5"
 		until_true on_screen 'PID USER'
 		if [ "$how" = SIGTERM ]; then kill -TERM "$(drmtop_pid)"; else keys C-c; fi
-		until_true on_screen 'EXITED 0' && on_screen STTY-SAME && [ "$(alt_screen)" = 0 ] &&
-			ok "tui: $how ends it and restores the terminal" || bad "tui: $how" "$(screen)"
+		until_true on_screen 'STTY-' && on_screen 'EXITED 0' && on_screen STTY-SAME &&
+			[ "$(alt_screen)" = 0 ] && ok "tui: $how ends it and restores the terminal" ||
+			bad "tui: $how" "$(screen)"
 	done
 
 	# An error while running: the proc root goes away. The reason is printed on the restored
@@ -423,7 +471,7 @@ if command -v tmux >/dev/null; then
 	tui_start 100 30 "" "--proc-root $T/p2 --sys-root '' --source fdinfo -d 0.3"
 	until_true on_screen 'no client'
 	mv "$T/p2" "$T/p2.gone"
-	until_true on_screen 'EXITED 1' && on_screen "drmtop: cannot read $T/p2" &&
+	until_true on_screen 'STTY-' && on_screen 'EXITED 1' && on_screen "drmtop: cannot read $T/p2" &&
 		on_screen STTY-SAME && [ "$(alt_screen)" = 0 ] &&
 		ok "tui: an error restores the terminal, then says why" || bad "tui: error exit" "$(screen)"
 
@@ -571,6 +619,9 @@ exec 4<&-
 # cases start it with every signal at its default, whatever this script inherited (run under
 # nohup, SIGHUP arrives ignored, and bash cannot undo that with trap).
 for how in INT TERM HUP nohup; do
+	# The previous run's output would satisfy the wait below at once: SIGHUP could then reach
+	# the nohup case's subshell before its trap '' HUP (seen: the case failing, $T gone).
+	rm -f "$T/sig.out"
 	if [ "$how" = nohup ]; then
 		(trap '' HUP; exec "$DRMTOP" "${sp[@]}" -J -d 0.2 >"$T/sig.out" 2>"$T/sig.err") &
 	else

@@ -3,7 +3,7 @@
 # A synthetic proc tree of hostile input, for the CLI test and make sanitize: process and client
 # names with terminal escapes, C1 controls and invalid UTF-8; fdinfo that is truncated,
 # malformed, full of NULs, at u64 max, a 1 MiB line, many engines. Root (mknod).
-# Usage: hostile-proc.sh DIR   -> DIR/dev/dri/renderD128, DIR/proc/{10..16}
+# Usage: hostile-proc.sh DIR   -> DIR/dev/dri/renderD128, DIR/proc/{10..17}
 set -eu
 d=$1
 mkdir -p "$d/dev/dri" "$d/proc"
@@ -46,3 +46,5 @@ printf 'pos:\t0\npdev:\t0000:04:00.0\npasid:\t32774\nvram mem:\t17196 kB\ngfx0:\
 } | proc 15 'wide' 'wide'
 # A tab, a DEL and a backslash in the name.
 printf 'drm-driver:\tsim\ndrm-client-id:\t16\ndrm-engine-gfx:\t1 ns\n' | proc 16 'a\tb\x7fc\\\\d' 'x'
+# Spreadsheet formulas as the command, driver and engine names (CSV injection).
+printf 'drm-driver:\t+sim\ndrm-client-id:\t17\ndrm-engine--gfx:\t5 ns\n' | proc 17 '=1+cmd|x' '@x'

@@ -164,7 +164,8 @@ static void setup_client(struct fuzz_client *fc, size_t k, const char *text, siz
 		half_counters(&prev, &c->info.engines[i]);
 		if (drm_engine_track_init(&c->tracks[i], &prev))
 			abort();
-		drm_engine_usage_update(&c->tracks[i], &c->info.engines[i], dt_ns, &c->usage[i]);
+		drm_engine_usage_update(&c->tracks[i], &c->info.engines[i], dt_ns, 0,
+					&c->usage[i]);
 	}
 }
 

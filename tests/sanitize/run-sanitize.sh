@@ -70,6 +70,7 @@ vg() {	# NAME ARGS...: one drmtop run under memcheck; any error or leak fails it
 common=(--proc-root "$T/proc" --sys-root "" --source fdinfo)
 vg batch-text "${common[@]}" -b -n 2 -d 0.2
 vg batch-json "${common[@]}" -J -n 2 -d 0.2
+vg batch-csv "${common[@]}" -o csv -n 2 -d 0.2
 vg record record "${common[@]}" -t 0.5
 vg record-json record "${common[@]}" -t 0.5 -J
 vg pid-filter "${common[@]}" -J -n 1 -d 0.2 -p 10,11

@@ -776,6 +776,55 @@ static void test_every_loss_counter_counts(void **state)
 	drmtop_model_fini(&m);
 }
 
+/* Device engine "render" over @n clients of 1 s intervals ending at @end_ms, busy @busy_ms. */
+static bool device_over(size_t n, const double *end_ms, const double *busy_ms, double slack_ms)
+{
+	struct drmtop_model_input in = { .diverge_pct = 5.0 };
+	struct drmtop_model m = { 0 };
+	static char *const keys[] = { "k1", "k2" };
+	struct fake_fdinfo f[2];
+	struct drm_client c[2];
+	bool over;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		fake_fdinfo_init(&f[i], i + 1, "render", busy_ms[i] / 10.0, 0, 10 + (pid_t)i, 3);
+		f[i].c.key = keys[i];
+		f[i].c.dev_key = "pdev:0000:00:02.0";
+		f[i].c.sample_ns = (uint64_t)(end_ms[i] * 1e6);
+		f[i].c.dt_ns = 1000000000;
+		f[i].c.dt_slack_ns = (uint64_t)(slack_ms * 1e6);
+		f[i].usage[0].busy_delta_ns = (uint64_t)(busy_ms[i] * 1e6);
+		c[i] = f[i].c;
+	}
+	in.clients = c;
+	in.nr_clients = n;
+	assert_int_equal(drmtop_model_build(&m, &in), 0);
+	assert_int_equal(m.nr_devices, 1);
+	assert_true(m.devices[0].engines[0].valid);
+	over = m.devices[0].engines[0].over;
+	drmtop_model_fini(&m);
+	return over;
+}
+
+/*
+ * A saturated engine's device total read 100.07-100.58 % and was flagged over 100 % in half the
+ * frames. Each client's interval runs from its previous read to its last (the slack: the
+ * previous read's length) and clients are read one after another: what the engine could have
+ * run is the whole span their intervals cover, and only busy time beyond it is an over-report.
+ */
+static void test_device_over_allows_for_timing(void **state)
+{
+	(void)state;
+	/* One client, 1 s measured after a 5 ms read: 100.5 % is timing, 103 % is not. */
+	assert_false(device_over(1, (double[]){ 2000 }, (double[]){ 1005 }, 5));
+	assert_true(device_over(1, (double[]){ 2000 }, (double[]){ 1030 }, 5));
+	/* Two clients read 10 ms apart sharing a saturated engine: 51 + 50 % over 1.01 s. */
+	assert_false(device_over(2, (double[]){ 2000, 2010 }, (double[]){ 510, 500 }, 0));
+	/* ... but 53 + 50 % is 20 ms more than the 1.01 s they cover, though neither is over. */
+	assert_true(device_over(2, (double[]){ 2000, 2010 }, (double[]){ 530, 500 }, 0));
+}
+
 /*
  * Device totals: engine figures and regions summed per device over the clients, in the model
  * (the scan used to build a second copy of these).
@@ -876,6 +925,7 @@ int main(void)
 		cmocka_unit_test(test_memory_losses_stay_inconclusive),
 		cmocka_unit_test(test_every_loss_counter_counts),
 		cmocka_unit_test(test_device_totals),
+		cmocka_unit_test(test_device_over_allows_for_timing),
 	};
 
 	return cmocka_run_group_tests_name("model", tests, NULL, NULL);

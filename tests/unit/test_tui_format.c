@@ -4,6 +4,7 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +54,109 @@ static void test_sanitize(void **state)
 	assert_string_equal(tui_sanitize(b, sizeof(b), "\xc3\xa9t\xc3\xa9"), "??t??");
 	assert_string_equal(tui_sanitize(b, sizeof(b), "0123456789"), "0123456");
 	assert_string_equal(tui_sanitize(b, sizeof(b), NULL), "");
+}
+
+/* The lines tui_wrap makes of @s, as the header draws them: indented, "..." when cut. */
+static void wrap_lines(const char *s, int width, size_t max, char *out, size_t len)
+{
+	struct tui_span lines[16];
+	size_t n, i, off = 0;
+	bool cut;
+
+	n = tui_wrap(s, width, lines, max, &cut);
+	out[0] = '\0';
+	for (i = 0; i < n; i++) {
+		int w = (int)lines[i].len + (i ? TUI_WRAP_INDENT : 0) + (cut && i + 1 == n ? 3 : 0);
+
+		/* every line fits the width */
+		assert_true(w <= width);
+		off += (size_t)snprintf(out + off, len - off, "%s%.*s%s|", i ? "  " : "",
+					(int)lines[i].len, s + lines[i].off,
+					cut && i + 1 == n ? "..." : "");
+	}
+}
+
+/*
+ * The source line was cut at the screen's edge: at 120 columns the tracer's reason (which
+ * hooks failed and why) was lost. Wrapped after "; " at any width; cut with "..." only past the
+ * lines allowed.
+ */
+static void test_wrap(void **state)
+{
+	static const char reason[] = "source: fdinfo + BPF (20/22 hooks attached (scheduler "
+		"tracepoints as raw_tp); drm: attached; gpu_sched: attached; "
+		"kprobe/drm_gem_object_release: not in this kernel; jobs carry drm_client_id: no "
+		"per-ioctl or entity hook)";
+	char out[1024];
+
+	(void)state;
+	wrap_lines("short", 80, 3, out, sizeof(out));
+	assert_string_equal(out, "short|");
+	wrap_lines(reason, 240, 3, out, sizeof(out));
+	assert_int_equal(strlen(out), strlen(reason) + 1);
+	/* 120 columns: broken after "; ", nothing lost */
+	wrap_lines(reason, 120, 3, out, sizeof(out));
+	assert_string_equal(out,
+		"source: fdinfo + BPF (20/22 hooks attached (scheduler tracepoints as raw_tp); drm: "
+		"attached; gpu_sched: attached;|"
+		"  kprobe/drm_gem_object_release: not in this kernel; jobs carry drm_client_id: no "
+		"per-ioctl or entity hook)|");
+	/* 80 columns: three lines; a "; " too early in a line gives way to the last space */
+	wrap_lines(reason, 80, 4, out, sizeof(out));
+	assert_string_equal(out,
+		"source: fdinfo + BPF (20/22 hooks attached (scheduler tracepoints as raw_tp);|"
+		"  drm: attached; gpu_sched: attached; kprobe/drm_gem_object_release: not in this|"
+		"  kernel; jobs carry drm_client_id: no per-ioctl or entity hook)|");
+	/* 40 columns, two lines allowed: what does not fit ends in "..." */
+	wrap_lines(reason, 40, 2, out, sizeof(out));
+	assert_string_equal(out,
+		"source: fdinfo + BPF (20/22 hooks|"
+		"  attached (scheduler tracepoints as...|");
+	/* A word longer than the line is cut mid-word, never lost */
+	wrap_lines("abcdefghij klm", 4, 8, out, sizeof(out));
+	assert_string_equal(out, "abcd|  ef|  gh|  ij|  kl|  m|");
+}
+
+/*
+ * The live view said nothing of what the tracer missed (only the detail view's INCONCLUSIVE): a
+ * line in every frame since it missed anything, naming the kinds and counting the clients whose
+ * figures may be short; none while it missed nothing, or without the tracer.
+ */
+static void test_loss_text(void **state)
+{
+	struct drmtop_model_counter counters[3] = {
+		{ "jobs_full", DRMTOP_COUNTER_LOSS, 3, 1 },
+		{ "rings_full", DRMTOP_COUNTER_LOSS, 0, 0 },
+		{ "opened_before_trace", DRMTOP_COUNTER_NOTE, 4, 0 },
+	};
+	struct drmtop_model_client c[3] = {
+		{ .lower_bound = true }, { .inconclusive = true }, { 0 },
+	};
+	struct drmtop_model m = {
+		.bpf_active = true, .counters = counters, .nr_counters = 3, .clients = c,
+		.nr_clients = 3,
+	};
+	char buf[512];
+	bool now;
+
+	(void)state;
+	assert_false(tui_loss_text(buf, sizeof(buf), &m, &now));
+	assert_string_equal(buf, "");
+	m.missed = (struct drmtop_model_missed){ .since_start = 5, .interval = 1,
+						 .skipped_runs = 2, .skipped_runs_interval = 0 };
+	assert_true(tui_loss_text(buf, sizeof(buf), &m, &now));
+	assert_true(now);
+	assert_string_equal(buf, "bpf missed 5 events since start, 1 in the last interval; "
+			    "jobs_full 3 (1); skipped program runs 2 (0); 2 clients' figures may "
+			    "be short (SRC ?, +)");
+	/* Nothing missed in this interval: still said (totals since attach are short), unflagged */
+	m.missed.interval = 0;
+	c[1].inconclusive = false;
+	assert_true(tui_loss_text(buf, sizeof(buf), &m, &now));
+	assert_false(now);
+	assert_non_null(strstr(buf, "1 client's figures may be short"));
+	m.bpf_active = false;
+	assert_false(tui_loss_text(buf, sizeof(buf), &m, &now));
 }
 
 static void test_filter(void **state)
@@ -176,6 +280,8 @@ int main(void)
 		cmocka_unit_test(test_bytes),
 		cmocka_unit_test(test_buckets),
 		cmocka_unit_test(test_sanitize),
+		cmocka_unit_test(test_wrap),
+		cmocka_unit_test(test_loss_text),
 		cmocka_unit_test(test_filter),
 		cmocka_unit_test(test_cols_fit),
 		cmocka_unit_test(test_levels),

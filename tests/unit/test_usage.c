@@ -80,7 +80,7 @@ static void busy_percent_and_capacity(void **state)
 	assert_int_equal(drm_engine_track_init(&t, &e), 0);
 	/* 0.5 s busy in 1 s */
 	e.busy_ns = 1000 + 500000000;
-	drm_engine_usage_update(&t, &e, 1000000000, &u);
+	drm_engine_usage_update(&t, &e, 1000000000, 0, &u);
 	assert_int_equal(u.flags, DRM_USAGE_BUSY_VALID);
 	assert_true(fabs(u.busy_pct - 50.0) < EPS);
 	assert_int_equal(u.busy_delta_ns, 500000000);
@@ -92,14 +92,14 @@ static void busy_percent_and_capacity(void **state)
 
 	/* 1.5 s busy in 1 s on capacity 2: 75 %, not over */
 	e = busy_engine(e.busy_ns + 1500000000, 2);
-	drm_engine_usage_update(&t, &e, 1000000000, &u);
+	drm_engine_usage_update(&t, &e, 1000000000, 0, &u);
 	assert_true(fabs(u.busy_pct - 75.0) < EPS);
 	assert_int_equal(u.capacity, 2);
 	assert_false(u.flags & DRM_USAGE_BUSY_OVER);
 
 	/* the same on capacity 1 is 150 %: reported as is and flagged */
 	e = busy_engine(e.busy_ns + 1500000000, 1);
-	drm_engine_usage_update(&t, &e, 1000000000, &u);
+	drm_engine_usage_update(&t, &e, 1000000000, 0, &u);
 	assert_true(fabs(u.busy_pct - 150.0) < EPS);
 	assert_true(u.flags & DRM_USAGE_BUSY_OVER);
 	assert_true(drm_engine_usage_pct(&u, &pct, &over));
@@ -108,12 +108,12 @@ static void busy_percent_and_capacity(void **state)
 
 	/* exactly 100 % is not over; the measured interval (not a nominal one) divides */
 	e = busy_engine(e.busy_ns + 987654321, 1);
-	drm_engine_usage_update(&t, &e, 987654321, &u);
+	drm_engine_usage_update(&t, &e, 987654321, 0, &u);
 	assert_true(fabs(u.busy_pct - 100.0) < EPS);
 	assert_false(u.flags & DRM_USAGE_BUSY_OVER);
 	/* one ns more than the interval is over */
 	e = busy_engine(e.busy_ns + 987654322, 1);
-	drm_engine_usage_update(&t, &e, 987654321, &u);
+	drm_engine_usage_update(&t, &e, 987654321, 0, &u);
 	assert_true(u.flags & DRM_USAGE_BUSY_OVER);
 	drm_engine_track_free(&t);
 }
@@ -139,7 +139,7 @@ static void backwards_sequence(void **state)
 	assert_int_equal(drm_engine_track_init(&t, &e), 0);
 	for (i = 0; i < sizeof(seq) / sizeof(seq[0]); i++) {
 		e.busy_ns = seq[i].raw;
-		drm_engine_usage_update(&t, &e, 1000, &u);
+		drm_engine_usage_update(&t, &e, 1000, 0, &u);
 		assert_int_equal(u.busy_delta_ns, seq[i].delta);
 		assert_int_equal(!!(u.flags & DRM_USAGE_BACKWARDS), seq[i].back);
 		assert_true(u.flags & DRM_USAGE_BUSY_VALID);
@@ -162,7 +162,7 @@ static void zero_interval_gives_no_figure(void **state)
 	assert_int_equal(drm_engine_track_init(&t, &e), 0);
 	e.busy_ns = 500;
 	e.cycles = 50;
-	drm_engine_usage_update(&t, &e, 0, &u);
+	drm_engine_usage_update(&t, &e, 0, 0, &u);
 	assert_int_equal(u.flags & (DRM_USAGE_BUSY_VALID | DRM_USAGE_CYCLES_VALID), 0);
 	assert_false(drm_engine_usage_pct(&u, &pct, &over));
 	assert_true(u.busy_pct == 0.0 && u.cycles_pct == 0.0);
@@ -171,7 +171,7 @@ static void zero_interval_gives_no_figure(void **state)
 	assert_int_equal(u.busy_delta_ns, 500);
 	e.busy_ns = 600;
 	e.cycles = 60;
-	drm_engine_usage_update(&t, &e, 1000, &u);
+	drm_engine_usage_update(&t, &e, 1000, 0, &u);
 	assert_int_equal(u.busy_delta_ns, 100);
 	assert_true(fabs(u.busy_pct - 10.0) < EPS);
 	/* 10 cycles in 1 us at 1000 Hz: 1e-3 cycles possible -> 1e6 %, flagged */
@@ -198,7 +198,7 @@ static void cycles_against_total_cycles(void **state)
 	/* 300 of 1000 cycles: 30 %, whatever the wall interval */
 	e.cycles += 300;
 	e.total_cycles += 1000;
-	drm_engine_usage_update(&t, &e, 123456789, &u);
+	drm_engine_usage_update(&t, &e, 123456789, 0, &u);
 	assert_int_equal(u.flags, DRM_USAGE_CYCLES_VALID | DRM_USAGE_BY_TOTAL);
 	assert_true(fabs(u.cycles_pct - 30.0) < EPS);
 	assert_int_equal(u.cycles_delta, 300);
@@ -211,23 +211,23 @@ static void cycles_against_total_cycles(void **state)
 	e.capacity = 2;
 	e.cycles += 1500;
 	e.total_cycles += 1000;
-	drm_engine_usage_update(&t, &e, 1, &u);
+	drm_engine_usage_update(&t, &e, 1, 0, &u);
 	assert_true(fabs(u.cycles_pct - 75.0) < EPS);
 	assert_false(u.flags & DRM_USAGE_CYCLES_OVER);
 	e.cycles += 2001;
 	e.total_cycles += 1000;
-	drm_engine_usage_update(&t, &e, 1, &u);
+	drm_engine_usage_update(&t, &e, 1, 0, &u);
 	assert_true(u.flags & DRM_USAGE_CYCLES_OVER);
 
 	/* no total-cycles progress: no figure (not inf) */
 	e.cycles += 10;
-	drm_engine_usage_update(&t, &e, 1000, &u);
+	drm_engine_usage_update(&t, &e, 1000, 0, &u);
 	assert_false(u.flags & DRM_USAGE_CYCLES_VALID);
 
 	/* total-cycles going backwards is held too */
 	e.total_cycles -= 500;
 	e.cycles += 10;
-	drm_engine_usage_update(&t, &e, 1000, &u);
+	drm_engine_usage_update(&t, &e, 1000, 0, &u);
 	assert_true(u.flags & DRM_USAGE_BACKWARDS);
 	assert_false(u.flags & DRM_USAGE_CYCLES_VALID);
 	drm_engine_track_free(&t);
@@ -257,7 +257,7 @@ static void cycles_against_maxfreq_units(void **state)
 		drm_fdinfo_init(&b);
 		assert_int_equal(drm_fdinfo_parse(&b, text, strlen(text)), 0);
 		assert_int_equal(drm_engine_track_init(&t, &a.engines[0]), 0);
-		drm_engine_usage_update(&t, &b.engines[0], 500000000, &u);
+		drm_engine_usage_update(&t, &b.engines[0], 500000000, 0, &u);
 		assert_int_equal(u.flags, DRM_USAGE_CYCLES_VALID | DRM_USAGE_BY_MAXFREQ);
 		assert_true(fabs(u.cycles_pct - 25.0) < 1e-9);
 		drm_engine_track_free(&t);
@@ -281,7 +281,7 @@ static void busy_preferred_over_cycles(void **state)
 	assert_int_equal(drm_engine_track_init(&t, &e), 0);
 	e.busy_ns = 200;	/* 20 % of 1000 ns */
 	e.cycles = 400;		/* 40 % of 1000 cycles possible in 1000 ns at 1 GHz */
-	drm_engine_usage_update(&t, &e, 1000, &u);
+	drm_engine_usage_update(&t, &e, 1000, 0, &u);
 	assert_true(u.flags & DRM_USAGE_BUSY_VALID);
 	assert_true(u.flags & DRM_USAGE_CYCLES_VALID);
 	assert_true(fabs(u.cycles_pct - 40.0) < EPS);
@@ -299,7 +299,7 @@ static void u64_edges(void **state)
 	(void)state;
 	assert_int_equal(drm_engine_track_init(&t, &e), 0);
 	e.busy_ns = UINT64_MAX;
-	drm_engine_usage_update(&t, &e, 2000, &u);
+	drm_engine_usage_update(&t, &e, 2000, 0, &u);
 	assert_int_equal(u.busy_delta_ns, 1000);
 	assert_true(fabs(u.busy_pct - 50.0) < EPS);
 	drm_engine_track_free(&t);
@@ -308,7 +308,7 @@ static void u64_edges(void **state)
 	e = busy_engine(0, 1);
 	assert_int_equal(drm_engine_track_init(&t, &e), 0);
 	e.busy_ns = UINT64_MAX;
-	drm_engine_usage_update(&t, &e, UINT64_MAX, &u);
+	drm_engine_usage_update(&t, &e, UINT64_MAX, 0, &u);
 	assert_true(fabs(u.busy_pct - 100.0) < EPS);
 	assert_false(u.flags & DRM_USAGE_BUSY_OVER);
 	drm_engine_track_free(&t);
@@ -317,7 +317,7 @@ static void u64_edges(void **state)
 	e = busy_engine(0, 4);
 	assert_int_equal(drm_engine_track_init(&t, &e), 0);
 	e.busy_ns = UINT64_MAX;
-	drm_engine_usage_update(&t, &e, 1ull << 63, &u);
+	drm_engine_usage_update(&t, &e, 1ull << 63, 0, &u);
 	assert_true(fabs(u.busy_pct - 50.0) < 1e-6);
 	assert_false(u.flags & DRM_USAGE_BUSY_OVER);
 	drm_engine_track_free(&t);
@@ -326,7 +326,7 @@ static void u64_edges(void **state)
 	e = busy_engine(0, 1);
 	assert_int_equal(drm_engine_track_init(&t, &e), 0);
 	e.busy_ns = UINT64_MAX;
-	drm_engine_usage_update(&t, &e, 1, &u);
+	drm_engine_usage_update(&t, &e, 1, 0, &u);
 	assert_true(u.flags & DRM_USAGE_BUSY_OVER);
 	assert_false(isinf(u.busy_pct) || isnan(u.busy_pct));
 	assert_true(u.busy_pct > 1e20);
@@ -338,7 +338,7 @@ static void u64_edges(void **state)
 	e.maxfreq_hz = UINT64_MAX;
 	assert_int_equal(drm_engine_track_init(&t, &e), 0);
 	e.cycles = UINT64_MAX;
-	drm_engine_usage_update(&t, &e, UINT64_MAX, &u);
+	drm_engine_usage_update(&t, &e, UINT64_MAX, 0, &u);
 	assert_true(u.flags & DRM_USAGE_CYCLES_VALID);
 	assert_false(isinf(u.cycles_pct) || isnan(u.cycles_pct));
 	assert_true(fabs(u.cycles_pct - 100.0 * 1e9 / 18446744073709551615.0) < 1e-15);
@@ -355,7 +355,7 @@ static void new_engine_counts_from_zero(void **state)
 	(void)state;
 	t.name = strdup("gfx");
 	assert_non_null(t.name);
-	drm_engine_usage_update(&t, &e, 1000, &u);
+	drm_engine_usage_update(&t, &e, 1000, 0, &u);
 	assert_int_equal(u.busy_delta_ns, 300);
 	assert_true(fabs(u.busy_pct - 30.0) < EPS);
 	drm_engine_track_free(&t);
@@ -366,11 +366,11 @@ static void new_engine_counts_from_zero(void **state)
 	e.total_cycles = 1000000;
 	t.name = strdup("gfx");
 	assert_non_null(t.name);
-	drm_engine_usage_update(&t, &e, 1000, &u);
+	drm_engine_usage_update(&t, &e, 1000, 0, &u);
 	assert_false(u.flags & DRM_USAGE_CYCLES_VALID);
 	e.cycles = 60;
 	e.total_cycles = 1000100;
-	drm_engine_usage_update(&t, &e, 1000, &u);
+	drm_engine_usage_update(&t, &e, 1000, 0, &u);
 	assert_true(fabs(u.cycles_pct - 50.0) < EPS);
 	drm_engine_track_free(&t);
 }

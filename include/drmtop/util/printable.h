@@ -19,6 +19,13 @@
  */
 char *drmtop_printable(char *dst, size_t size, const char *src);
 
+/*
+ * The same escaping as a stream: @emit gets the output piece by piece (a character kept whole or
+ * one escape), for text of any length; a nonzero return stops it.
+ */
+typedef int (*drmtop_piece_fn)(void *ctx, const char *piece, size_t len);
+void drmtop_printable_each(const char *src, drmtop_piece_fn emit, void *ctx);
+
 /* Bytes @dst needs so that drmtop_printable() never cuts @len bytes of input. */
 #define DRMTOP_PRINTABLE_SIZE(len) (4 * (len) + 1)
 

@@ -12,6 +12,9 @@
 #   the LRU map keeps two, each new unit makes room; the reader counts what it dropped
 #   (timelines_evicted: every timeline made, minus the one or two still there), and as every
 #   unit is idle when its next job comes, the jobs and their time are all there.
+# The live view and CSV show the same losses: the TUI's loss line (what was missed, of which
+# kinds) in every frame once the tracer missed something, the short client's SRC marked "?";
+# CSV's lower_bound and bpf_missed columns.
 # And --bpf-map with a value the kernel would refuse is rejected before anything loads.
 set -u
 
@@ -21,7 +24,10 @@ DRMTOP=${DRMTOP:-build/drmtop}
 wl_require bpf-small-maps-setup
 [ -x "$DRMTOP" ] || { fail bpf-small-maps-setup "$DRMTOP not built"; exit 1; }
 d=$(mktemp -d)
-trap 'wl_stop >/dev/null 2>&1; wl_keep_on_failure "$d" 49; rm -rf "$d"' EXIT
+sock=/tmp/tmux-49.$$	# not in $d, which is kept after a failure
+trap 'tmux -S "$sock" kill-server 2>/dev/null; wl_stop >/dev/null 2>&1; wl_keep_on_failure "$d" 49;
+	rm -rf "$d"' EXIT
+screen() { tmux -S "$sock" capture-pane -p; }
 
 check() {
 	if jq -e -s "$2" "$d/top.all" >/dev/null 2>&1; then
@@ -40,6 +46,13 @@ start_top() {
 	top=$TOP_PID
 }
 
+# The live view and CSV beside the JSON run, with the same maps (each drmtop its own tracer).
+tmux -S "$sock" new-session -d -x 200 -y 40 \
+	"$DRMTOP -d 1 --bpf-map handles=4 --bpf-map jobs=2; echo EXITED; sleep 600"
+_t=0
+until screen | grep -q 'source: fdinfo + BPF' || [ $_t -ge 600 ]; do sleep 0.1; _t=$((_t + 1)); done
+drmtop_bg "$d/top.csv" "$d/csv.err" -o csv -d 1 -n 14 --bpf-map handles=4 --bpf-map jobs=2
+csv_top=$TOP_PID
 start_top -n 14 --bpf-map handles=4 --bpf-map jobs=2
 if ! wl_start "$d" -s "proc small; open a; bo a b size=64K count=10;
 	submit a engine=copy dur=300ms count=8 wait=end; hold" >"$d/why"; then
@@ -47,8 +60,30 @@ if ! wl_start "$d" -s "proc small; open a; bo a b size=64K count=10;
 	exit 1
 fi
 wait "$top"
+screen >"$d/screen"
+tmux -S "$sock" send-keys q
+wait "$csv_top"
 wl_stop >/dev/null
 echo "frames: $(wc -l <"$d/top.all")"
+cat "$d/screen"
+if grep -Eq '^bpf missed [0-9]+ events since start, [0-9]+ in the last interval' "$d/screen" &&
+	grep -q 'handles_full 6 (' "$d/screen" && grep -q 'jobs_full 6 (' "$d/screen" &&
+	awk '$3 == "small"' "$d/screen" | grep -q 'F+B?'; then
+	pass bpf-small-maps-tui-loss-line
+else
+	fail bpf-small-maps-tui-loss-line "$(head -n 8 "$d/screen" | tr '\n' ';')"
+fi
+# CSV, by the header's names: the client marked (its last row, after the losses), the frame's
+# losses on every row.
+if awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+	{ last = $(col["bpf_missed"]); if ($(col["bpf_missed"]) == "") empty = 1 }
+	$(col["comm"]) == "small" { lb = $(col["lower_bound"]) }
+	END { exit !(lb == "1" && !empty && last >= 12) }' "$d/top.csv"; then
+	pass bpf-small-maps-csv-loss-columns
+else
+	fail bpf-small-maps-csv-loss-columns "$(head -n 1 "$d/top.csv"; grep small "$d/top.csv" |
+		tail -n 2)"
+fi
 jq -c '{t: .time_ns, missed: .bpf.missed, small: [.clients[] | select(.comm == "small") |
 	.bpf}]}' "$d/top.all" | tail -n 4
 
