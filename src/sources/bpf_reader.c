@@ -316,44 +316,52 @@ static struct drmtop_bpf_client *owner_entry(struct drmtop_bpf_snapshot *s,
 	return *err ? NULL : &(*arr)[*n - 1];
 }
 
-/* The closed or settled orphan client @uid, NULL if none is known. */
-static const struct drmtop_client *find_owner(struct drmtop_bpf *b,
-					      const struct drmtop_bpf_snapshot *s, __u64 uid)
+/*
+ * The closed or settled orphan client @uid into *@out; false if none is known. A copy, not a
+ * pointer: what it is found in (this snapshot's closed list, b->reported) grows while the
+ * engines walk goes on, and a pointer into it would then read freed memory.
+ */
+static bool find_owner(struct drmtop_bpf *b, const struct drmtop_bpf_snapshot *s, __u64 uid,
+		       struct drmtop_client *out)
 {
 	const struct drmtop_client *c;
 	size_t i;
 
 	for (i = 0; i < s->n_closed; i++)
-		if (s->closed[i].c.uid == uid)
-			return &s->closed[i].c;
+		if (s->closed[i].c.uid == uid) {
+			*out = s->closed[i].c;
+			return true;
+		}
 	c = find_retired(b, uid);
-	if (c)
-		return c;
+	if (c) {
+		*out = *c;
+		return true;
+	}
 	/* reported before and since pushed out of the retired ring by later closes */
 	for (i = 0; i < b->n_reported; i++)
-		if (b->reported[i].key.uid == uid)
-			return &b->reported[i].owner;
-	return NULL;
+		if (b->reported[i].key.uid == uid) {
+			*out = b->reported[i].owner;
+			return true;
+		}
+	return false;
 }
 
-/* Remembers what was reported of a closed client's engine entry; NULL if out of memory. */
-static struct drmtop_reported *remember_reported(struct drmtop_bpf *b,
-						 const struct drmtop_engine_key *key,
-						 const struct drmtop_engine *e,
-						 const struct drmtop_client *owner)
+/* Remembers what was reported of a closed client's engine entry; false if out of memory. */
+static bool remember_reported(struct drmtop_bpf *b, const struct drmtop_engine_key *key,
+			      const struct drmtop_engine *e, const struct drmtop_client *owner)
 {
 	struct drmtop_reported *r = find_reported(b, key);
 
 	if (!r) {
 		r = vec_push(b->reported, b->n_reported, b->cap_reported);
 		if (!r)
-			return NULL;
+			return false;
 		r->key = *key;
 		r->owner = *owner;
 	}
 	r->e = *e;
 	r->quiet = false;
-	return r;
+	return true;
 }
 
 static struct drmtop_orphan *find_orphan(struct drmtop_bpf *b, __u64 uid)
@@ -367,11 +375,12 @@ static struct drmtop_orphan *find_orphan(struct drmtop_bpf *b, __u64 uid)
 }
 
 /*
- * @uid has no live or known closed client in this snapshot. Returns the orphan client to
- * settle its entries with once the grace period is over, NULL until then (or on ENOMEM, *err).
+ * @uid has no live or known closed client in this snapshot. Copies the orphan client to settle
+ * its entries with into *@out once the grace period is over and returns true; false until then
+ * (or on ENOMEM, *err).
  */
-static const struct drmtop_client *unknown_uid(struct drmtop_bpf *b, __u64 uid, __u64 now,
-					       int *err)
+static bool unknown_uid(struct drmtop_bpf *b, __u64 uid, __u64 now, struct drmtop_client *out,
+			int *err)
 {
 	__u64 grace_ns = b->orphan_grace_ns ? b->orphan_grace_ns : DRMTOP_BPF_ORPHAN_GRACE_NS;
 	unsigned int grace = b->orphan_grace_snaps ? b->orphan_grace_snaps :
@@ -384,7 +393,7 @@ static const struct drmtop_client *unknown_uid(struct drmtop_bpf *b, __u64 uid, 
 		o = vec_push(b->orphans, b->n_orphans, b->cap_orphans);
 		if (!o) {
 			*err = -ENOMEM;
-			return NULL;
+			return false;
 		}
 		o->uid = uid;
 		o->first_seq = b->seq;
@@ -397,12 +406,13 @@ static const struct drmtop_client *unknown_uid(struct drmtop_bpf *b, __u64 uid, 
 	}
 	o->last_seq = b->seq;
 	if (b->seq - o->first_seq < grace || now - o->first_ns < grace_ns)
-		return NULL;
+		return false;
 	/* settled: from now on a known client, as a closed one whose record was drained */
 	o->c.flags |= DRMTOP_CLIENT_CLOSED | DRMTOP_CLIENT_ORPHAN;
 	o->c.close_ns = 0;
 	retire(b, &o->c);
-	return find_retired(b, uid);
+	*out = o->c;
+	return true;
 }
 
 struct engines_walk {
@@ -418,8 +428,8 @@ static int each_engine(const void *kp, const void *value, void *ctx)
 	static const struct drmtop_engine zero;
 	const struct drmtop_engine_key *key = kp;
 	const struct drmtop_engine *e = value;
-	const struct drmtop_client *owner;
 	struct engines_walk *ew = ctx;
+	struct drmtop_client owner;
 	struct drmtop_bpf *b = ew->b;
 	struct drmtop_engine_key *del;
 	struct drmtop_bpf_client *cl;
@@ -431,20 +441,17 @@ static int each_engine(const void *kp, const void *value, void *ctx)
 	cl = find_uid(ew->s->clients, ew->s->n_clients, key->uid);
 	if (cl)
 		return add_engine(cl, key->ring, e, b->map_fd[MAP_RINGS]);
-	owner = find_owner(b, ew->s, key->uid);
-	if (!owner) {
-		owner = unknown_uid(b, key->uid, ew->now, &err);
-		if (!owner)
-			return err;	/* within the grace period: its record may still come */
-	}
+	if (!find_owner(b, ew->s, key->uid, &owner) &&
+	    !unknown_uid(b, key->uid, ew->now, &owner, &err))
+		return err;	/* within the grace period: its record may still come */
 	rep = find_reported(b, key);
 	grew = engine_growth(e, rep ? &rep->e : &zero, &d);
-	if (!rep && (owner->flags & DRMTOP_CLIENT_ORPHAN))
+	if (!rep && (owner.flags & DRMTOP_CLIENT_ORPHAN))
 		b->orphan_engines++;
 	if (!grew) {
 		/* kept until a snapshot finds it unchanged, then deleted in the next one */
 		if (!rep)
-			return remember_reported(b, key, e, owner) ? 0 : -ENOMEM;
+			return remember_reported(b, key, e, &owner) ? 0 : -ENOMEM;
 		if (!rep->quiet) {
 			rep->quiet = true;
 			return 0;
@@ -455,10 +462,10 @@ static int each_engine(const void *kp, const void *value, void *ctx)
 		*del = *key;
 		return 0;
 	}
-	cl = owner_entry(ew->s, owner, &err);
+	cl = owner_entry(ew->s, &owner, &err);
 	if (!err)
 		err = add_engine(cl, key->ring, &d, b->map_fd[MAP_RINGS]);
-	if (!err && !remember_reported(b, key, e, owner))
+	if (!err && !remember_reported(b, key, e, &owner))
 		err = -ENOMEM;
 	return err;
 }

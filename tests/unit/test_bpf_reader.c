@@ -576,6 +576,66 @@ static void test_orphans_never_fill_the_map(void **state)
 	drmtop_bpf_close(b);
 }
 
+/* A closed client's record, as the ring buffer callback gets it. */
+static void close_client(struct drmtop_bpf *b, __u64 uid)
+{
+	struct drmtop_client c = client(uid);
+
+	c.flags |= DRMTOP_CLIENT_CLOSED;
+	c.close_ns = 1;
+	assert_int_equal(drmtop_bpf_on_closed(b, &c, sizeof(c)), 0);
+}
+
+/*
+ * Issue 18 item 2: a client with long jobs on two rings closes; one job ends and is reported,
+ * then a burst of closes pushes the client out of the retired ring, and the job on the other
+ * ring ends while the reader's list of reported entries is full. Its owner is known only from
+ * that list, which grows to hold the new entry: the owner must not be read from the storage the
+ * growth freed (ASan: heap-use-after-free in `make sanitize`), and every later figure of the
+ * client goes to a closed entry with its own identity.
+ */
+static void test_owner_survives_reported_growth(void **state)
+{
+	struct drmtop_bpf *b = fake_tracer();
+	struct sums closed = {}, orphans = {};
+	struct drmtop_client c = client(9);
+	__u64 counter = 0, uid;
+	int i;
+
+	(void)state;
+	put_client(b, 9);
+	snap(b, 9, &closed, &orphans, &counter);
+	assert_int_equal(bpf_map_delete_elem(b->map_fd[MAP_CLIENTS], &c.file), 0);
+	close_client(b, 9);
+	put_engine(b, 9, 0xa1, 1000, 1);		/* the job on ring a1 ends at close */
+	/* closed clients with figures of their own fill the list of reported entries */
+	for (uid = 20; uid < 27; uid++) {
+		close_client(b, uid);
+		put_engine(b, uid, 0xa1, 10, 1);
+	}
+	snap(b, 9, &closed, &orphans, &counter);
+	assert_int_equal(b->n_reported, b->cap_reported);
+	/* 4096 clients open and close: client 9 leaves the retired ring */
+	for (uid = 1000; uid < 1000 + DRMTOP_BPF_RETIRED; uid++)
+		close_client(b, uid);
+	put_engine(b, 9, 0xb2, 70000, 1);		/* the long job on ring b2 ends */
+	snap(b, 9, &closed, &orphans, &counter);
+	/* once its entry on ring a1 is gone, only the one on b2 knows the owner: a job ends */
+	snap(b, 9, &closed, &orphans, &counter);
+	put_engine(b, 9, 0xb2, 90000, 2);
+	for (i = 0; i < 4; i++)
+		snap(b, 9, &closed, &orphans, &counter);
+	assert_int_equal(orphans.entries, 0);
+	assert_int_equal(counter, 0);
+	assert_string_equal(closed.comm, "c9");
+	assert_int_equal(closed.flags & (DRMTOP_CLIENT_CLOSED | DRMTOP_CLIENT_ORPHAN),
+			 DRMTOP_CLIENT_CLOSED);
+	assert_int_equal(closed.busy, 1000 + 90000);
+	assert_int_equal(closed.jobs, 3);
+	assert_int_equal(engines_left(b), 0);
+	drmtop_bpf_close(b);
+}
+
 /*
  * gpu_mem_total reports reach the snapshot as the tracer left them, only where the tracer
  * attached to the tracepoint (a map to read); elsewhere the snapshot says it is not traced.
@@ -619,6 +679,7 @@ int main(void)
 		cmocka_unit_test(test_closed_zero_entry_deleted),
 		cmocka_unit_test(test_orphans_never_fill_the_map),
 		cmocka_unit_test(test_gpu_mem_read),
+		cmocka_unit_test(test_owner_survives_reported_growth),
 	};
 
 	if (geteuid() != 0)
