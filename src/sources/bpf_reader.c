@@ -670,13 +670,12 @@ int drmtop_bpf_snapshot(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
 	err = ring_buffer__consume(b->rb);
 	if (err < 0)
 		goto fail;
+	/* the records stay pending until a snapshot that holds them is returned */
 	for (i = 0; i < b->n_pending; i++) {
 		err = push_client(&s->closed, &s->n_closed, &s->cap_closed, &b->pending[i]);
 		if (err)
 			goto fail;
-		retire(b, &b->pending[i]);
 	}
-	b->n_pending = 0;
 
 	err = read_clients(b, s);
 	if (err)
@@ -717,6 +716,9 @@ int drmtop_bpf_snapshot(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
 	for (i = 0; i < s->n_clients; i++)
 		b->prev_live[i] = s->clients[i].c;
 	b->n_prev_live = s->n_clients;
+	for (i = 0; i < b->n_pending; i++)
+		retire(b, &b->pending[i]);
+	b->n_pending = 0;
 	return 0;
 fail:
 	drmtop_bpf_snapshot_free(s);

@@ -637,6 +637,32 @@ static void test_owner_survives_reported_growth(void **state)
 }
 
 /*
+ * Issue 18 item 13: close records drained by a snapshot that then fails are not lost: the next
+ * snapshot reports them (a map read that fails is made here by taking the jobs map away).
+ */
+static void test_failed_snapshot_keeps_close_records(void **state)
+{
+	struct drmtop_bpf *b = fake_tracer();
+	struct sums closed = {}, orphans = {};
+	struct drmtop_bpf_snapshot s;
+	__u64 counter = 0;
+	int jobs_fd = b->map_fd[MAP_JOBS];
+
+	(void)state;
+	close_client(b, 5);
+	put_engine(b, 5, 0xe1, 400, 1);
+	b->map_fd[MAP_JOBS] = -1;
+	assert_int_not_equal(drmtop_bpf_snapshot(b, &s), 0);
+	b->map_fd[MAP_JOBS] = jobs_fd;
+	snap(b, 5, &closed, &orphans, &counter);
+	if (closed.entries != 1)
+		fail_msg("a close record drained by a failed snapshot: reported %u times after it",
+			 closed.entries);
+	assert_string_equal(closed.comm, "c5");
+	drmtop_bpf_close(b);
+}
+
+/*
  * gpu_mem_total reports reach the snapshot as the tracer left them, only where the tracer
  * attached to the tracepoint (a map to read); elsewhere the snapshot says it is not traced.
  */
@@ -680,6 +706,7 @@ int main(void)
 		cmocka_unit_test(test_orphans_never_fill_the_map),
 		cmocka_unit_test(test_gpu_mem_read),
 		cmocka_unit_test(test_owner_survives_reported_growth),
+		cmocka_unit_test(test_failed_snapshot_keeps_close_records),
 	};
 
 	if (geteuid() != 0)
