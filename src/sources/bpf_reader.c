@@ -73,6 +73,23 @@ static struct drmtop_bpf_client *find_uid(struct drmtop_bpf_client *arr, size_t 
 	return NULL;
 }
 
+static int cmp_client_uid(const void *a, const void *b)
+{
+	__u64 x = ((const struct drmtop_bpf_client *)a)->c.uid;
+	__u64 y = ((const struct drmtop_bpf_client *)b)->c.uid;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The live client @uid of @s, whose clients are sorted by uid once read (read_clients). */
+static struct drmtop_bpf_client *live_client(struct drmtop_bpf_snapshot *s, __u64 uid)
+{
+	struct drmtop_bpf_client key = { .c.uid = uid };
+
+	return s->n_clients ? bsearch(&key, s->clients, s->n_clients, sizeof(key),
+				      cmp_client_uid) : NULL;
+}
+
 static const struct drmtop_client *find_retired(const struct drmtop_bpf *b, __u64 uid)
 {
 	size_t i, n = b->n_retired < DRMTOP_BPF_RETIRED ? b->n_retired : DRMTOP_BPF_RETIRED;
@@ -226,14 +243,65 @@ static int each_client(const void *key, const void *value, void *ctx)
 	return push_client(&s->clients, &s->n_clients, &s->cap_clients, &c);
 }
 
+/* Sorted by uid: engine, handle and job entries find their live client by bsearch. */
 static int read_clients(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
 {
-	return walk(b, MAP_CLIENTS, each_client, s);
+	int err = walk(b, MAP_CLIENTS, each_client, s);
+
+	if (!err && s->n_clients)
+		qsort(s->clients, s->n_clients, sizeof(*s->clients), cmp_client_uid);
+	return err;
+}
+
+/*
+ * Walks map @map of @b in batch reads (bpf_walk.c): for the handles and objects maps, which
+ * hold one entry per GEM handle and object and are read at every refresh, so that a refresh
+ * costs a bpf() call per 256 entries instead of ~3 per handle (125 ms with the default
+ * handles map full). The key walk where the kernel refuses them, or a test asks for it.
+ */
+static int walk_batched(struct drmtop_bpf *b, enum drmtop_bpf_map map,
+			int (*each)(const void *key, const void *value, void *ctx), void *ctx)
+{
+	struct drmtop_walk w = {
+		.fd = b->map_fd[map], .each = each, .ctx = ctx,
+		.hook = b->walk_test.hook, .hook_ctx = b->walk_test.ctx,
+		.batch = b->walk_test.batch, .no_batch = b->walk_test.no_batch,
+	};
+
+	return drmtop_bpf_map_walk(&w);
+}
+
+/* GEM objects counted shared by drm_show_memory_stats, sorted for bsearch. */
+struct shared_objects {
+	__u64 *obj;
+	size_t n, cap;
+};
+
+static int each_object(const void *key, const void *value, void *ctx)
+{
+	const struct drmtop_object *o = value;
+	struct shared_objects *so = ctx;
+	__u64 *p;
+
+	if (o->handle_count <= 1 && !(o->flags & DRMTOP_OBJ_DMABUF))
+		return 0;
+	p = vec_push(so->obj, so->n, so->cap);
+	if (!p)
+		return -ENOMEM;
+	*p = *(const __u64 *)key;
+	return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	__u64 x = *(const __u64 *)a, y = *(const __u64 *)b;
+
+	return x < y ? -1 : x > y;
 }
 
 struct shared_walk {
 	struct drmtop_bpf_snapshot *s;
-	int objects_fd;
+	const struct shared_objects *so;
 };
 
 /* Live shared bytes, counted the way drm_show_memory_stats counts them, per handle. */
@@ -242,24 +310,35 @@ static int each_handle(const void *key, const void *value, void *ctx)
 	const struct drmtop_handle *h = value;
 	struct shared_walk *sw = ctx;
 	struct drmtop_bpf_client *cl;
-	struct drmtop_object o;
 
 	(void)key;
-	if (bpf_map_lookup_elem(sw->objects_fd, &h->obj, &o))
+	if (!bsearch(&h->obj, sw->so->obj, sw->so->n, sizeof(h->obj), cmp_u64))
 		return 0;
-	if (o.handle_count <= 1 && !(o.flags & DRMTOP_OBJ_DMABUF))
-		return 0;
-	cl = find_uid(sw->s->clients, sw->s->n_clients, h->uid);
+	cl = live_client(sw->s, h->uid);
 	if (cl)
 		cl->c.mem_shared += h->size;
 	return 0;
 }
 
+/*
+ * The objects map first, then the handles map, each read whole in batches: no bpf() call per
+ * entry. An object's sharing is as the objects walk saw it, as it was when the handles walk
+ * looked it up before (a handle made or released in between moves it either way alike). With
+ * no shared object at all the handles are not read.
+ */
 static int compute_shared(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
 {
-	struct shared_walk sw = { .s = s, .objects_fd = b->map_fd[MAP_OBJECTS] };
+	struct shared_objects so = {};
+	struct shared_walk sw = { .s = s, .so = &so };
+	int err;
 
-	return walk(b, MAP_HANDLES, each_handle, &sw);
+	err = walk_batched(b, MAP_OBJECTS, each_object, &so);
+	if (!err && so.n) {
+		qsort(so.obj, so.n, sizeof(*so.obj), cmp_u64);
+		err = walk_batched(b, MAP_HANDLES, each_handle, &sw);
+	}
+	free(so.obj);
+	return err;
 }
 
 static struct drmtop_reported *find_reported(struct drmtop_bpf *b,
@@ -438,7 +517,7 @@ static int each_engine(const void *kp, const void *value, void *ctx)
 	bool grew;
 	int err;
 
-	cl = find_uid(ew->s->clients, ew->s->n_clients, key->uid);
+	cl = live_client(ew->s, key->uid);
 	if (cl)
 		return add_engine(cl, key->ring, e, b->map_fd[MAP_RINGS]);
 	if (!find_owner(b, ew->s, key->uid, &owner) &&
@@ -564,7 +643,7 @@ static int add_running(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
 
 	err = walk(b, MAP_JOBS, each_job, &rw);
 	for (i = 0; !err && i < rw.n; i++) {
-		struct drmtop_bpf_client *cl = find_uid(s->clients, s->n_clients, rw.old[i].uid);
+		struct drmtop_bpf_client *cl = live_client(s, rw.old[i].uid);
 		struct drmtop_engine zero = {};
 		struct drmtop_ring r = {};
 		__u64 start;
