@@ -136,7 +136,7 @@ static int key_walk(const struct drmtop_walk *w, const struct bpf_map_info *info
 		if (err)
 			break;
 		if (w->hook)
-			w->hook(w->hook_ctx, w->fd, key);
+			w->hook(w->hook_ctx, w->fd, key, 1);
 	}
 out:
 	free(seen.keys);
@@ -192,8 +192,9 @@ static int batch_walk(const struct drmtop_walk *w, const struct bpf_map_info *in
 				      values + (size_t)i * info->value_size, w->ctx);
 		if (err)
 			break;
-		if (w->hook && count)
-			w->hook(w->hook_ctx, w->fd, keys + (size_t)(count - 1) * info->key_size);
+		if (w->hook && count && !last)
+			w->hook(w->hook_ctx, w->fd, keys + (size_t)(count - 1) * info->key_size,
+				count);
 	}
 	free(keys);
 	free(values);

@@ -129,25 +129,32 @@ static void put_engine(struct drmtop_bpf *b, __u64 uid, __u64 ring, __u64 busy, 
 }
 
 /*
- * Churn hook: every @every-th step of a walk over the map @fd, the entry the walk just returned
- * is deleted (a client closing, a handle released: the tracer deletes entries at any time) and,
- * if @insert, a fresh entry is added with the next key of @next_key.
+ * Churn hook: once per @every entries a walk over the map @fd returned (a batch read may return
+ * many between two calls), an entry is deleted while the walk goes on (a client closing, a
+ * handle released: the tracer deletes entries at any time): the one the walk just returned, or
+ * the one @pick names. @deleted counts them: a test of churn checks there was some.
  */
 struct churn {
 	int fd;
 	unsigned int every, steps, deleted;
-	bool (*may_delete)(const void *key);
+	const void *(*pick)(struct churn *ch, const void *last_key);
+	__u32 picked;			/* for @pick */
+	struct drmtop_handle_key key;	/* for @pick */
 };
 
-static void churn_hook(void *ctx, int fd, const void *last_key)
+static void churn_hook(void *ctx, int fd, const void *last_key, unsigned int returned)
 {
 	struct churn *ch = ctx;
+	unsigned int before = ch->steps;
 
-	if (fd != ch->fd || ++ch->steps % ch->every)
+	if (fd != ch->fd)
 		return;
-	if (ch->may_delete && !ch->may_delete(last_key))
+	ch->steps += returned;
+	if (ch->steps / ch->every == before / ch->every)
 		return;
-	if (!bpf_map_delete_elem(fd, last_key))
+	if (ch->pick)
+		last_key = ch->pick(ch, last_key);
+	if (last_key && !bpf_map_delete_elem(fd, last_key))
 		ch->deleted++;
 }
 
@@ -239,8 +246,9 @@ static void test_walk_under_churn(void **state)
 		if (dups)
 			fail_msg("%s, churn every %u steps: %zu keys returned twice (%zu returned, "
 				 "%u deleted)", modes[m].name, ch.every, dups, s->n, ch.deleted);
-		if (modes[m].batch < 256 || modes[m].no_batch)
-			assert_true(ch.deleted > 0);
+		if (!ch.deleted)
+			fail_msg("%s, churn every %u steps: nothing deleted mid-walk", modes[m].name,
+				 ch.every);
 		/* hash maps have batch reads from 5.6 on: the fallback is for older kernels */
 		if (drmtop_bpf_batch_refused)
 			fail_msg("this kernel refused batch reads of a hash map");
@@ -296,21 +304,28 @@ static void test_clients_close_mid_walk(void **state)
 #define SHARED_SZ	4096ull
 #define PRIVATE_SZ	(1ull << 20)
 
-static bool private_handle(const void *key)
+#define N_PRIVATE	400	/* more handles than a batch read of 256 returns */
+
+/* Client 1's private handles, released in turn. */
+static const void *next_private_handle(struct churn *ch, const void *last_key)
 {
-	return ((const struct drmtop_handle_key *)key)->handle >= 1000;
+	(void)last_key;
+	if (ch->picked == N_PRIVATE)
+		return NULL;
+	ch->key = (struct drmtop_handle_key){ .file = 0x10001, .handle = 1000 + ch->picked++ };
+	return &ch->key;
 }
 
 /*
  * Shared bytes while handles are released mid-walk: clients 1 and 2 share 10 objects (one
- * handle each), client 1 also holds 200 private objects, some released while the reader walks
- * the handles. Each client's shared bytes are exactly its 10 shared handles.
+ * handle each), client 1 also holds N_PRIVATE private objects, some released while the reader
+ * walks the handles. Each client's shared bytes are exactly its 10 shared handles.
  */
 static void shared_bytes_case(const struct mode *m)
 {
 	struct drmtop_bpf *b = fake_tracer();
 	struct churn ch = { .fd = b->map_fd[MAP_HANDLES], .every = 3,
-			    .may_delete = private_handle };
+			    .pick = next_private_handle };
 	struct drmtop_bpf_snapshot s;
 	__u32 i, c;
 
@@ -330,7 +345,7 @@ static void shared_bytes_case(const struct mode *m)
 							     BPF_ANY), 0);
 		}
 	}
-	for (i = 0; i < 200; i++) {
+	for (i = 0; i < N_PRIVATE; i++) {
 		__u64 obj = 0xb000 + i;
 		struct drmtop_object o = { .size = PRIVATE_SZ, .handle_count = 1 };
 		struct drmtop_handle_key k = { .file = 0x10001, .handle = 1000 + i };
@@ -344,8 +359,8 @@ static void shared_bytes_case(const struct mode *m)
 	b->walk_test.ctx = &ch;
 	set_mode(b, m);
 	assert_int_equal(drmtop_bpf_snapshot(b, &s), 0);
-	if (m->batch < 256 || m->no_batch)
-		assert_true(ch.deleted > 0);
+	if (!ch.deleted)
+		fail_msg("%s: no handle released mid-walk", m->name);
 	assert_int_equal(s.n_clients, 2);
 	for (i = 0; i < s.n_clients; i++)
 		if (s.clients[i].c.mem_shared != 10 * SHARED_SZ)
