@@ -484,14 +484,31 @@ static bool unknown_uid(struct drmtop_bpf *b, __u64 uid, __u64 now, struct drmto
 				o->c = b->prev_live[i];
 	}
 	o->last_seq = b->seq;
-	if (b->seq - o->first_seq < grace || now - o->first_ns < grace_ns)
+	if (!(o->c.flags & DRMTOP_CLIENT_ORPHAN) &&
+	    (b->seq - o->first_seq < grace || now - o->first_ns < grace_ns))
 		return false;
-	/* settled: from now on a known client, as a closed one whose record was drained */
+	/*
+	 * settled: from now on a known client, as a closed one whose record was drained (retired
+	 * when the snapshot is returned: settle_orphans)
+	 */
 	o->c.flags |= DRMTOP_CLIENT_CLOSED | DRMTOP_CLIENT_ORPHAN;
 	o->c.close_ns = 0;
-	retire(b, &o->c);
 	*out = o->c;
 	return true;
+}
+
+/* Orphans settled in this snapshot join the retired ring; unknown uids not met again go. */
+static void settle_orphans(struct drmtop_bpf *b)
+{
+	size_t i, j;
+
+	for (i = 0, j = 0; i < b->n_orphans; i++) {
+		if (b->orphans[i].c.flags & DRMTOP_CLIENT_ORPHAN)
+			retire(b, &b->orphans[i].c);
+		else if (b->orphans[i].last_seq == b->seq)
+			b->orphans[j++] = b->orphans[i];
+	}
+	b->n_orphans = j;
 }
 
 struct engines_walk {
@@ -558,39 +575,86 @@ static int each_engine(const void *kp, const void *value, void *ctx)
  * client is known for waits for the grace period (its close record may still be on its way),
  * then goes the same way as an orphan's: nothing in the map outlives its client for long.
  */
-static int read_engines(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
+static int read_engines(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s,
+			struct engines_walk *ew)
 {
-	struct engines_walk ew = { .b = b, .s = s };
-	int fd = b->map_fd[MAP_ENGINES], err;
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	*ew = (struct engines_walk){ .b = b, .s = s };
+	ew->now = (__u64)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+	return walk(b, MAP_ENGINES, each_engine, ew);
+}
+
+/*
+ * Deletes the closed clients' entries read_engines found unchanged twice, once the snapshot
+ * can no longer fail otherwise: what a job that ended since the walk added is reported here.
+ */
+static int delete_quiet(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s,
+			const struct engines_walk *ew)
+{
+	int fd = b->map_fd[MAP_ENGINES], err = 0;
 	struct drmtop_bpf_client *cl;
 	struct drmtop_reported *rep;
 	struct drmtop_engine e, d;
-	struct timespec ts;
-	size_t i, j;
+	size_t i;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	ew.now = (__u64)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-	err = walk(b, MAP_ENGINES, each_engine, &ew);
-	for (i = 0; !err && i < ew.n_del; i++) {
-		rep = find_reported(b, &ew.del[i]);
+	for (i = 0; !err && i < ew->n_del; i++) {
+		rep = find_reported(b, &ew->del[i]);
 		if (!rep)
 			continue;
-		if (!bpf_map_lookup_and_delete_elem(fd, &ew.del[i], &e) &&
+		if (!bpf_map_lookup_and_delete_elem(fd, &ew->del[i], &e) &&
 		    engine_growth(&e, &rep->e, &d)) {
 			cl = owner_entry(s, &rep->owner, &err);
 			if (!err)
-				err = add_engine(cl, ew.del[i].ring, &d, b->map_fd[MAP_RINGS]);
+				err = add_engine(cl, ew->del[i].ring, &d, b->map_fd[MAP_RINGS]);
 		}
 		*rep = b->reported[--b->n_reported];
 	}
-	free(ew.del);
-	/* unknown uids this snapshot did not meet again are known now, or their entries gone */
-	for (i = 0, j = 0; i < b->n_orphans; i++)
-		if (b->orphans[i].last_seq == b->seq && !(b->orphans[i].c.flags &
-							   DRMTOP_CLIENT_ORPHAN))
-			b->orphans[j++] = b->orphans[i];
-	b->n_orphans = j;
 	return err;
+}
+
+/*
+ * What a snapshot changes in the reader's memory of closed and unknown clients, kept aside so
+ * that a snapshot that fails leaves it as it was: the next one reports the same figures again.
+ */
+struct reader_saved {
+	struct drmtop_reported *reported;
+	size_t n_reported;
+	struct drmtop_orphan *orphans;
+	size_t n_orphans;
+	__u64 orphan_engines;
+};
+
+static int save_state(const struct drmtop_bpf *b, struct reader_saved *sv)
+{
+	sv->n_reported = b->n_reported;
+	sv->n_orphans = b->n_orphans;
+	sv->orphan_engines = b->orphan_engines;
+	sv->reported = malloc((b->n_reported ? b->n_reported : 1) * sizeof(*sv->reported));
+	sv->orphans = malloc((b->n_orphans ? b->n_orphans : 1) * sizeof(*sv->orphans));
+	if (!sv->reported || !sv->orphans) {
+		free(sv->reported);
+		free(sv->orphans);
+		return -ENOMEM;
+	}
+	if (b->n_reported)
+		memcpy(sv->reported, b->reported, b->n_reported * sizeof(*sv->reported));
+	if (b->n_orphans)
+		memcpy(sv->orphans, b->orphans, b->n_orphans * sizeof(*sv->orphans));
+	return 0;
+}
+
+/* Back to @sv (the arrays only grew since: what was saved fits). */
+static void restore_state(struct drmtop_bpf *b, const struct reader_saved *sv)
+{
+	if (sv->n_reported)
+		memcpy(b->reported, sv->reported, sv->n_reported * sizeof(*sv->reported));
+	b->n_reported = sv->n_reported;
+	if (sv->n_orphans)
+		memcpy(b->orphans, sv->orphans, sv->n_orphans * sizeof(*sv->orphans));
+	b->n_orphans = sv->n_orphans;
+	b->orphan_engines = sv->orphan_engines;
 }
 
 struct oldest {
@@ -734,8 +798,17 @@ static void name_kernel_clients(struct drmtop_bpf_snapshot *s)
 	}
 }
 
+/*
+ * A snapshot that fails returns nothing and leaves the reader as it was: close records stay
+ * pending, engine figures of closed clients unreported (save_state), entries in the map. Only
+ * delete_quiet, last, changes the maps; if it runs out of memory, what a job of a closed client
+ * added in the moment between the walk and the delete of its entry is lost.
+ */
 int drmtop_bpf_snapshot(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
 {
+	struct engines_walk ew = {};
+	struct reader_saved sv = {};
+	bool saved = false;
 	struct timespec ts;
 	__u32 k;
 	size_t i;
@@ -749,7 +822,6 @@ int drmtop_bpf_snapshot(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
 	err = ring_buffer__consume(b->rb);
 	if (err < 0)
 		goto fail;
-	/* the records stay pending until a snapshot that holds them is returned */
 	for (i = 0; i < b->n_pending; i++) {
 		err = push_client(&s->closed, &s->n_closed, &s->cap_closed, &b->pending[i]);
 		if (err)
@@ -757,12 +829,18 @@ int drmtop_bpf_snapshot(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
 	}
 
 	err = read_clients(b, s);
+	if (!err)
+		err = compute_shared(b, s);
+	if (!err)
+		err = read_devices(b, s);
+	if (!err)
+		err = read_gpu_mem(b, s);
+	if (!err)
+		err = save_state(b, &sv);
 	if (err)
 		goto fail;
-	err = compute_shared(b, s);
-	if (err)
-		goto fail;
-	err = read_engines(b, s);
+	saved = true;
+	err = read_engines(b, s, &ew);
 	if (err)
 		goto fail;
 	/*
@@ -775,12 +853,15 @@ int drmtop_bpf_snapshot(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
 	err = add_running(b, s);
 	if (err)
 		goto fail;
-	err = read_devices(b, s);
+	/* who was live, for naming a client whose close record turns out lost */
+	err = vec_reserve(b->prev_live, b->cap_prev_live, s->n_clients);
+	if (!err)
+		err = delete_quiet(b, s, &ew);
 	if (err)
 		goto fail;
-	err = read_gpu_mem(b, s);
-	if (err)
-		goto fail;
+	for (i = 0; i < s->n_clients; i++)
+		b->prev_live[i] = s->clients[i].c;
+	b->n_prev_live = s->n_clients;
 	name_kernel_clients(s);
 	for (k = 0; k < DRMTOP_CNT_MAX; k++)
 		bpf_map_lookup_elem(b->map_fd[MAP_COUNTERS], &k, &s->counters[k]);
@@ -788,18 +869,21 @@ int drmtop_bpf_snapshot(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
 	count_evicted_timelines(b, s);
 	prune_handles(b);
 	s->counters[DRMTOP_CNT_HANDLES_PRUNED] += b->handles_pruned;
-	/* who was live, for naming a client whose close record turns out lost */
-	err = vec_reserve(b->prev_live, b->cap_prev_live, s->n_clients);
-	if (err)
-		goto fail;
-	for (i = 0; i < s->n_clients; i++)
-		b->prev_live[i] = s->clients[i].c;
-	b->n_prev_live = s->n_clients;
+	settle_orphans(b);
+	/* the close records stayed pending until a snapshot holding them is returned */
 	for (i = 0; i < b->n_pending; i++)
 		retire(b, &b->pending[i]);
 	b->n_pending = 0;
+	free(ew.del);
+	free(sv.reported);
+	free(sv.orphans);
 	return 0;
 fail:
+	if (saved)
+		restore_state(b, &sv);
+	free(ew.del);
+	free(sv.reported);
+	free(sv.orphans);
 	drmtop_bpf_snapshot_free(s);
 	return err;
 }

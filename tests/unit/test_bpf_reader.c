@@ -738,12 +738,15 @@ static void test_owner_survives_reported_growth(void **state)
 
 /*
  * Issue 18 item 13: close records drained by a snapshot that then fails are not lost: the next
- * snapshot reports them (a map read that fails is made here by taking the jobs map away).
+ * snapshot reports them, with the engine figures the failed one had read (a map read that fails
+ * is made here by taking the jobs map away, read after the engines). So are the figures of an
+ * orphan settled in a failed snapshot.
  */
 static void test_failed_snapshot_keeps_close_records(void **state)
 {
 	struct drmtop_bpf *b = fake_tracer();
 	struct sums closed = {}, orphans = {};
+	struct drmtop_client six = client(6);
 	struct drmtop_bpf_snapshot s;
 	__u64 counter = 0;
 	int jobs_fd = b->map_fd[MAP_JOBS];
@@ -759,6 +762,24 @@ static void test_failed_snapshot_keeps_close_records(void **state)
 		fail_msg("a close record drained by a failed snapshot: reported %u times after it",
 			 closed.entries);
 	assert_string_equal(closed.comm, "c5");
+	assert_int_equal(closed.busy, 400);
+	assert_int_equal(closed.jobs, 1);
+
+	/* client 6 closes, its record lost; it is settled as an orphan by a failing snapshot */
+	b->orphan_grace_ns = 1;
+	b->orphan_grace_snaps = 1;
+	put_client(b, 6);
+	put_engine(b, 6, 0xe1, 700, 2);
+	snap(b, 6, &closed, &orphans, &counter);
+	assert_int_equal(bpf_map_delete_elem(b->map_fd[MAP_CLIENTS], &six.file), 0);
+	snap(b, 6, &closed, &orphans, &counter);	/* unknown: within the grace period */
+	b->map_fd[MAP_JOBS] = -1;
+	assert_int_not_equal(drmtop_bpf_snapshot(b, &s), 0);
+	b->map_fd[MAP_JOBS] = jobs_fd;
+	snap(b, 6, &closed, &orphans, &counter);
+	assert_int_equal(orphans.entries, 1);
+	assert_int_equal(orphans.busy, 700);
+	assert_int_equal(counter, 1);
 	drmtop_bpf_close(b);
 }
 
