@@ -10,6 +10,7 @@
 #include "drmtop_bpf.h"
 #include "drmtop/bpf_limits.h"
 #include "drmtop/bpf_tracer.h"
+#include "drmtop/util/strmap.h"
 
 struct drmtop_drm_bpf;
 struct drmtop_sched_bpf;
@@ -81,6 +82,12 @@ struct drmtop_bpf {
 	 */
 	struct drmtop_reported *reported;
 	size_t n_reported, cap_reported;
+	/*
+	 * Indices into reported (index + 1 as the value): by "uid:ring" of each entry, and by
+	 * "uid" of one entry of that uid (whose .owner names the client). Indices, not pointers:
+	 * reported grows while the engines walk goes on.
+	 */
+	struct strmap reported_at, reported_uid;
 	/*
 	 * Engine entries whose uid is neither live nor known closed: a client that closed after
 	 * the ring buffer was drained (its record comes with the next snapshot), one opened after

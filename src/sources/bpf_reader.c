@@ -8,6 +8,8 @@
  * it stays in the map for the next snapshot.
  */
 #include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -341,15 +343,97 @@ static int compute_shared(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
 	return err;
 }
 
-static struct drmtop_reported *find_reported(struct drmtop_bpf *b,
-					     const struct drmtop_engine_key *key)
+#define NO_ENTRY	SIZE_MAX
+
+static void key_at(char *buf, size_t len, const struct drmtop_engine_key *key)
+{
+	snprintf(buf, len, "%llx:%llx", (unsigned long long)key->uid,
+		 (unsigned long long)key->ring);
+}
+
+static void key_uid(char *buf, size_t len, __u64 uid)
+{
+	snprintf(buf, len, "%llx", (unsigned long long)uid);
+}
+
+/* Index of @key's entry in b->reported, NO_ENTRY if none. */
+static size_t find_reported(const struct drmtop_bpf *b, const struct drmtop_engine_key *key)
+{
+	char k[40];
+	void *v;
+
+	key_at(k, sizeof(k), key);
+	v = strmap_get(&b->reported_at, k);
+	return v ? (size_t)(uintptr_t)v - 1 : NO_ENTRY;
+}
+
+/* Puts b->reported[@i] into both indices; -ENOMEM (indices unchanged for it) if it fails. */
+static int index_reported(struct drmtop_bpf *b, size_t i)
+{
+	const struct drmtop_engine_key *key = &b->reported[i].key;
+	char k[40];
+
+	key_uid(k, sizeof(k), key->uid);
+	if (!strmap_get(&b->reported_uid, k) &&
+	    strmap_put(&b->reported_uid, k, (void *)(uintptr_t)(i + 1)))
+		return -ENOMEM;
+	key_at(k, sizeof(k), key);
+	if (strmap_put(&b->reported_at, k, (void *)(uintptr_t)(i + 1))) {
+		key_uid(k, sizeof(k), key->uid);
+		if (strmap_get(&b->reported_uid, k) == (void *)(uintptr_t)(i + 1))
+			strmap_del(&b->reported_uid, k);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Both indices again from b->reported (after it was restored from a copy). */
+static int reindex_reported(struct drmtop_bpf *b)
 {
 	size_t i;
 
+	strmap_fini(&b->reported_at);
+	strmap_fini(&b->reported_uid);
+	strmap_init(&b->reported_at);
+	strmap_init(&b->reported_uid);
 	for (i = 0; i < b->n_reported; i++)
-		if (b->reported[i].key.uid == key->uid && b->reported[i].key.ring == key->ring)
-			return &b->reported[i];
-	return NULL;
+		if (index_reported(b, i))
+			return -ENOMEM;
+	return 0;
+}
+
+/*
+ * Removes b->reported[@i]; the last entry takes its place. If it was its uid's entry in
+ * reported_uid, another of that uid takes over (a scan, only then: a closed client has an
+ * entry per ring it used).
+ */
+static void drop_reported(struct drmtop_bpf *b, size_t i)
+{
+	__u64 uid = b->reported[i].key.uid;
+	size_t last = b->n_reported - 1, j;
+	char k[40];
+
+	key_at(k, sizeof(k), &b->reported[i].key);
+	strmap_del(&b->reported_at, k);
+	key_uid(k, sizeof(k), uid);
+	if (strmap_get(&b->reported_uid, k) == (void *)(uintptr_t)(i + 1)) {
+		strmap_del(&b->reported_uid, k);
+		for (j = 0; j < b->n_reported; j++)
+			if (j != i && b->reported[j].key.uid == uid) {
+				/* a put that fails leaves the uid to the retired ring only */
+				strmap_put(&b->reported_uid, k, (void *)(uintptr_t)(j + 1));
+				break;
+			}
+	}
+	if (i != last) {
+		b->reported[i] = b->reported[last];
+		key_at(k, sizeof(k), &b->reported[i].key);
+		strmap_put(&b->reported_at, k, (void *)(uintptr_t)(i + 1));	/* replaces */
+		key_uid(k, sizeof(k), b->reported[i].key.uid);
+		if (strmap_get(&b->reported_uid, k) == (void *)(uintptr_t)(last + 1))
+			strmap_put(&b->reported_uid, k, (void *)(uintptr_t)(i + 1));
+	}
+	b->n_reported--;
 }
 
 /* @now - @before into @d; false when nothing grew. */
@@ -404,7 +488,9 @@ static bool find_owner(struct drmtop_bpf *b, const struct drmtop_bpf_snapshot *s
 		       struct drmtop_client *out)
 {
 	const struct drmtop_client *c;
+	char k[40];
 	size_t i;
+	void *v;
 
 	for (i = 0; i < s->n_closed; i++)
 		if (s->closed[i].c.uid == uid) {
@@ -417,29 +503,33 @@ static bool find_owner(struct drmtop_bpf *b, const struct drmtop_bpf_snapshot *s
 		return true;
 	}
 	/* reported before and since pushed out of the retired ring by later closes */
-	for (i = 0; i < b->n_reported; i++)
-		if (b->reported[i].key.uid == uid) {
-			*out = b->reported[i].owner;
-			return true;
-		}
-	return false;
+	key_uid(k, sizeof(k), uid);
+	v = strmap_get(&b->reported_uid, k);
+	if (!v)
+		return false;
+	*out = b->reported[(uintptr_t)v - 1].owner;
+	return true;
 }
 
 /* Remembers what was reported of a closed client's engine entry; false if out of memory. */
 static bool remember_reported(struct drmtop_bpf *b, const struct drmtop_engine_key *key,
 			      const struct drmtop_engine *e, const struct drmtop_client *owner)
 {
-	struct drmtop_reported *r = find_reported(b, key);
+	size_t i = find_reported(b, key);
 
-	if (!r) {
-		r = vec_push(b->reported, b->n_reported, b->cap_reported);
-		if (!r)
+	if (i == NO_ENTRY) {
+		if (!vec_push(b->reported, b->n_reported, b->cap_reported))
 			return false;
-		r->key = *key;
-		r->owner = *owner;
+		i = b->n_reported - 1;
+		b->reported[i].key = *key;
+		b->reported[i].owner = *owner;
+		if (index_reported(b, i)) {
+			b->n_reported--;
+			return false;
+		}
 	}
-	r->e = *e;
-	r->quiet = false;
+	b->reported[i].e = *e;
+	b->reported[i].quiet = false;
 	return true;
 }
 
@@ -529,8 +619,8 @@ static int each_engine(const void *kp, const void *value, void *ctx)
 	struct drmtop_bpf *b = ew->b;
 	struct drmtop_engine_key *del;
 	struct drmtop_bpf_client *cl;
-	struct drmtop_reported *rep;
 	struct drmtop_engine d;
+	size_t rep;
 	bool grew;
 	int err;
 
@@ -541,15 +631,15 @@ static int each_engine(const void *kp, const void *value, void *ctx)
 	    !unknown_uid(b, key->uid, ew->now, &owner, &err))
 		return err;	/* within the grace period: its record may still come */
 	rep = find_reported(b, key);
-	grew = engine_growth(e, rep ? &rep->e : &zero, &d);
-	if (!rep && (owner.flags & DRMTOP_CLIENT_ORPHAN))
+	grew = engine_growth(e, rep != NO_ENTRY ? &b->reported[rep].e : &zero, &d);
+	if (rep == NO_ENTRY && (owner.flags & DRMTOP_CLIENT_ORPHAN))
 		b->orphan_engines++;
 	if (!grew) {
 		/* kept until a snapshot finds it unchanged, then deleted in the next one */
-		if (!rep)
+		if (rep == NO_ENTRY)
 			return remember_reported(b, key, e, &owner) ? 0 : -ENOMEM;
-		if (!rep->quiet) {
-			rep->quiet = true;
+		if (!b->reported[rep].quiet) {
+			b->reported[rep].quiet = true;
 			return 0;
 		}
 		del = vec_push(ew->del, ew->n_del, ew->cap_del);
@@ -595,21 +685,20 @@ static int delete_quiet(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s,
 {
 	int fd = b->map_fd[MAP_ENGINES], err = 0;
 	struct drmtop_bpf_client *cl;
-	struct drmtop_reported *rep;
 	struct drmtop_engine e, d;
-	size_t i;
+	size_t i, rep;
 
 	for (i = 0; !err && i < ew->n_del; i++) {
 		rep = find_reported(b, &ew->del[i]);
-		if (!rep)
+		if (rep == NO_ENTRY)
 			continue;
 		if (!bpf_map_lookup_and_delete_elem(fd, &ew->del[i], &e) &&
-		    engine_growth(&e, &rep->e, &d)) {
-			cl = owner_entry(s, &rep->owner, &err);
+		    engine_growth(&e, &b->reported[rep].e, &d)) {
+			cl = owner_entry(s, &b->reported[rep].owner, &err);
 			if (!err)
 				err = add_engine(cl, ew->del[i].ring, &d, b->map_fd[MAP_RINGS]);
 		}
-		*rep = b->reported[--b->n_reported];
+		drop_reported(b, rep);
 	}
 	return err;
 }
@@ -645,7 +734,11 @@ static int save_state(const struct drmtop_bpf *b, struct reader_saved *sv)
 	return 0;
 }
 
-/* Back to @sv (the arrays only grew since: what was saved fits). */
+/*
+ * Back to @sv (the arrays only grew since: what was saved fits). Out of memory for the indices,
+ * the reported entries are forgotten: their owners stay known by the retired ring, and their
+ * figures in the map are reported once more as new (counted twice rather than lost).
+ */
 static void restore_state(struct drmtop_bpf *b, const struct reader_saved *sv)
 {
 	if (sv->n_reported)
@@ -655,6 +748,10 @@ static void restore_state(struct drmtop_bpf *b, const struct reader_saved *sv)
 		memcpy(b->orphans, sv->orphans, sv->n_orphans * sizeof(*sv->orphans));
 	b->n_orphans = sv->n_orphans;
 	b->orphan_engines = sv->orphan_engines;
+	if (reindex_reported(b)) {
+		b->n_reported = 0;
+		reindex_reported(b);
+	}
 }
 
 struct oldest {
