@@ -121,7 +121,10 @@ struct drmtop_bpf_prog_stat {
 size_t drmtop_bpf_prog_stats(const struct drmtop_bpf *b, struct drmtop_bpf_prog_stat *out,
 			     size_t max);
 
-/* Fills @s (free it with drmtop_bpf_snapshot_free). Returns 0 or a negative errno. */
+/*
+ * Fills @s (free it with drmtop_bpf_snapshot_free). Returns 0 or a negative errno; a snapshot
+ * that fails loses nothing: what it read of closed clients comes with the next one.
+ */
 int drmtop_bpf_snapshot(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s);
 void drmtop_bpf_snapshot_free(struct drmtop_bpf_snapshot *s);
 

@@ -68,6 +68,11 @@ struct drmtop_bpf_figures {
 	double pct;
 	/* of pct, points that may precede the driver's start: the figure is in [pct - this, pct] */
 	double start_slack_pct;
+	/*
+	 * Running estimates (drmtop_engine_view): the true figure may be this much lower (a job
+	 * counted running had ended) or higher (time an earlier estimate is handing back).
+	 */
+	double inflight_low_pct, inflight_high_pct;
 	/* queue-to-run latency since attach */
 	uint64_t lat_hist[DRMTOP_MODEL_LAT_BUCKETS];
 };

@@ -43,6 +43,13 @@ struct drmtop_engine_view {
 	bool has_rate;
 	double bpf_pct;			/* 100 * busy_delta_ns / interval */
 	double start_slack_pct;		/* 100 * start_slack_delta_ns / interval */
+	/*
+	 * Running estimates make busy_delta_ns uncertain: the true figure lies in
+	 * [busy_delta_ns - inflight_low_delta_ns, busy_delta_ns + inflight_high_delta_ns]
+	 * (a job counted as running had ended; the previous estimate was handed back).
+	 */
+	uint64_t inflight_low_delta_ns, inflight_high_delta_ns;
+	double inflight_low_pct, inflight_high_pct;	/* the same, 100 * ns / interval */
 	__u64 lat_hist[DRMTOP_LAT_BUCKETS];	/* queue-to-run latency since attach */
 };
 

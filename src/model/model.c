@@ -97,13 +97,17 @@ bool drmtop_rates_diverge(double fd_pct, uint64_t fd_start, uint64_t fd_end, dou
 	return fabs(fd_pct - bpf_pct) > threshold_pct + slack;
 }
 
-/* The point of the tracer's bracket [pct - start_slack_pct, pct] nearest @fd_pct. */
+/*
+ * The point of the tracer's bracket nearest @fd_pct: [pct - start_slack_pct, pct], widened by
+ * what running estimates leave uncertain ([- inflight_low_pct, + inflight_high_pct]).
+ */
 static double bracket_nearest(const struct drmtop_bpf_figures *bf, double fd_pct)
 {
-	double low = bf->pct - bf->start_slack_pct;
+	double low = bf->pct - bf->start_slack_pct - bf->inflight_low_pct;
+	double high = bf->pct + bf->inflight_high_pct;
 
-	if (fd_pct >= bf->pct)
-		return bf->pct;
+	if (fd_pct >= high)
+		return high;
 	return fd_pct > low ? fd_pct : low;
 }
 
@@ -195,6 +199,8 @@ static void fill_bpf_figures(struct drmtop_model_engine *me, const struct drmtop
 	bf->jobs_delta = ev->jobs_delta;
 	bf->pct = ev->bpf_pct;
 	bf->start_slack_pct = ev->start_slack_pct;
+	bf->inflight_low_pct = ev->inflight_low_pct;
+	bf->inflight_high_pct = ev->inflight_high_pct;
 	for (i = 0; i < DRMTOP_MODEL_LAT_BUCKETS && i < DRMTOP_LAT_BUCKETS; i++)
 		bf->lat_hist[i] = ev->lat_hist[i];
 	me->in_bpf = true;
@@ -347,6 +353,8 @@ static void fill_engines(struct build *b, struct drmtop_model_client *mc,
 		if (me->in_fdinfo && (me->fd.flags & DRMTOP_FD_RATE) && me->fd.capacity > 1) {
 			me->bpf.pct /= (double)me->fd.capacity;
 			me->bpf.start_slack_pct /= (double)me->fd.capacity;
+			me->bpf.inflight_low_pct /= (double)me->fd.capacity;
+			me->bpf.inflight_high_pct /= (double)me->fd.capacity;
 		}
 		/*
 		 * The driver's share of time (DRMTOP_FD_TIME_RATE) against the tracer's, each over

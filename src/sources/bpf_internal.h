@@ -10,6 +10,7 @@
 #include "drmtop_bpf.h"
 #include "drmtop/bpf_limits.h"
 #include "drmtop/bpf_tracer.h"
+#include "drmtop/util/strmap.h"
 
 struct drmtop_drm_bpf;
 struct drmtop_sched_bpf;
@@ -39,13 +40,15 @@ extern const struct drmtop_bpf_map_size drmtop_bpf_map_sizes[];
 
 /*
  * Test knobs of the map walks (tests/unit/test_bpf_reader.c): zero in normal use.
- * @hook runs between two steps of a walk, with the last key the walk returned, so a test can
- * insert and delete entries the way the tracer does while the reader walks. The reader walks
+ * @hook runs between two steps of a walk (never after the last), with the last key the walk
+ * returned and how many entries it returned since the previous call (1 for a key walk, a batch
+ * for a batch read), so a test can insert and delete entries the way the tracer does while the
+ * reader walks. The reader walks
  * keys; @batch non-zero makes it read in batches of that many entries instead (@no_batch:
  * keys all the same).
  */
 struct drmtop_walk_test {
-	void (*hook)(void *ctx, int fd, const void *last_key);
+	void (*hook)(void *ctx, int fd, const void *last_key, unsigned int returned);
 	void *ctx;
 	unsigned int batch;
 	bool no_batch;
@@ -79,6 +82,12 @@ struct drmtop_bpf {
 	 */
 	struct drmtop_reported *reported;
 	size_t n_reported, cap_reported;
+	/*
+	 * Indices into reported (index + 1 as the value): by "uid:ring" of each entry, and by
+	 * "uid" of one entry of that uid (whose .owner names the client). Indices, not pointers:
+	 * reported grows while the engines walk goes on.
+	 */
+	struct strmap reported_at, reported_uid;
 	/*
 	 * Engine entries whose uid is neither live nor known closed: a client that closed after
 	 * the ring buffer was drained (its record comes with the next snapshot), one opened after
@@ -144,7 +153,8 @@ struct drmtop_walk {
 	int fd;
 	int (*each)(const void *key, const void *value, void *ctx);
 	void *ctx;
-	void (*hook)(void *hook_ctx, int fd, const void *last_key);	/* tests only */
+	/* tests only: see struct drmtop_walk_test */
+	void (*hook)(void *hook_ctx, int fd, const void *last_key, unsigned int returned);
 	void *hook_ctx;
 	unsigned int batch;	/* entries per batch read, 0: the default */
 	bool no_batch;		/* walk keys even where batch reads work (tests) */

@@ -8,6 +8,8 @@
  * it stays in the map for the next snapshot.
  */
 #include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -71,6 +73,23 @@ static struct drmtop_bpf_client *find_uid(struct drmtop_bpf_client *arr, size_t 
 		if (arr[i].c.uid == uid)
 			return &arr[i];
 	return NULL;
+}
+
+static int cmp_client_uid(const void *a, const void *b)
+{
+	__u64 x = ((const struct drmtop_bpf_client *)a)->c.uid;
+	__u64 y = ((const struct drmtop_bpf_client *)b)->c.uid;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The live client @uid of @s, whose clients are sorted by uid once read (read_clients). */
+static struct drmtop_bpf_client *live_client(struct drmtop_bpf_snapshot *s, __u64 uid)
+{
+	struct drmtop_bpf_client key = { .c.uid = uid };
+
+	return s->n_clients ? bsearch(&key, s->clients, s->n_clients, sizeof(key),
+				      cmp_client_uid) : NULL;
 }
 
 static const struct drmtop_client *find_retired(const struct drmtop_bpf *b, __u64 uid)
@@ -226,14 +245,65 @@ static int each_client(const void *key, const void *value, void *ctx)
 	return push_client(&s->clients, &s->n_clients, &s->cap_clients, &c);
 }
 
+/* Sorted by uid: engine, handle and job entries find their live client by bsearch. */
 static int read_clients(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
 {
-	return walk(b, MAP_CLIENTS, each_client, s);
+	int err = walk(b, MAP_CLIENTS, each_client, s);
+
+	if (!err && s->n_clients)
+		qsort(s->clients, s->n_clients, sizeof(*s->clients), cmp_client_uid);
+	return err;
+}
+
+/*
+ * Walks map @map of @b in batch reads (bpf_walk.c): for the handles and objects maps, which
+ * hold one entry per GEM handle and object and are read at every refresh, so that a refresh
+ * costs a bpf() call per 256 entries instead of ~3 per handle (125 ms with the default
+ * handles map full). The key walk where the kernel refuses them, or a test asks for it.
+ */
+static int walk_batched(struct drmtop_bpf *b, enum drmtop_bpf_map map,
+			int (*each)(const void *key, const void *value, void *ctx), void *ctx)
+{
+	struct drmtop_walk w = {
+		.fd = b->map_fd[map], .each = each, .ctx = ctx,
+		.hook = b->walk_test.hook, .hook_ctx = b->walk_test.ctx,
+		.batch = b->walk_test.batch, .no_batch = b->walk_test.no_batch,
+	};
+
+	return drmtop_bpf_map_walk(&w);
+}
+
+/* GEM objects counted shared by drm_show_memory_stats, sorted for bsearch. */
+struct shared_objects {
+	__u64 *obj;
+	size_t n, cap;
+};
+
+static int each_object(const void *key, const void *value, void *ctx)
+{
+	const struct drmtop_object *o = value;
+	struct shared_objects *so = ctx;
+	__u64 *p;
+
+	if (o->handle_count <= 1 && !(o->flags & DRMTOP_OBJ_DMABUF))
+		return 0;
+	p = vec_push(so->obj, so->n, so->cap);
+	if (!p)
+		return -ENOMEM;
+	*p = *(const __u64 *)key;
+	return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	__u64 x = *(const __u64 *)a, y = *(const __u64 *)b;
+
+	return x < y ? -1 : x > y;
 }
 
 struct shared_walk {
 	struct drmtop_bpf_snapshot *s;
-	int objects_fd;
+	const struct shared_objects *so;
 };
 
 /* Live shared bytes, counted the way drm_show_memory_stats counts them, per handle. */
@@ -242,35 +312,128 @@ static int each_handle(const void *key, const void *value, void *ctx)
 	const struct drmtop_handle *h = value;
 	struct shared_walk *sw = ctx;
 	struct drmtop_bpf_client *cl;
-	struct drmtop_object o;
 
 	(void)key;
-	if (bpf_map_lookup_elem(sw->objects_fd, &h->obj, &o))
+	if (!bsearch(&h->obj, sw->so->obj, sw->so->n, sizeof(h->obj), cmp_u64))
 		return 0;
-	if (o.handle_count <= 1 && !(o.flags & DRMTOP_OBJ_DMABUF))
-		return 0;
-	cl = find_uid(sw->s->clients, sw->s->n_clients, h->uid);
+	cl = live_client(sw->s, h->uid);
 	if (cl)
 		cl->c.mem_shared += h->size;
 	return 0;
 }
 
+/*
+ * The objects map first, then the handles map, each read whole in batches: no bpf() call per
+ * entry. An object's sharing is as the objects walk saw it, as it was when the handles walk
+ * looked it up before (a handle made or released in between moves it either way alike). With
+ * no shared object at all the handles are not read.
+ */
 static int compute_shared(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
 {
-	struct shared_walk sw = { .s = s, .objects_fd = b->map_fd[MAP_OBJECTS] };
+	struct shared_objects so = {};
+	struct shared_walk sw = { .s = s, .so = &so };
+	int err;
 
-	return walk(b, MAP_HANDLES, each_handle, &sw);
+	err = walk_batched(b, MAP_OBJECTS, each_object, &so);
+	if (!err && so.n) {
+		qsort(so.obj, so.n, sizeof(*so.obj), cmp_u64);
+		err = walk_batched(b, MAP_HANDLES, each_handle, &sw);
+	}
+	free(so.obj);
+	return err;
 }
 
-static struct drmtop_reported *find_reported(struct drmtop_bpf *b,
-					     const struct drmtop_engine_key *key)
+#define NO_ENTRY	SIZE_MAX
+
+static void key_at(char *buf, size_t len, const struct drmtop_engine_key *key)
+{
+	snprintf(buf, len, "%llx:%llx", (unsigned long long)key->uid,
+		 (unsigned long long)key->ring);
+}
+
+static void key_uid(char *buf, size_t len, __u64 uid)
+{
+	snprintf(buf, len, "%llx", (unsigned long long)uid);
+}
+
+/* Index of @key's entry in b->reported, NO_ENTRY if none. */
+static size_t find_reported(const struct drmtop_bpf *b, const struct drmtop_engine_key *key)
+{
+	char k[40];
+	void *v;
+
+	key_at(k, sizeof(k), key);
+	v = strmap_get(&b->reported_at, k);
+	return v ? (size_t)(uintptr_t)v - 1 : NO_ENTRY;
+}
+
+/* Puts b->reported[@i] into both indices; -ENOMEM (indices unchanged for it) if it fails. */
+static int index_reported(struct drmtop_bpf *b, size_t i)
+{
+	const struct drmtop_engine_key *key = &b->reported[i].key;
+	char k[40];
+
+	key_uid(k, sizeof(k), key->uid);
+	if (!strmap_get(&b->reported_uid, k) &&
+	    strmap_put(&b->reported_uid, k, (void *)(uintptr_t)(i + 1)))
+		return -ENOMEM;
+	key_at(k, sizeof(k), key);
+	if (strmap_put(&b->reported_at, k, (void *)(uintptr_t)(i + 1))) {
+		key_uid(k, sizeof(k), key->uid);
+		if (strmap_get(&b->reported_uid, k) == (void *)(uintptr_t)(i + 1))
+			strmap_del(&b->reported_uid, k);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Both indices again from b->reported (after it was restored from a copy). */
+static int reindex_reported(struct drmtop_bpf *b)
 {
 	size_t i;
 
+	strmap_fini(&b->reported_at);
+	strmap_fini(&b->reported_uid);
+	strmap_init(&b->reported_at);
+	strmap_init(&b->reported_uid);
 	for (i = 0; i < b->n_reported; i++)
-		if (b->reported[i].key.uid == key->uid && b->reported[i].key.ring == key->ring)
-			return &b->reported[i];
-	return NULL;
+		if (index_reported(b, i))
+			return -ENOMEM;
+	return 0;
+}
+
+/*
+ * Removes b->reported[@i]; the last entry takes its place. If it was its uid's entry in
+ * reported_uid, another of that uid takes over (a scan, only then: a closed client has an
+ * entry per ring it used).
+ */
+static void drop_reported(struct drmtop_bpf *b, size_t i)
+{
+	__u64 uid = b->reported[i].key.uid;
+	size_t last = b->n_reported - 1, j;
+	char k[40];
+
+	key_at(k, sizeof(k), &b->reported[i].key);
+	strmap_del(&b->reported_at, k);
+	key_uid(k, sizeof(k), uid);
+	if (strmap_get(&b->reported_uid, k) == (void *)(uintptr_t)(i + 1)) {
+		strmap_del(&b->reported_uid, k);
+		for (j = 0; j < b->n_reported; j++)
+			if (j != i && b->reported[j].key.uid == uid) {
+				/* a put that fails leaves the uid to the retired ring only */
+				strmap_put(&b->reported_uid, k, (void *)(uintptr_t)(j + 1));
+				break;
+			}
+	}
+	if (i != last) {
+		b->reported[i] = b->reported[last];
+		key_at(k, sizeof(k), &b->reported[i].key);
+		strmap_put(&b->reported_at, k, (void *)(uintptr_t)(i + 1));	/* replaces */
+		key_uid(k, sizeof(k), b->reported[i].key.uid);
+		if (strmap_get(&b->reported_uid, k) == (void *)(uintptr_t)(last + 1))
+			strmap_put(&b->reported_uid, k, (void *)(uintptr_t)(i + 1));
+	}
+	b->n_reported--;
 }
 
 /* @now - @before into @d; false when nothing grew. */
@@ -316,44 +479,58 @@ static struct drmtop_bpf_client *owner_entry(struct drmtop_bpf_snapshot *s,
 	return *err ? NULL : &(*arr)[*n - 1];
 }
 
-/* The closed or settled orphan client @uid, NULL if none is known. */
-static const struct drmtop_client *find_owner(struct drmtop_bpf *b,
-					      const struct drmtop_bpf_snapshot *s, __u64 uid)
+/*
+ * The closed or settled orphan client @uid into *@out; false if none is known. A copy, not a
+ * pointer: what it is found in (this snapshot's closed list, b->reported) grows while the
+ * engines walk goes on, and a pointer into it would then read freed memory.
+ */
+static bool find_owner(struct drmtop_bpf *b, const struct drmtop_bpf_snapshot *s, __u64 uid,
+		       struct drmtop_client *out)
 {
 	const struct drmtop_client *c;
+	char k[40];
 	size_t i;
+	void *v;
 
 	for (i = 0; i < s->n_closed; i++)
-		if (s->closed[i].c.uid == uid)
-			return &s->closed[i].c;
+		if (s->closed[i].c.uid == uid) {
+			*out = s->closed[i].c;
+			return true;
+		}
 	c = find_retired(b, uid);
-	if (c)
-		return c;
+	if (c) {
+		*out = *c;
+		return true;
+	}
 	/* reported before and since pushed out of the retired ring by later closes */
-	for (i = 0; i < b->n_reported; i++)
-		if (b->reported[i].key.uid == uid)
-			return &b->reported[i].owner;
-	return NULL;
+	key_uid(k, sizeof(k), uid);
+	v = strmap_get(&b->reported_uid, k);
+	if (!v)
+		return false;
+	*out = b->reported[(uintptr_t)v - 1].owner;
+	return true;
 }
 
-/* Remembers what was reported of a closed client's engine entry; NULL if out of memory. */
-static struct drmtop_reported *remember_reported(struct drmtop_bpf *b,
-						 const struct drmtop_engine_key *key,
-						 const struct drmtop_engine *e,
-						 const struct drmtop_client *owner)
+/* Remembers what was reported of a closed client's engine entry; false if out of memory. */
+static bool remember_reported(struct drmtop_bpf *b, const struct drmtop_engine_key *key,
+			      const struct drmtop_engine *e, const struct drmtop_client *owner)
 {
-	struct drmtop_reported *r = find_reported(b, key);
+	size_t i = find_reported(b, key);
 
-	if (!r) {
-		r = vec_push(b->reported, b->n_reported, b->cap_reported);
-		if (!r)
-			return NULL;
-		r->key = *key;
-		r->owner = *owner;
+	if (i == NO_ENTRY) {
+		if (!vec_push(b->reported, b->n_reported, b->cap_reported))
+			return false;
+		i = b->n_reported - 1;
+		b->reported[i].key = *key;
+		b->reported[i].owner = *owner;
+		if (index_reported(b, i)) {
+			b->n_reported--;
+			return false;
+		}
 	}
-	r->e = *e;
-	r->quiet = false;
-	return r;
+	b->reported[i].e = *e;
+	b->reported[i].quiet = false;
+	return true;
 }
 
 static struct drmtop_orphan *find_orphan(struct drmtop_bpf *b, __u64 uid)
@@ -367,11 +544,12 @@ static struct drmtop_orphan *find_orphan(struct drmtop_bpf *b, __u64 uid)
 }
 
 /*
- * @uid has no live or known closed client in this snapshot. Returns the orphan client to
- * settle its entries with once the grace period is over, NULL until then (or on ENOMEM, *err).
+ * @uid has no live or known closed client in this snapshot. Copies the orphan client to settle
+ * its entries with into *@out once the grace period is over and returns true; false until then
+ * (or on ENOMEM, *err).
  */
-static const struct drmtop_client *unknown_uid(struct drmtop_bpf *b, __u64 uid, __u64 now,
-					       int *err)
+static bool unknown_uid(struct drmtop_bpf *b, __u64 uid, __u64 now, struct drmtop_client *out,
+			int *err)
 {
 	__u64 grace_ns = b->orphan_grace_ns ? b->orphan_grace_ns : DRMTOP_BPF_ORPHAN_GRACE_NS;
 	unsigned int grace = b->orphan_grace_snaps ? b->orphan_grace_snaps :
@@ -384,7 +562,7 @@ static const struct drmtop_client *unknown_uid(struct drmtop_bpf *b, __u64 uid, 
 		o = vec_push(b->orphans, b->n_orphans, b->cap_orphans);
 		if (!o) {
 			*err = -ENOMEM;
-			return NULL;
+			return false;
 		}
 		o->uid = uid;
 		o->first_seq = b->seq;
@@ -396,13 +574,31 @@ static const struct drmtop_client *unknown_uid(struct drmtop_bpf *b, __u64 uid, 
 				o->c = b->prev_live[i];
 	}
 	o->last_seq = b->seq;
-	if (b->seq - o->first_seq < grace || now - o->first_ns < grace_ns)
-		return NULL;
-	/* settled: from now on a known client, as a closed one whose record was drained */
+	if (!(o->c.flags & DRMTOP_CLIENT_ORPHAN) &&
+	    (b->seq - o->first_seq < grace || now - o->first_ns < grace_ns))
+		return false;
+	/*
+	 * settled: from now on a known client, as a closed one whose record was drained (retired
+	 * when the snapshot is returned: settle_orphans)
+	 */
 	o->c.flags |= DRMTOP_CLIENT_CLOSED | DRMTOP_CLIENT_ORPHAN;
 	o->c.close_ns = 0;
-	retire(b, &o->c);
-	return find_retired(b, uid);
+	*out = o->c;
+	return true;
+}
+
+/* Orphans settled in this snapshot join the retired ring; unknown uids not met again go. */
+static void settle_orphans(struct drmtop_bpf *b)
+{
+	size_t i, j;
+
+	for (i = 0, j = 0; i < b->n_orphans; i++) {
+		if (b->orphans[i].c.flags & DRMTOP_CLIENT_ORPHAN)
+			retire(b, &b->orphans[i].c);
+		else if (b->orphans[i].last_seq == b->seq)
+			b->orphans[j++] = b->orphans[i];
+	}
+	b->n_orphans = j;
 }
 
 struct engines_walk {
@@ -418,35 +614,32 @@ static int each_engine(const void *kp, const void *value, void *ctx)
 	static const struct drmtop_engine zero;
 	const struct drmtop_engine_key *key = kp;
 	const struct drmtop_engine *e = value;
-	const struct drmtop_client *owner;
 	struct engines_walk *ew = ctx;
+	struct drmtop_client owner;
 	struct drmtop_bpf *b = ew->b;
 	struct drmtop_engine_key *del;
 	struct drmtop_bpf_client *cl;
-	struct drmtop_reported *rep;
 	struct drmtop_engine d;
+	size_t rep;
 	bool grew;
 	int err;
 
-	cl = find_uid(ew->s->clients, ew->s->n_clients, key->uid);
+	cl = live_client(ew->s, key->uid);
 	if (cl)
 		return add_engine(cl, key->ring, e, b->map_fd[MAP_RINGS]);
-	owner = find_owner(b, ew->s, key->uid);
-	if (!owner) {
-		owner = unknown_uid(b, key->uid, ew->now, &err);
-		if (!owner)
-			return err;	/* within the grace period: its record may still come */
-	}
+	if (!find_owner(b, ew->s, key->uid, &owner) &&
+	    !unknown_uid(b, key->uid, ew->now, &owner, &err))
+		return err;	/* within the grace period: its record may still come */
 	rep = find_reported(b, key);
-	grew = engine_growth(e, rep ? &rep->e : &zero, &d);
-	if (!rep && (owner->flags & DRMTOP_CLIENT_ORPHAN))
+	grew = engine_growth(e, rep != NO_ENTRY ? &b->reported[rep].e : &zero, &d);
+	if (rep == NO_ENTRY && (owner.flags & DRMTOP_CLIENT_ORPHAN))
 		b->orphan_engines++;
 	if (!grew) {
 		/* kept until a snapshot finds it unchanged, then deleted in the next one */
-		if (!rep)
-			return remember_reported(b, key, e, owner) ? 0 : -ENOMEM;
-		if (!rep->quiet) {
-			rep->quiet = true;
+		if (rep == NO_ENTRY)
+			return remember_reported(b, key, e, &owner) ? 0 : -ENOMEM;
+		if (!b->reported[rep].quiet) {
+			b->reported[rep].quiet = true;
 			return 0;
 		}
 		del = vec_push(ew->del, ew->n_del, ew->cap_del);
@@ -455,10 +648,10 @@ static int each_engine(const void *kp, const void *value, void *ctx)
 		*del = *key;
 		return 0;
 	}
-	cl = owner_entry(ew->s, owner, &err);
+	cl = owner_entry(ew->s, &owner, &err);
 	if (!err)
 		err = add_engine(cl, key->ring, &d, b->map_fd[MAP_RINGS]);
-	if (!err && !remember_reported(b, key, e, owner))
+	if (!err && !remember_reported(b, key, e, &owner))
 		err = -ENOMEM;
 	return err;
 }
@@ -472,39 +665,93 @@ static int each_engine(const void *kp, const void *value, void *ctx)
  * client is known for waits for the grace period (its close record may still be on its way),
  * then goes the same way as an orphan's: nothing in the map outlives its client for long.
  */
-static int read_engines(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
+static int read_engines(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s,
+			struct engines_walk *ew)
 {
-	struct engines_walk ew = { .b = b, .s = s };
-	int fd = b->map_fd[MAP_ENGINES], err;
-	struct drmtop_bpf_client *cl;
-	struct drmtop_reported *rep;
-	struct drmtop_engine e, d;
 	struct timespec ts;
-	size_t i, j;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	ew.now = (__u64)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-	err = walk(b, MAP_ENGINES, each_engine, &ew);
-	for (i = 0; !err && i < ew.n_del; i++) {
-		rep = find_reported(b, &ew.del[i]);
-		if (!rep)
+	*ew = (struct engines_walk){ .b = b, .s = s };
+	ew->now = (__u64)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+	return walk(b, MAP_ENGINES, each_engine, ew);
+}
+
+/*
+ * Deletes the closed clients' entries read_engines found unchanged twice, once the snapshot
+ * can no longer fail otherwise: what a job that ended since the walk added is reported here.
+ */
+static int delete_quiet(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s,
+			const struct engines_walk *ew)
+{
+	int fd = b->map_fd[MAP_ENGINES], err = 0;
+	struct drmtop_bpf_client *cl;
+	struct drmtop_engine e, d;
+	size_t i, rep;
+
+	for (i = 0; !err && i < ew->n_del; i++) {
+		rep = find_reported(b, &ew->del[i]);
+		if (rep == NO_ENTRY)
 			continue;
-		if (!bpf_map_lookup_and_delete_elem(fd, &ew.del[i], &e) &&
-		    engine_growth(&e, &rep->e, &d)) {
-			cl = owner_entry(s, &rep->owner, &err);
+		if (!bpf_map_lookup_and_delete_elem(fd, &ew->del[i], &e) &&
+		    engine_growth(&e, &b->reported[rep].e, &d)) {
+			cl = owner_entry(s, &b->reported[rep].owner, &err);
 			if (!err)
-				err = add_engine(cl, ew.del[i].ring, &d, b->map_fd[MAP_RINGS]);
+				err = add_engine(cl, ew->del[i].ring, &d, b->map_fd[MAP_RINGS]);
 		}
-		*rep = b->reported[--b->n_reported];
+		drop_reported(b, rep);
 	}
-	free(ew.del);
-	/* unknown uids this snapshot did not meet again are known now, or their entries gone */
-	for (i = 0, j = 0; i < b->n_orphans; i++)
-		if (b->orphans[i].last_seq == b->seq && !(b->orphans[i].c.flags &
-							   DRMTOP_CLIENT_ORPHAN))
-			b->orphans[j++] = b->orphans[i];
-	b->n_orphans = j;
 	return err;
+}
+
+/*
+ * What a snapshot changes in the reader's memory of closed and unknown clients, kept aside so
+ * that a snapshot that fails leaves it as it was: the next one reports the same figures again.
+ */
+struct reader_saved {
+	struct drmtop_reported *reported;
+	size_t n_reported;
+	struct drmtop_orphan *orphans;
+	size_t n_orphans;
+	__u64 orphan_engines;
+};
+
+static int save_state(const struct drmtop_bpf *b, struct reader_saved *sv)
+{
+	sv->n_reported = b->n_reported;
+	sv->n_orphans = b->n_orphans;
+	sv->orphan_engines = b->orphan_engines;
+	sv->reported = malloc((b->n_reported ? b->n_reported : 1) * sizeof(*sv->reported));
+	sv->orphans = malloc((b->n_orphans ? b->n_orphans : 1) * sizeof(*sv->orphans));
+	if (!sv->reported || !sv->orphans) {
+		free(sv->reported);
+		free(sv->orphans);
+		return -ENOMEM;
+	}
+	if (b->n_reported)
+		memcpy(sv->reported, b->reported, b->n_reported * sizeof(*sv->reported));
+	if (b->n_orphans)
+		memcpy(sv->orphans, b->orphans, b->n_orphans * sizeof(*sv->orphans));
+	return 0;
+}
+
+/*
+ * Back to @sv (the arrays only grew since: what was saved fits). Out of memory for the indices,
+ * the reported entries are forgotten: their owners stay known by the retired ring, and their
+ * figures in the map are reported once more as new (counted twice rather than lost).
+ */
+static void restore_state(struct drmtop_bpf *b, const struct reader_saved *sv)
+{
+	if (sv->n_reported)
+		memcpy(b->reported, sv->reported, sv->n_reported * sizeof(*sv->reported));
+	b->n_reported = sv->n_reported;
+	if (sv->n_orphans)
+		memcpy(b->orphans, sv->orphans, sv->n_orphans * sizeof(*sv->orphans));
+	b->n_orphans = sv->n_orphans;
+	b->orphan_engines = sv->orphan_engines;
+	if (reindex_reported(b)) {
+		b->n_reported = 0;
+		reindex_reported(b);
+	}
 }
 
 struct oldest {
@@ -557,7 +804,7 @@ static int add_running(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
 
 	err = walk(b, MAP_JOBS, each_job, &rw);
 	for (i = 0; !err && i < rw.n; i++) {
-		struct drmtop_bpf_client *cl = find_uid(s->clients, s->n_clients, rw.old[i].uid);
+		struct drmtop_bpf_client *cl = live_client(s, rw.old[i].uid);
 		struct drmtop_engine zero = {};
 		struct drmtop_ring r = {};
 		__u64 start;
@@ -652,8 +899,17 @@ static void name_kernel_clients(struct drmtop_bpf_snapshot *s)
 	}
 }
 
+/*
+ * A snapshot that fails returns nothing and leaves the reader as it was: close records stay
+ * pending, engine figures of closed clients unreported (save_state), entries in the map. Only
+ * delete_quiet, last, changes the maps; if it runs out of memory, what a job of a closed client
+ * added in the moment between the walk and the delete of its entry is lost.
+ */
 int drmtop_bpf_snapshot(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
 {
+	struct engines_walk ew = {};
+	struct reader_saved sv = {};
+	bool saved = false;
 	struct timespec ts;
 	__u32 k;
 	size_t i;
@@ -671,17 +927,21 @@ int drmtop_bpf_snapshot(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
 		err = push_client(&s->closed, &s->n_closed, &s->cap_closed, &b->pending[i]);
 		if (err)
 			goto fail;
-		retire(b, &b->pending[i]);
 	}
-	b->n_pending = 0;
 
 	err = read_clients(b, s);
+	if (!err)
+		err = compute_shared(b, s);
+	if (!err)
+		err = read_devices(b, s);
+	if (!err)
+		err = read_gpu_mem(b, s);
+	if (!err)
+		err = save_state(b, &sv);
 	if (err)
 		goto fail;
-	err = compute_shared(b, s);
-	if (err)
-		goto fail;
-	err = read_engines(b, s);
+	saved = true;
+	err = read_engines(b, s, &ew);
 	if (err)
 		goto fail;
 	/*
@@ -694,12 +954,15 @@ int drmtop_bpf_snapshot(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
 	err = add_running(b, s);
 	if (err)
 		goto fail;
-	err = read_devices(b, s);
+	/* who was live, for naming a client whose close record turns out lost */
+	err = vec_reserve(b->prev_live, b->cap_prev_live, s->n_clients);
+	if (!err)
+		err = delete_quiet(b, s, &ew);
 	if (err)
 		goto fail;
-	err = read_gpu_mem(b, s);
-	if (err)
-		goto fail;
+	for (i = 0; i < s->n_clients; i++)
+		b->prev_live[i] = s->clients[i].c;
+	b->n_prev_live = s->n_clients;
 	name_kernel_clients(s);
 	for (k = 0; k < DRMTOP_CNT_MAX; k++)
 		bpf_map_lookup_elem(b->map_fd[MAP_COUNTERS], &k, &s->counters[k]);
@@ -707,15 +970,21 @@ int drmtop_bpf_snapshot(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
 	count_evicted_timelines(b, s);
 	prune_handles(b);
 	s->counters[DRMTOP_CNT_HANDLES_PRUNED] += b->handles_pruned;
-	/* who was live, for naming a client whose close record turns out lost */
-	err = vec_reserve(b->prev_live, b->cap_prev_live, s->n_clients);
-	if (err)
-		goto fail;
-	for (i = 0; i < s->n_clients; i++)
-		b->prev_live[i] = s->clients[i].c;
-	b->n_prev_live = s->n_clients;
+	settle_orphans(b);
+	/* the close records stayed pending until a snapshot holding them is returned */
+	for (i = 0; i < b->n_pending; i++)
+		retire(b, &b->pending[i]);
+	b->n_pending = 0;
+	free(ew.del);
+	free(sv.reported);
+	free(sv.orphans);
 	return 0;
 fail:
+	if (saved)
+		restore_state(b, &sv);
+	free(ew.del);
+	free(sv.reported);
+	free(sv.orphans);
 	drmtop_bpf_snapshot_free(s);
 	return err;
 }

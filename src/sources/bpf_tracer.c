@@ -633,6 +633,8 @@ void drmtop_bpf_close(struct drmtop_bpf *b)
 	btf__free(b->vmlinux_btf);
 	free(b->pending);
 	free(b->reported);
+	strmap_fini(&b->reported_at);
+	strmap_fini(&b->reported_uid);
 	free(b->orphans);
 	free(b->prev_live);
 	free(b);

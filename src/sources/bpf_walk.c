@@ -13,14 +13,16 @@
  * Batch reads (BPF_MAP_LOOKUP_BATCH, 5.6+) carry a bucket index instead of a key. Every map
  * drmtop walks is a BPF_MAP_TYPE_HASH, which has them on 6.1 and 6.12 (htab_map_ops; checked
  * in both sources and on those kernels by tests/unit/test_bpf_reader.c in the VM guests). The
- * reader does not use them: one batch call scans every empty bucket up to the next entries
- * with the RCU read lock held and migration disabled, and the handles and objects maps have
- * 262144 buckets, mostly empty. In the 6.12 VM suite under TCG, with batch reads every 100 ms
- * (bpfdump), VM case 41 measured compute busy time 1-2.6 % above simgpu's in 3 runs of 4
- * (1 of 4 passed), with the key walk 2 of 2 passed, the old walk 4 of 4: the long calls delay
- * the scheduler's work between its run tracepoint and the driver's run_job. Where a kernel or
- * map refuses batch reads (EINVAL, ENOTSUPP, EOPNOTSUPP) a batch walk falls back to the key
- * walk.
+ * reader reads the handles and objects maps in batches (bpf_reader.c, compute_shared): read at
+ * every refresh, a call per entry cost ~3 bpf() calls a handle, 125 ms with the default map full
+ * (and 69 ms against 10 ms batched on a native 6.12 host). Its other maps are walked by key:
+ * one batch call scans every empty bucket up to the next entries with the RCU read lock held
+ * and migration disabled; with maps of 262144 buckets, mostly empty, read every 100 ms
+ * (bpfdump), VM case 41 in the 6.12 suite under TCG measured compute busy time 1-2.6 % above
+ * simgpu's in 3 runs of 4 (the key walk: 2 of 2 passed): the long calls delayed the
+ * scheduler's work between its run tracepoint and the driver's run_job. The handles and
+ * objects maps have 32768 buckets by default. Where a kernel or map refuses batch reads
+ * (EINVAL, ENOTSUPP, EOPNOTSUPP) a batch walk falls back to the key walk.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -134,7 +136,7 @@ static int key_walk(const struct drmtop_walk *w, const struct bpf_map_info *info
 		if (err)
 			break;
 		if (w->hook)
-			w->hook(w->hook_ctx, w->fd, key);
+			w->hook(w->hook_ctx, w->fd, key, 1);
 	}
 out:
 	free(seen.keys);
@@ -190,8 +192,9 @@ static int batch_walk(const struct drmtop_walk *w, const struct bpf_map_info *in
 				      values + (size_t)i * info->value_size, w->ctx);
 		if (err)
 			break;
-		if (w->hook && count)
-			w->hook(w->hook_ctx, w->fd, keys + (size_t)(count - 1) * info->key_size);
+		if (w->hook && count && !last)
+			w->hook(w->hook_ctx, w->fd, keys + (size_t)(count - 1) * info->key_size,
+				count);
 	}
 	free(keys);
 	free(values);
