@@ -51,8 +51,11 @@ UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(UNIT_SRCS))
 UNIT_HELPERS := $(filter-out $(UNIT_SRCS),$(wildcard tests/unit/*.c))
 
-# Fragments append to these.
+# Fragments append to these. TEST_PARALLEL and TEST_ALONE name stages of TEST_TARGETS that boot
+# a VM: TEST_PARALLEL's checks hold with another VM beside them, TEST_ALONE's need the host.
 TEST_TARGETS :=
+TEST_PARALLEL :=
+TEST_ALONE :=
 CLEAN_PATHS :=
 
 .PHONY: all clean install uninstall test unit-test
@@ -109,24 +112,41 @@ FIXTURE_DIR ?= ../shared/fdinfo_samples
 RESULTS := $(OUTPUT)/test-results
 export RESULTS
 
+# Every stage's recipe runs under scripts/run-stage.py STAGE -- CMD...: a stage fails, in
+# $(RESULTS)/STAGE, if anything it started outlives it, and that is killed.
+STAGE_RUN := scripts/run-stage.py
+
 unit-test: $(UNIT_BINS)
-	@scripts/run-unit-tests.sh $(UNIT_BINS)
+	@$(STAGE_RUN) unit -- scripts/run-unit-tests.sh $(UNIT_BINS)
 
 # Kernel style, the parts a machine can check (scripts/check-style.sh says which).
 TEST_TARGETS += style
 .PHONY: style
 style:
-	@scripts/check-layers.sh && scripts/check-style.sh
+	@$(STAGE_RUN) style -- sh -c 'scripts/check-layers.sh && scripts/check-style.sh'
+
+# The test machinery itself (scripts/harness-test.sh): the stage wrapper, vm-deps, sid-root.sh.
+TEST_TARGETS += harness
+.PHONY: harness
+harness:
+	@$(STAGE_RUN) harness -- scripts/harness-test.sh
 
 -include $(wildcard tests/*/*.mk tests/kmod/*/*.mk)
 -include $(wildcard bench/*.mk)
 
 # The whole suite: host unit tests, then every stage the fragments add (the VM suites). Each
 # stage writes "<passed> <failed>" to $(RESULTS)/<stage>; all stages run even if one fails, and a
-# stage that wrote nothing counts as failed.
+# stage that wrote nothing counts as failed. The host stages run one at a time, then the VM
+# stages of TEST_PARALLEL TEST_JOBS (2) at a time, longest first, each stage's output held back
+# and printed whole when it ends (--output-sync), then TEST_ALONE's one at a time.
+TEST_JOBS ?= 2
+TEST_HOST = $(filter-out $(TEST_PARALLEL) $(TEST_ALONE),$(TEST_TARGETS))
 test: all
 	@rm -rf $(RESULTS) && mkdir -p $(RESULTS)
-	@$(MAKE) --no-print-directory -k unit-test $(TEST_TARGETS) || true
+	@$(MAKE) --no-print-directory -k unit-test $(TEST_HOST) || true
+	@$(MAKE) --no-print-directory -k -j$(TEST_JOBS) --output-sync=recurse \
+		$(filter $(TEST_TARGETS),$(TEST_PARALLEL)) || true
+	@$(MAKE) --no-print-directory -k $(filter $(TEST_TARGETS),$(TEST_ALONE)) || true
 	@scripts/summarise-tests.sh $(RESULTS) unit $(TEST_TARGETS)
 
 install: $(OUTPUT)/drmtop

@@ -32,7 +32,8 @@ bench: all simgpu-modules $(OUTPUT)/tests/simgpu-workload $(BENCH_BINS)
 		bench/run-bench.sh $(BENCH_KERNELS)
 
 TEST_TARGETS += bench-smoke
+TEST_PARALLEL += bench-smoke
 bench-smoke: all simgpu-modules $(OUTPUT)/tests/simgpu-workload $(BENCH_BINS)
-	@mkdir -p $(RESULTS); \
-	if BENCH_SMOKE=1 BENCH_TIMEOUT=900 bench/run-bench.sh 6.12; then echo "1 0" >$(RESULTS)/bench-smoke; \
-	else echo "0 1" >$(RESULTS)/bench-smoke; exit 1; fi
+	@mkdir -p $(RESULTS); $(STAGE_RUN) bench-smoke -- sh -c \
+	'if BENCH_SMOKE=1 BENCH_TIMEOUT=900 bench/run-bench.sh 6.12; then echo "1 0" >$(RESULTS)/bench-smoke; \
+	else echo "0 1" >$(RESULTS)/bench-smoke; exit 1; fi'

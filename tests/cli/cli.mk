@@ -4,11 +4,11 @@ TEST_TARGETS += cli
 
 .PHONY: cli
 cli: $(OUTPUT)/drmtop
-	@DRMTOP=$(OUTPUT)/drmtop tests/cli/cli-test.sh
+	@DRMTOP=$(OUTPUT)/drmtop $(STAGE_RUN) cli -- tests/cli/cli-test.sh
 
 # The manual page renders cleanly and documents every option (host, no root).
 TEST_TARGETS += man
 
 .PHONY: man
 man: $(OUTPUT)/drmtop
-	@DRMTOP=$(OUTPUT)/drmtop tests/cli/man-test.sh
+	@DRMTOP=$(OUTPUT)/drmtop $(STAGE_RUN) man -- tests/cli/man-test.sh

@@ -25,7 +25,7 @@ FUZZ_HELPERS := tests/fuzz/json_check.c tests/unit/fake_clients.c
 fuzz-build: $(FUZZ_BINS) $(FUZZ_DIR)/seeds.stamp
 
 fuzz: fuzz-build
-	@FUZZ_SEED=$(FUZZ_SEED) tests/fuzz/run-fuzz.sh $(FUZZ_DIR) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+	@FUZZ_SEED=$(FUZZ_SEED) $(STAGE_RUN) fuzz -- tests/fuzz/run-fuzz.sh $(FUZZ_DIR) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 # Always asked, as the sub-make knows the library's real dependencies; not phony, so the
 # fuzzers are relinked only when the archive really changed.

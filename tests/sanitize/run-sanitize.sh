@@ -25,6 +25,9 @@ finish() {
 flags="-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all"
 export ASAN_OPTIONS="detect_leaks=1:detect_stack_use_after_return=1${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
+# No option bounds LeakSanitizer's exit-time check: a SIGCONT that comes while its tracer attaches
+# discards the attach's SIGSTOP and the process spins in sched_yield for ever. The CLI test never
+# hangs up a live drmtop (tui_stop says why), and scripts/run-stage.py kills what outlives a stage.
 export LSAN_OPTIONS="${LSAN_OPTIONS:-}"
 
 # One make with its own OUTPUT: build/san gets its own objects, skeletons and results, so the

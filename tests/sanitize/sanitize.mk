@@ -8,4 +8,4 @@ SAN_DIR := $(OUTPUT)/san
 
 .PHONY: sanitize
 sanitize: $(OUTPUT)/drmtop
-	@MAKE="$(MAKE)" CLANG="$(CLANG)" tests/sanitize/run-sanitize.sh $(OUTPUT) $(SAN_DIR)
+	@MAKE="$(MAKE)" CLANG="$(CLANG)" $(STAGE_RUN) sanitize -- tests/sanitize/run-sanitize.sh $(OUTPUT) $(SAN_DIR)

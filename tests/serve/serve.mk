@@ -4,4 +4,4 @@ TEST_TARGETS += serve
 
 .PHONY: serve
 serve: $(OUTPUT)/drmtop
-	@DRMTOP=$(OUTPUT)/drmtop tests/serve/serve-test.sh
+	@DRMTOP=$(OUTPUT)/drmtop $(STAGE_RUN) serve -- tests/serve/serve-test.sh

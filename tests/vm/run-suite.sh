@@ -11,6 +11,9 @@
 # (VM_CASE_TIMEOUT seconds, default 300, or more where the case says "# case-timeout: N" in its
 # first lines) adds one failure of its own. Cases named in VM_SKIP_CASES (by spaces or commas)
 # are not run (the stage that runs them elsewhere, e.g. vm-soak, counts them) and count nothing.
+# VM_CASE_SET=exact runs only the cases that say "# parallel-safe: <why>" in their first five
+# lines (their checks hold with another VM on the host), VM_CASE_SET=timed only the others
+# (make test runs those with no other VM beside them); unset, every case.
 # Writes "<passed> <failed>" to $VM_RESULTS/suite-result after every case, so a suite cut short
 # still leaves what it counted, and exits non-zero when anything failed.
 set -u
@@ -46,6 +49,12 @@ for f in $cases; do
 	name=$(basename "$f" .sh)
 	case " $(echo "${VM_SKIP_CASES:-}" | tr ',' ' ') " in *" $name "*)
 		echo "=== $name: not run here (VM_SKIP_CASES)"
+		continue ;;
+	esac
+	safe=$(head -n 5 "$f" | grep -c '^# parallel-safe: ')
+	case ${VM_CASE_SET:-}:$safe in
+	exact:0 | timed:1)
+		echo "=== $name: not run here (not in VM_CASE_SET=$VM_CASE_SET)"
 		continue ;;
 	esac
 	ncases=$((ncases + 1))

@@ -20,6 +20,15 @@
 #                                   it), HOSTDIR bound on DIR; the mounts live in a private mount
 #                                   namespace and vanish with CMD
 #
+# Several runs may share one chroot (SID_ROOT) at once: `prepare` makes and refreshes it holding
+# an exclusive lock on SID_ROOT.lock, `run` holds a shared one while CMD runs, so no build sees
+# packages change under it. A new chroot is made in SID_ROOT.tmp.<pid> and renamed into place
+# complete; nothing ever deletes SID_ROOT: an SID_ROOT without its marker is something this
+# script did not make (or an older one still making it in place) and is reported, not removed.
+# Only SID_ROOT.tmp.* left by a preparer that died are removed, under the exclusive lock
+# (every maker holds it until its rename, so a temporary directory seen then is nobody's).
+# SID_DEBOOTSTRAP replaces the debootstrap command (tests/vm/sid-root-test.sh).
+#
 # Needs root (debootstrap, chroot, unshare) and debootstrap (scripts/install-deps.sh).
 # Checked 2026-11 with bookworm's debootstrap 1.0.128: sid, linux-headers-7.2.13+deb14-amd64,
 # gcc-16 16.2.0; making the chroot takes about 50 s, installing the compiler and headers 30 s.
@@ -28,6 +37,18 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd -P)
 root=${SID_ROOT:-$top/build/sid}
+# One spelling per chroot, so that every run locks the same file: no trailing slash (which
+# would put the lock and the temporary directory inside the chroot), the parent's physical
+# path (two paths through a symlink are one chroot).
+while [ "${root%/}" != "$root" ] && [ "$root" != / ]; do root=${root%/}; done
+case $root in
+/*) ;;
+*) root=$(pwd)/$root ;;
+esac
+mkdir -p "$(dirname "$root")"
+root=$(cd "$(dirname "$root")" && pwd -P)/$(basename "$root")
+[ -L "$root" ] && root=$(readlink -f "$root")
+lock=$root.lock
 mirror=${SID_MIRROR:-http://deb.debian.org/debian}
 max_age=${SID_LISTS_MAX_AGE:-720}
 gcc=${SID_GCC:-gcc-16}
@@ -58,6 +79,11 @@ release)
 	;;
 run)
 	shift
+	# Shared while CMD runs, unless this is prepare's own command (it holds the lock already).
+	if [ "${SID_ROOT_LOCKED:-}" != "$root" ]; then
+		exec 7>"$lock"
+		flock -s 7
+	fi
 	[ -f "$root/.drmtop-complete" ] || { err "no chroot in $root; run: $0 prepare SERIES"; exit 1; }
 	# A private mount namespace: nothing mounted for CMD outlives it, even if CMD is killed.
 	exec unshare --mount --propagation private "$0" --in-namespace "$@"
@@ -97,26 +123,41 @@ esac
 case $series in
 '' | *[!0-9.]*) err "bad kernel series '$series' (expected something like 7.2)"; exit 2 ;;
 esac
-for tool in debootstrap unshare chroot flock; do
+debootstrap=${SID_DEBOOTSTRAP:-debootstrap}
+for tool in "$debootstrap" unshare chroot flock; do
 	command -v "$tool" >/dev/null 2>&1 ||
 		{ err "$tool not found (run scripts/install-deps.sh)"; exit 1; }
 done
 [ "$(id -u)" -eq 0 ] || { err "must run as root (debootstrap, chroot)"; exit 1; }
 
-# One preparer at a time (two VM stages, or two engineers in one checkout).
-mkdir -p "$(dirname "$root")"
-exec 7>"$root.lock"
+# One preparer at a time, and no `run` while it makes or refreshes (two VM stages, two
+# checkouts sharing SID_ROOT, two engineers in one checkout). The commands it runs in the
+# chroot itself know that it holds the lock.
+exec 7>"$lock"
 flock 7
+SID_ROOT_LOCKED=$root
+export SID_ROOT_LOCKED
 
 if [ ! -f "$root/.drmtop-complete" ]; then
+	if [ -e "$root" ]; then
+		err "$root exists but is not a complete chroot of this script (no .drmtop-complete):"
+		err "another run may be making it; if none is, remove it by hand"
+		exit 1
+	fi
+	# Makers hold the lock until their rename: these are left by one that died.
+	for old in "$root".tmp.*; do
+		[ -e "$old" ] || continue
+		err "removing $old, left by a run that ended before finishing it"
+		rm -rf "$old"
+	done
 	err "making a Debian unstable chroot in $root (debootstrap, about a minute)"
 	tmp=$root.tmp.$$
-	rm -rf "$root" "$tmp"
-	trap 'rm -rf "$tmp"' EXIT INT TERM
+	trap 'rm -rf "$tmp" "$tmp.log"' EXIT
+	trap 'exit 1' INT TERM HUP
 	# debootstrap mounts /proc and /sys in the target; in a private namespace those mounts
 	# cannot be left behind (and then be walked by rm -rf) when it fails.
 	unshare --mount --propagation private \
-		debootstrap --variant=minbase sid "$tmp" "$mirror" >"$tmp.log" 2>&1 ||
+		"$debootstrap" --variant=minbase sid "$tmp" "$mirror" >"$tmp.log" 2>&1 ||
 		{ err "debootstrap failed:"; tail -n 20 "$tmp.log" >&2; rm -f "$tmp.log"; exit 1; }
 	rm -f "$tmp.log"
 	# unstable's Release file may be past its Valid-Until; nothing here needs translations or
@@ -127,8 +168,8 @@ if [ ! -f "$root/.drmtop-complete" ]; then
 	APT::Install-Recommends "false";
 	EOF
 	touch "$tmp/.drmtop-complete"
-	mv "$tmp" "$root"
-	trap - EXIT INT TERM
+	mv -T "$tmp" "$root"
+	trap - EXIT INT TERM HUP
 fi
 
 # The host's resolver configuration may have changed since the chroot was made.

@@ -29,7 +29,17 @@ VM_SIMGPU_DEP := $(if $(wildcard tests/kmod/simgpu/simgpu.mk),simgpu-modules)
 # (making the chroot, building simgpu, fetching the kernel). On 7.2 the scheduler thread can
 # be preempted between the run tracepoint and run_job: the tracer reports that bracket
 # (start_slack_ns) and case 41 checks the truth against it.
-TEST_TARGETS += $(addprefix vm-test-,$(VM_KERNELS) $(VM_SID_KERNELS))
+VM_SUITES := $(VM_KERNELS) $(VM_SID_KERNELS)
+# make test runs each kernel's suite as two stages (the Makefile's test: and README.md): the
+# cases whose checks are exact (counts, bytes, flags; marked "# parallel-safe:" in their first
+# five lines, run-suite.sh's VM_CASE_SET=exact) in vm-test-<short>-exact, which may share the
+# host with another VM (TEST_PARALLEL), and the cases that hold measured time to the truth in
+# tight bands in vm-test-<short>-timed, with no other VM beside it (TEST_ALONE). `make
+# vm-test-<short>` runs the whole suite in one boot as before.
+TEST_TARGETS += $(foreach k,$(VM_SUITES),vm-test-$(k)-exact vm-test-$(k)-timed)
+# The soak first: the longest of the stages that run two at a time (make starts them in order).
+TEST_PARALLEL += vm-soak $(addsuffix -exact,$(addprefix vm-test-,$(VM_SUITES)))
+TEST_ALONE += $(addsuffix -timed,$(addprefix vm-test-,$(VM_SUITES)))
 # Case 65 (signals) runs on 6.12 only: what it proves is userspace's (the handlers, whole
 # output, exit status) and the kernel's fd-based lifetime of BPF links and maps, the same on
 # every kernel, and it takes 3-6 minutes of the CI hour per kernel under TCG.
@@ -43,29 +53,44 @@ TEST_TARGETS += $(addprefix vm-test-,$(VM_KERNELS) $(VM_SID_KERNELS))
 # minutes per kernel.
 VM_SKIP_6.1 := 35-drmtop-tui,65-drmtop-signals,70-drmtop-prometheus,90-drmtop-soak
 VM_SKIP_7.2 := 35-drmtop-tui,65-drmtop-signals,70-drmtop-prometheus
-vm-test-7.2: VM_ENV ?= CASE41_RUNS=10 SOAK_SECONDS=90
-vm-test-7.2: VM_CASE_TIMEOUT ?= 900
+$(foreach k,$(VM_SID_KERNELS),vm-test-$(k) vm-test-$(k)-exact vm-test-$(k)-timed): \
+	VM_ENV ?= CASE41_RUNS=10 SOAK_SECONDS=90
+$(foreach k,$(VM_SID_KERNELS),vm-test-$(k) vm-test-$(k)-exact vm-test-$(k)-timed): \
+	VM_CASE_TIMEOUT ?= 900
 
-.PHONY: $(addprefix vm-test-,$(VM_KERNELS) $(VM_SID_KERNELS)) vm-shell vm-kernels
+VM_STAGES := $(foreach k,$(VM_SUITES),vm-test-$(k) vm-test-$(k)-exact vm-test-$(k)-timed)
+.PHONY: $(VM_STAGES) vm-deps vm-shell vm-kernels
 
 # A case that runs in a stage of its own is left out of a kernel's suite (VM_SKIP_<short>), unless
-# VM_CASES names it.
+# VM_CASES names it. $(1): the kernel's short name, $(2): the case set (empty: all).
 define vm_test_recipe
-	@VM_TIMEOUT=$(VM_TIMEOUT) VM_CASE_TIMEOUT="$(VM_CASE_TIMEOUT)" \
+	@VM_STAGE=$@ VM_TIMEOUT=$(VM_TIMEOUT) VM_CASE_TIMEOUT="$(VM_CASE_TIMEOUT)" \
 		VM_SIMGPU_PARAMS="$(VM_SIMGPU_PARAMS)" VM_CASES="$(VM_CASES)" \
-		VM_GUEST_ENV="$(VM_ENV) $(if $(VM_CASES),,$(if $(VM_SKIP_$*),VM_SKIP_CASES=$(VM_SKIP_$*)))" \
-		tests/vm/vm-test.sh $* $(RESULTS)/vm-test-$*
+		VM_GUEST_ENV="$(VM_ENV) $(if $(2),VM_CASE_SET=$(2)) \
+		$(if $(VM_CASES),,$(if $(VM_SKIP_$(1)),VM_SKIP_CASES=$(VM_SKIP_$(1))))" \
+		$(STAGE_RUN) $@ -- tests/vm/vm-test.sh $(1) $(RESULTS)/$@
 endef
 
+# vm-deps: everything the guest cases run from the host's build (build/drmtop, simgpu for the
+# Debian 12 kernels, and every VM_TEST_DEPS: the workload, bpfdump, vgem-share, heapwatch.so).
 # The prerequisites are expanded when the recipe runs (second expansion), so fragments
-# included after this one still add to VM_TEST_DEPS. A sid kernel's stage needs only its own
-# simgpu (simgpu-sid-<short>, which also makes or refreshes the chroot), not the host builds.
+# included after this one still add to VM_TEST_DEPS. A sid kernel's stage needs its own simgpu
+# (simgpu-sid-<short>, which also makes or refreshes the chroot) instead of simgpu-modules.
 .SECONDEXPANSION:
-$(addprefix vm-test-,$(VM_KERNELS)): vm-test-%: all $(VM_SIMGPU_DEP) $$(VM_TEST_DEPS)
-	$(vm_test_recipe)
-$(addprefix vm-test-,$(VM_SID_KERNELS)): vm-test-%: all \
-		$(VM_SIMGPU_DEP:simgpu-modules=simgpu-sid-%) $$(VM_TEST_DEPS)
-	$(vm_test_recipe)
+vm-deps: all $(VM_SIMGPU_DEP) $$(VM_TEST_DEPS)
+# $(1): a kernel's short name; $(2): what its stages need built (second expansion).
+define vm_test_stages
+vm-test-$(1) vm-test-$(1)-exact vm-test-$(1)-timed: $(2)
+vm-test-$(1):
+	$$(call vm_test_recipe,$(1),)
+vm-test-$(1)-exact:
+	$$(call vm_test_recipe,$(1),exact)
+vm-test-$(1)-timed:
+	$$(call vm_test_recipe,$(1),timed)
+endef
+$(foreach k,$(VM_KERNELS),$(eval $(call vm_test_stages,$(k),vm-deps)))
+$(foreach k,$(VM_SID_KERNELS),$(eval $(call vm_test_stages,$(k),all \
+	$(VM_SIMGPU_DEP:simgpu-modules=simgpu-sid-$(k)) $$$$(VM_TEST_DEPS))))
 
 # The churn soak (tests/vm/cases/90-drmtop-soak.sh): SOAK_SECONDS of short-lived clients under
 # drmtop -J and drmtop record, in a boot of 6.12 of its own, so that its ten minutes do not count
@@ -81,17 +106,18 @@ VM_TEST_DEPS += $(HEAPWATCH)
 SOAK_KERNEL := 6.12
 VM_SKIP_$(SOAK_KERNEL) := 90-drmtop-soak
 .PHONY: vm-soak
-vm-soak: all $(VM_SIMGPU_DEP) $$(VM_TEST_DEPS)
+vm-soak: vm-deps
 	@VM_STAGE=vm-soak VM_TIMEOUT=$$(($(SOAK_SECONDS) + 1200)) \
 		VM_CASE_TIMEOUT=$$(($(SOAK_SECONDS) + 900)) VM_CASES=90-drmtop-soak \
 		VM_SIMGPU_PARAMS="$(VM_SIMGPU_PARAMS)" VM_GUEST_ENV="SOAK_SECONDS=$(SOAK_SECONDS)" \
-		tests/vm/vm-test.sh $(SOAK_KERNEL) $(RESULTS)/vm-soak
+		$(STAGE_RUN) vm-soak -- tests/vm/vm-test.sh $(SOAK_KERNEL) $(RESULTS)/vm-soak
 
 # The harness from a copy under /tmp (tests/vm/path-test.sh): a checkout anywhere must work.
 TEST_TARGETS += vm-path
+TEST_PARALLEL += vm-path
 .PHONY: vm-path
 vm-path:
-	@tests/vm/path-test.sh $(RESULTS)/vm-path
+	@$(STAGE_RUN) vm-path -- tests/vm/path-test.sh $(RESULTS)/vm-path
 
 vm-shell:
 	@tests/vm/run-in-vm.sh --kernel $(KERNEL) --interactive --timeout 0 \

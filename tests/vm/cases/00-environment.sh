@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
+# parallel-safe: exact checks only (modules, files, parameters)
 #
 # The guest is what the other cases assume: the requested kernel, the DRM modules with their
 # BTF, the pseudo filesystems drmtop needs, a vgem device, simgpu exactly when the host asked

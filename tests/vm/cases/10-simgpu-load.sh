@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
+# parallel-safe: simgpu against its own debugfs, exact; no wall-clock bands
 #
 # simgpu is the GPU of every tracer test: prove it is loaded as the host asked and that its
 # engines, memory, fdinfo, debugfs ground truth and drm_sched tracepoints agree with what a

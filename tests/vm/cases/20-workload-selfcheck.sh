@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
+# parallel-safe: record, debugfs and fdinfo compared exactly; no wall-clock bands
 #
 # simgpu self-check: what simgpu-workload recorded, simgpu's debugfs ground truth and its fdinfo
 # agree exactly (engine ns, jobs, handles, bytes) for the basic, shared and short-lived

@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
+# parallel-safe: hooks, the iterator and a 12 s job seen running; nothing timed against the truth
 #
 # The BPF tracer attaches every hook on this kernel (tracepoints as tp_btf, with the name set
 # the gpu_sched BTF has), its task_file iterator maps a DRM descriptor held before it started

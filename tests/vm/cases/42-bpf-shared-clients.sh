@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
+# parallel-safe: job counts and bytes exact; busy time is left to case 41
 #
 # BPF tracer on the "shared" scenario: one client held through dup, fork and SCM_RIGHTS by
 # three processes must be one BPF client (one drm_file), and a BO exported as dma-buf into

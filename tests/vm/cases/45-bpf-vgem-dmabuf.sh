@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
+# parallel-safe: bytes exact; nothing timed
 #
 # GEM memory outside simgpu: vgem dumb buffers are accounted per client and per device, and a
 # vgem buffer exported as dma-buf and imported both by a second vgem client (same object) and

@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
+# parallel-safe: attach and accounting by counts; waits are generous polls
 #
 # The tracer started before the DRM modules exist says what is missing, then attaches by
 # itself when drm and gpu_sched load (drmtop_bpf_poll, module BTF appearing in

@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
+# parallel-safe: memory exact; nothing timed
 #
 # Clients that opened and allocated before the tracer attached: the loader's adoption walk of
 # every open DRM file's handle table gives their memory exactly as if the tracer had seen every

@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
+# parallel-safe: exit status, whole output, objects gone; nothing timed
 # case-timeout: 900
 #
 # Signals against drmtop with the tracer attached, in each long-running mode: JSON lines

@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
+# parallel-safe: bytes exact; nothing timed
 #
 # A real driver and a real client that nobody here wrote: the kernel's virtio-gpu on QEMU's
 # virtio-gpu-pci, and Debian's modetest (libdrm-tests) setting a mode with a dumb buffer.

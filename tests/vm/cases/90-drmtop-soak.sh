@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
+# parallel-safe: counts, floors and exact jobs; the churn's pace does not matter
 # case-timeout: 600
 #
 # Churn soak: short-lived simgpu clients come and go for SOAK_SECONDS (60 by default; the

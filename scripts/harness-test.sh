@@ -1,0 +1,82 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# The `harness` stage of make test: the test machinery itself, on the host, in seconds.
+#  - scripts/run-stage.py: a dummy stage that leaves a process behind (double fork and setsid,
+#    one ignoring SIGTERM) is reported failing, its survivors named and killed, the failure
+#    added to its result file; a clean stage keeps its status and counts;
+#  - every stage of make test runs its recipe under $(STAGE_RUN) (make's own database);
+#  - make vm-deps builds every build/tests binary the guest cases run (dry run of make);
+#  - tests/vm/sid-root-test.sh: the sid chroot's locking.
+# Writes "<passed> <failed>" to $RESULTS/harness. Root (sid-root-test.sh: chroot, unshare).
+set -u
+cd "$(dirname "$0")/.." || exit 1
+RESULTS=${RESULTS:-build/test-results}
+mkdir -p "$RESULTS"
+passed=0
+failed=0
+ok() { echo "PASS harness: $1"; passed=$((passed + 1)); }
+bad() { echo "FAIL harness: $1: $2"; failed=$((failed + 1)); }
+T=$(mktemp -d) || exit 1
+trap 'rm -rf "$T"' EXIT
+
+# A stage that leaks: a daemon (setsid, double fork) and one that ignores SIGTERM.
+echo "4 0" >"$T/leaky"
+RESULTS=$T STAGE_GRACE=1 scripts/run-stage.py leaky -- sh -c '
+	setsid sh -c "sleep 300 & exit 0" &
+	(trap "" TERM; exec sleep 301) &
+	sleep 0.2; exit 0' >"$T/leaky.out" 2>&1
+rc=$?
+sleep 0.2
+left=$(pgrep -f -x 'sleep 30[01]')
+if [ $rc -ne 0 ] && [ "$(cat "$T/leaky")" = "4 1" ] && [ -z "$left" ] &&
+	grep -q '^FAIL leaky: 2 process(es) it started outlived it' "$T/leaky.out" &&
+	grep -q 'sleep 300' "$T/leaky.out" && grep -q 'sleep 301' "$T/leaky.out"; then
+	ok "a stage that leaves processes behind fails, names and kills them"
+else
+	bad "leaking stage" "rc=$rc result '$(cat "$T/leaky")' left '$left' $(cat "$T/leaky.out")"
+	# shellcheck disable=SC2086
+	[ -z "$left" ] || kill -KILL $left
+fi
+# A stage without a result file gets one that says it failed.
+RESULTS=$T STAGE_GRACE=1 scripts/run-stage.py silent -- sh -c 'sleep 300 & exit 0' >/dev/null
+[ "$(cat "$T/silent" 2>/dev/null)" = "0 1" ] && ok "a leaking stage that wrote nothing: 0 1" ||
+	bad "leaking stage without results" "'$(cat "$T/silent" 2>&1)'"
+# A clean stage: its own status and counts.
+RESULTS=$T scripts/run-stage.py clean -- sh -c 'sleep 0.1 & wait; echo "7 0" >"$RESULTS/clean"; exit 3'
+rc=$?
+[ $rc -eq 3 ] && [ "$(cat "$T/clean")" = "7 0" ] && ok "a clean stage keeps its status and counts" ||
+	bad "clean stage" "rc=$rc result '$(cat "$T/clean")'"
+
+# Every stage's recipe goes through the wrapper: the recipes as make holds them.
+stages=$(make -s --no-print-directory -pRrq : 2>/dev/null | sed -n 's/^TEST_TARGETS := //p')
+unwrapped=
+for s in unit-test $stages; do
+	make -s --no-print-directory -pRrq : 2>/dev/null | awk -v t="$s" '
+		$0 ~ "^" t ":" { inside = 1; next }
+		inside && /^\t/ { if ($0 ~ /STAGE_RUN|vm_test_recipe/) found = 1; next }
+		inside && /^$/ { inside = 0 }
+		END { exit !found }' || unwrapped="$unwrapped $s"
+done
+[ -n "$stages" ] && [ -z "$unwrapped" ] && ok "every stage of make test runs under \$(STAGE_RUN)" ||
+	bad "stages without the wrapper" "${unwrapped:-no stages found}"
+
+# make vm-deps builds whatever a guest case runs out of build/tests.
+make -s --no-print-directory -n -B vm-deps OUTPUT="$T/out" VM_SIMGPU_DEP= >"$T/deps" 2>&1
+need=$(grep -ho 'build/tests/[A-Za-z0-9_.-]*' tests/vm/cases/*.sh tests/bpf/guest-lib.sh \
+	tests/workload/vmcheck.sh tests/vm/case-lib.sh 2>/dev/null | sort -u)
+missing=
+for f in $need; do
+	grep -q -- "-o $T/out/${f#build/}\( \|$\)" "$T/deps" || missing="$missing $f"
+done
+[ -n "$need" ] && [ -z "$missing" ] && ok "make vm-deps builds $(echo $need | wc -w) guest binaries" ||
+	bad "make vm-deps" "does not build:${missing:- (found none in the cases)}"
+
+if tests/vm/sid-root-test.sh >"$T/sid.out" 2>&1; then
+	ok "sid-root.sh locking ($(grep -c '^PASS' "$T/sid.out") checks)"
+else
+	bad "sid-root.sh locking" "$(grep -v '^PASS' "$T/sid.out" | head -c 1500)"
+fi
+
+echo "$passed $failed" >"$RESULTS/harness"
+echo "harness: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
