@@ -75,8 +75,9 @@ struct server {
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"Usage: drmtop serve [--listen ADDR:PORT] [--max-clients N] [-d SECONDS]\n"
-		"                    [-p PID[,PID...]] [--source auto|fdinfo|bpf]\n"
+		"Usage: drmtop serve [--listen ADDR:PORT] [--per-client | --labels LIST]\n"
+		"                    [--max-clients N] [-d SECONDS] [-p PID[,PID...]]\n"
+		"                    [--source auto|fdinfo|bpf]\n"
 		"                    [--proc-root DIR] [--sys-root DIR] [--diverge-threshold P]\n"
 		"\n"
 		"Serves the per-client figures as Prometheus metrics on http://ADDR:PORT/metrics\n"
@@ -84,8 +85,12 @@ static void usage(FILE *out)
 		"\n"
 		"  --listen ADDR:PORT   address to listen on (default %s; [::1]:9469 for IPv6,\n"
 		"                       :9469 for every IPv4 interface, port 0 for any free port)\n"
-		"  --max-clients N      per-client series before later clients are folded into one\n"
-		"                       series per command name with pid=\"\" client_id=\"\" (default %d)\n"
+		"  --per-client         a series per client (labels pid and client_id), not one per\n"
+		"                       command: as many series as clients ever seen (up to\n"
+		"                       --max-clients open ones); same as --labels pid,client_id\n"
+		"  --labels LIST        client labels beyond driver, device, comm: pid, client_id\n"
+		"  --max-clients N      with per-client labels, series before later clients are\n"
+		"                       folded by command name, pid=\"\" client_id=\"\" (default %d)\n"
 		"  -d SECONDS           sampling interval (default 2); scrapes read the last sample\n"
 		"  other options        as for top: -p, --source, --proc-root, --sys-root, ...\n",
 		DEFAULT_LISTEN, DEFAULT_MAX_CLIENTS);
@@ -96,6 +101,7 @@ static void usage(FILE *out)
 struct serve_args {
 	const char *listen;
 	size_t max_clients;
+	unsigned int labels;
 	bool help;
 };
 
@@ -124,16 +130,18 @@ static int split_args(int argc, char **argv, struct serve_args *a, char **rest, 
 
 	for (i = 0; i < argc; i++) {
 		const char *s = argv[i], *v = NULL;
-		bool listen = false, max = false;
+		bool listen = false, max = false, labels = false;
 
 		if (i && !strcmp(s, "--")) {
 			while (i < argc)
 				rest[n++] = argv[i++];
 			break;
 		}
-		if (i && (!strcmp(s, "--listen") || !strcmp(s, "--max-clients"))) {
-			listen = s[2] == 'l';
-			max = !listen;
+		if (i && (!strcmp(s, "--listen") || !strcmp(s, "--max-clients") ||
+			  !strcmp(s, "--labels"))) {
+			listen = !strcmp(s, "--listen");
+			labels = !strcmp(s, "--labels");
+			max = !listen && !labels;
 			if (i + 1 >= argc) {
 				fprintf(stderr, "drmtop: option '%s' needs a value\n", s);
 				return -1;
@@ -145,15 +153,30 @@ static int split_args(int argc, char **argv, struct serve_args *a, char **rest, 
 		} else if (i && !strncmp(s, "--max-clients=", 14)) {
 			max = true;
 			v = s + 14;
+		} else if (i && !strncmp(s, "--labels=", 9)) {
+			labels = true;
+			v = s + 9;
+		} else if (i && !strcmp(s, "--per-client")) {
+			a->labels |= DRMTOP_SERIES_LABELS_PER_CLIENT;
+			continue;
 		} else if (i && (!strcmp(s, "-h") || !strcmp(s, "--help"))) {
 			a->help = true;
 			continue;
 		}
-		if (listen)
+		if (listen) {
 			a->listen = v;
-		else if (max && parse_max_clients(v, &a->max_clients))
+		} else if (labels) {
+			unsigned int mask;
+
+			if (drmtop_series_labels_parse(v, &mask)) {
+				fprintf(stderr, "drmtop: invalid --labels '%s': want a list of pid, "
+					"client_id\n", v);
+				return -1;
+			}
+			a->labels |= mask;
+		} else if (max && parse_max_clients(v, &a->max_clients))
 			return -1;
-		else if (!max)
+		else if (!max && !labels)
 			rest[n++] = argv[i];
 	}
 	rest[n] = NULL;
@@ -622,7 +645,8 @@ static int run(struct server *srv, const struct drmtop_options *opts, const sigs
 
 int drmtop_serve_main(int argc, char **argv)
 {
-	struct serve_args a = { .listen = DEFAULT_LISTEN, .max_clients = DEFAULT_MAX_CLIENTS };
+	struct serve_args a = { .listen = DEFAULT_LISTEN, .max_clients = DEFAULT_MAX_CLIENTS,
+				.labels = DRMTOP_SERIES_LABELS_DEFAULT };
 	struct drmtop_options opts;
 	sigset_t block, run_mask;
 	struct server *srv;
@@ -669,7 +693,7 @@ int drmtop_serve_main(int argc, char **argv)
 		drmtop_options_free(&opts);
 		return 1;
 	}
-	drmtop_series_init(&srv->series, a.max_clients);
+	drmtop_series_init(&srv->series, a.max_clients, a.labels);
 	srv->lfd = listen_on(a.listen);
 	rc = 1;
 	if (srv->lfd >= 0 && !drmtop_sampler_new(&srv->sampler, &opts, "/dev")) {
