@@ -636,7 +636,11 @@ static void health(struct out *o, const struct drmtop_series *s,
 	single(o, "drmtop_http_connections", "gauge", NULL, "HTTP connections open.",
 	       info->connections, false);
 	single(o, "drmtop_http_rejected_connections", "counter", NULL,
-	       "Connections turned away at the connection limit.", info->rejected, false);
+	       "Connections turned away at the connection limit, every connection sending a "
+	       "response.", info->rejected, false);
+	single(o, "drmtop_http_evicted_connections", "counter", NULL,
+	       "Idle or slow connections closed at the connection limit to let a new one in "
+	       "(the oldest first).", info->evicted, false);
 	single(o, "drmtop_http_timeouts", "counter", NULL,
 	       "Connections closed for sending or reading too slowly.", info->timeouts, false);
 	single(o, "drmtop_http_bad_requests", "counter", NULL,
