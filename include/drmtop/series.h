@@ -26,8 +26,9 @@
  *    series, so neither goes backwards.
  *  - each engine has one figure drmtop stands behind (DRMTOP_SERIES_BEST): per client and
  *    engine, the driver's fdinfo time when it prints one at the client's first sight, else the
- *    tracer's; the choice stays for the client's life, so the sum never jumps between sources.
- *    Each source's own figures are kept beside it, for cross-checking.
+ *    tracer's; the choice stays for the client's life, so the sum never jumps between sources,
+ *    except that the tracer's close record adds what ran after fdinfo's last read. Each
+ *    source's own figures are kept beside it, for cross-checking.
  * Device totals are the sums of all these growths: monotonic too, closed clients included.
  *
  * Not thread-safe: the caller serialises updates and reads (drmtop serve holds a mutex).

@@ -583,8 +583,11 @@ static bool has_best(const struct drmtop_series_tracker *t, const char *engine)
  * One engine figure of one member: its growth goes to its series and its device, under its
  * source and, for the member's best figure of the engine, under DRMTOP_SERIES_BEST. The first
  * source to report an engine of a member is its best for good (touch_client feeds fdinfo
- * first): switching later would count the same work twice or take it back. With @closed the
- * figures are one close record's, added to the earlier ones of the client.
+ * first): switching later would count the same work twice or take it back. One exception: the
+ * tracer's close record of a client it already followed beside fdinfo adds to the best figure
+ * what the tracer counted since the last sample, the jobs that ran after fdinfo's last read
+ * (fdinfo cannot be read once the client closed: a short-lived client's tail would be lost).
+ * With @closed the figures are one close record's, added to the earlier ones of the client.
  */
 static void feed(struct update *u, struct drmtop_series_tracker *t, const char *engine,
 		 enum drmtop_series_source src, uint64_t busy_ns, bool has_jobs, uint64_t jobs,
@@ -596,7 +599,7 @@ static void feed(struct update *u, struct drmtop_series_tracker *t, const char *
 	size_t ci, di, bci = SIZE_MAX, bdi = SIZE_MAX;
 	struct raw *r = NULL;
 	uint64_t db, dj;
-	bool first = false, best;
+	bool first = false, best, to_best;
 	size_t i;
 
 	for (i = 0; i < t->nr_raws && !r; i++)
@@ -617,16 +620,17 @@ static void feed(struct update *u, struct drmtop_series_tracker *t, const char *
 		r->best = best;
 		first = true;
 	}
+	to_best = r->best || (closed && src == DRMTOP_SERIES_BPF && !first);
 	/* Indices, not pointers: each find may grow the array an earlier one pointed into. */
 	ci = find_engine(u, &c->engines, &c->nr_engines, &c->cap_engines, engine, src);
 	di = find_engine(u, &d->engines, &d->nr_engines, &d->cap_engines, engine, src);
-	if (r->best) {
+	if (to_best) {
 		bci = find_engine(u, &c->engines, &c->nr_engines, &c->cap_engines, engine,
 				  DRMTOP_SERIES_BEST);
 		bdi = find_engine(u, &d->engines, &d->nr_engines, &d->cap_engines, engine,
 				  DRMTOP_SERIES_BEST);
 	}
-	if (ci == SIZE_MAX || di == SIZE_MAX || (r->best && (bci == SIZE_MAX || bdi == SIZE_MAX))) {
+	if (ci == SIZE_MAX || di == SIZE_MAX || (to_best && (bci == SIZE_MAX || bdi == SIZE_MAX))) {
 		/* Not counted now: keep the raw figures so the growth is counted next time. */
 		if (first)
 			free(t->raws[--t->nr_raws].engine);
@@ -644,7 +648,7 @@ static void feed(struct update *u, struct drmtop_series_tracker *t, const char *
 	dj = has_jobs ? growth_past(&r->jobs, jobs, first) : 0;
 	add_sat(&ce->busy_ns, db);
 	add_sat(&de->busy_ns, db);
-	if (r->best) {
+	if (to_best) {
 		add_sat(&c->engines[bci].busy_ns, db);
 		add_sat(&d->engines[bdi].busy_ns, db);
 	}

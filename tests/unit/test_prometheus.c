@@ -795,6 +795,45 @@ static void test_default_bounded_churn(void **state)
 	drmtop_series_fini(&s);
 }
 
+/*
+ * A short-lived client both sources follow: fdinfo's figure is its best, but fdinfo cannot be
+ * read after the close, so what ran after its last read comes from the tracer's close records.
+ */
+static void test_best_close_tail(void **state)
+{
+	struct drmtop_series s;
+	struct fake f;
+	char *out;
+
+	(void)state;
+	drmtop_series_init(&s, 10, DRMTOP_SERIES_LABELS_DEFAULT);
+	fake_reset(&f);
+	add_client(&f, "k#1", "a", 10, 1, 100, 11, 95, 1);
+	assert_int_equal(drmtop_series_update(&s, &f.m, 0), 0);
+	fake_reset(&f);
+	add_gone(&f, "k#1");
+	add_closed_bpf(&f, 11, "a", 10, 1, 130, 2);
+	assert_int_equal(drmtop_series_update(&s, &f.m, 0), 0);
+	out = render(&s, DRMTOP_PROM_TEXT);
+	/* fdinfo's 100 and the tracer's 35 since the last sample */
+	expect(out, COMM_BEST("a"), "0.000000135");
+	expect(out, DEV_BEST, "0.000000135");
+	expect(out, "drmtop_fdinfo_client_engine_busy_seconds_total" COMM("a") ",engine=\"gfx\"}",
+	       "0.000000100");
+	expect(out, "drmtop_bpf_client_engine_busy_seconds_total" COMM("a") ",engine=\"gfx\"}",
+	       "0.000000130");
+	free(out);
+	/* A job running at close ends later: its further record adds to the best figure too. */
+	fake_reset(&f);
+	add_closed_bpf(&f, 11, "a", 10, 1, 7, 1);
+	assert_int_equal(drmtop_series_update(&s, &f.m, 0), 0);
+	out = render(&s, DRMTOP_PROM_TEXT);
+	expect(out, COMM_BEST("a"), "0.000000142");
+	expect(out, DEV_BEST, "0.000000142");
+	free(out);
+	drmtop_series_fini(&s);
+}
+
 /* The driver's own jobs on two GPUs of one driver: a series per device, not one merged. */
 static void test_kernel_clients_per_device(void **state)
 {
@@ -833,6 +872,7 @@ int main(void)
 		cmocka_unit_test(test_bpf_counters),
 		cmocka_unit_test(test_forget_order),
 		cmocka_unit_test(test_best_once_per_engine),
+		cmocka_unit_test(test_best_close_tail),
 		cmocka_unit_test(test_default_bounded_churn),
 		cmocka_unit_test(test_kernel_clients_per_device),
 	};
