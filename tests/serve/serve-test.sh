@@ -160,6 +160,7 @@ eval "exec ${fds[0]}>&-"
 # silent); the scrape after them gets in, the oldest silent one giving way, never 503 or 000.
 metric() { awk -v m="$1" '$1 == m {print $2}' "$2"; }
 ev0=$(get "$URL" | awk '$1 == "drmtop_http_evicted_connections_total" {print $2}')
+sleep 0.2	# that scrape's connection closed on both sides: 64 free slots
 start=$(date +%s%N)
 for i in $(seq 0 63); do
 	exec {fds[$i]}<>"/dev/tcp/127.0.0.1/$PORT" || break
@@ -219,11 +220,11 @@ dev2=$(awk '/^drmtop_device_engine_busy_seconds_total/ {print $2}' "$T/m3")
 # while curl and a real Prometheus scrape every second: every scrape answered. compute's
 # remaining client works half of each second meanwhile: the README's query says 0.5.
 attack=20
-grow() {
-	local ns=2500000000 end=$(($(date +%s) + attack + 12))
+grow() {	# half the wall time since it started, however late the loop runs
+	local t0 end=$(($(date +%s) + attack + 12))
+	t0=$(date +%s%N)
 	while [ "$(date +%s)" -lt "$end" ]; do
-		ns=$((ns + 100000000))
-		fdinfo 200 4 9 "$ns"
+		fdinfo 200 4 9 $((2500000000 + ($(date +%s%N) - t0) / 2))
 		sleep 0.2
 	done
 }
