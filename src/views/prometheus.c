@@ -629,7 +629,7 @@ static void health(struct out *o, const struct drmtop_series *s,
 	single(o, "drmtop_clients_closed", "counter", NULL, "Clients seen to close since start.",
 	       s->closed_total, false);
 	single(o, "drmtop_series_forgotten", "counter", NULL,
-	       "Hidden per-client series dropped to bound memory (their label sets would start "
+	       "Hidden series (no open client) dropped to bound memory (their label sets would start "
 	       "again from 0 if they came back).", s->forgotten_total, false);
 	single(o, "drmtop_scrapes", "counter", NULL, "Scrapes of /metrics answered.",
 	       info->scrapes, false);
