@@ -580,6 +580,24 @@ static bool has_best(const struct drmtop_series_tracker *t, const char *engine)
 }
 
 /*
+ * Whether a new raw figure of @src becomes the member's best for its engine: the first of the
+ * engine, unless it is the tracer's on an engine fdinfo does not list for a client fdinfo
+ * times (an unmapped ring): the driver's figures already hold that work.
+ */
+static bool new_best(const struct drmtop_series_tracker *t, const char *engine,
+		     enum drmtop_series_source src)
+{
+	size_t i;
+
+	if (has_best(t, engine))
+		return false;
+	for (i = 0; src == DRMTOP_SERIES_BPF && i < t->nr_raws; i++)
+		if (t->raws[i].source == DRMTOP_SERIES_FDINFO)
+			return false;
+	return true;
+}
+
+/*
  * One engine figure of one member: its growth goes to its series and its device, under its
  * source and, for the member's best figure of the engine, under DRMTOP_SERIES_BEST. The first
  * source to report an engine of a member is its best for good (touch_client feeds fdinfo
@@ -606,7 +624,7 @@ static void feed(struct update *u, struct drmtop_series_tracker *t, const char *
 		if (t->raws[i].source == src && !strcmp(t->raws[i].engine, engine))
 			r = &t->raws[i];
 	if (!r) {
-		best = !has_best(t, engine);
+		best = new_best(t, engine, src);
 		r = vec_push(t->raws, t->nr_raws, t->cap_raws);
 		if (r)
 			r->engine = strdup(engine);
@@ -620,7 +638,7 @@ static void feed(struct update *u, struct drmtop_series_tracker *t, const char *
 		r->best = best;
 		first = true;
 	}
-	to_best = r->best || (closed && src == DRMTOP_SERIES_BPF && !first);
+	to_best = r->best || (closed && src == DRMTOP_SERIES_BPF && !first && has_best(t, engine));
 	/* Indices, not pointers: each find may grow the array an earlier one pointed into. */
 	ci = find_engine(u, &c->engines, &c->nr_engines, &c->cap_engines, engine, src);
 	di = find_engine(u, &d->engines, &d->nr_engines, &d->cap_engines, engine, src);

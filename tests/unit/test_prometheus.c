@@ -834,6 +834,42 @@ static void test_best_close_tail(void **state)
 	drmtop_series_fini(&s);
 }
 
+/*
+ * The tracer's work on a ring the driver table does not map (engine "?") of a client fdinfo
+ * times is in the driver's figures already: it is not a second best figure.
+ */
+static void test_best_unmapped_ring(void **state)
+{
+	struct drmtop_series s;
+	struct fake f;
+	char *out;
+
+	(void)state;
+	drmtop_series_init(&s, 10, DRMTOP_SERIES_LABELS_DEFAULT);
+	fake_reset(&f);
+	add_client(&f, "k#1", "a", 10, 1, 100, 11, 70, 3);
+	f.clients[0].nr_engines = 2;
+	f.engines[0][1].name = "?";
+	f.engines[0][1].in_bpf = true;
+	f.engines[0][1].bpf.busy_ns = 30;
+	f.engines[0][1].bpf.jobs = 1;
+	assert_int_equal(drmtop_series_update(&s, &f.m, 0), 0);
+	fake_reset(&f);
+	add_gone(&f, "k#1");
+	add_closed_bpf(&f, 11, "a", 10, 1, 70, 3);
+	f.closed_engines[1].name = "?";	/* closed[0] is fdinfo's word */
+	f.closed_engines[1].busy_ns = 40;
+	assert_int_equal(drmtop_series_update(&s, &f.m, 0), 0);
+	out = render(&s, DRMTOP_PROM_TEXT);
+	expect(out, COMM_BEST("a"), "0.000000100");
+	expect(out, "drmtop_client_engine_busy_seconds_total" COMM("a") ",engine=\"?\"}", NULL);
+	expect(out, "drmtop_bpf_client_engine_busy_seconds_total" COMM("a") ",engine=\"?\"}",
+	       "0.000000040");
+	expect(out, DEV_BEST, "0.000000100");
+	free(out);
+	drmtop_series_fini(&s);
+}
+
 /* The driver's own jobs on two GPUs of one driver: a series per device, not one merged. */
 static void test_kernel_clients_per_device(void **state)
 {
@@ -873,6 +909,7 @@ int main(void)
 		cmocka_unit_test(test_forget_order),
 		cmocka_unit_test(test_best_once_per_engine),
 		cmocka_unit_test(test_best_close_tail),
+		cmocka_unit_test(test_best_unmapped_ring),
 		cmocka_unit_test(test_default_bounded_churn),
 		cmocka_unit_test(test_kernel_clients_per_device),
 	};
