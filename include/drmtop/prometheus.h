@@ -30,7 +30,8 @@ struct drmtop_prom_info {
 	uint64_t start_ns;		/* CLOCK_MONOTONIC when the scrape began */
 	uint64_t scrapes;		/* this one included */
 	unsigned int connections;	/* open now */
-	uint64_t rejected;		/* connections turned away at the limit */
+	uint64_t rejected;		/* connections turned away at the limit (all busy) */
+	uint64_t evicted;		/* idle or slow connections closed for a new one */
 	uint64_t timeouts;		/* connections closed for being too slow */
 	uint64_t bad_requests;		/* malformed or oversized requests */
 };

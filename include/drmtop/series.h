@@ -18,9 +18,17 @@
  *    (drmtop_series_scraped()); the next update then hides the series. A hidden series keeps its
  *    values, so a label set that comes back continues where it stopped; the oldest hidden
  *    ones are forgotten past a bound (4 x max_clients + 64).
- *  - past max_clients live per-client series, new clients are folded by command name into one
- *    series per (driver, device, comm) with no pid and client id. A client never moves between
- *    its own and a folded series, so neither goes backwards.
+ *  - by default (no pid or client_id label asked for) every client is folded into one series
+ *    per (driver, device, comm): the number of series follows the commands, not the clients,
+ *    whatever their churn, and a closed client's work stays in its command's series. With
+ *    per-client labels, past max_clients live per-client series, new clients are folded the
+ *    same way (pid and client_id empty). A client never moves between its own and a folded
+ *    series, so neither goes backwards.
+ *  - each engine has one figure drmtop stands behind (DRMTOP_SERIES_BEST): per client and
+ *    engine, the driver's fdinfo time when it prints one at the client's first sight, else the
+ *    tracer's; the choice stays for the client's life, so the sum never jumps between sources,
+ *    except that the tracer's close record adds what ran after fdinfo's last read. Each
+ *    source's own figures are kept beside it, for cross-checking.
  * Device totals are the sums of all these growths: monotonic too, closed clients included.
  *
  * Not thread-safe: the caller serialises updates and reads (drmtop serve holds a mutex).
@@ -39,9 +47,52 @@
 enum drmtop_series_source {
 	DRMTOP_SERIES_FDINFO,
 	DRMTOP_SERIES_BPF,
+	DRMTOP_SERIES_BEST,		/* the figure drmtop stands behind: one per client+engine */
 };
 
 const char *drmtop_series_source_name(enum drmtop_series_source src);
+
+/*
+ * The identity labels of a client series, in the exposition's order. The one table of them is
+ * in series.c (name, value); driver, device and comm are always on, the others on request.
+ */
+enum drmtop_series_label {
+	DRMTOP_LABEL_DRIVER,
+	DRMTOP_LABEL_DEVICE,
+	DRMTOP_LABEL_CLIENT_ID,
+	DRMTOP_LABEL_PID,
+	DRMTOP_LABEL_COMM,
+	DRMTOP_LABEL_MAX,
+};
+
+#define DRMTOP_LABEL_BIT(l)		(1u << (l))
+#define DRMTOP_SERIES_LABELS_DEFAULT                                                        \
+	(DRMTOP_LABEL_BIT(DRMTOP_LABEL_DRIVER) | DRMTOP_LABEL_BIT(DRMTOP_LABEL_DEVICE) |      \
+	 DRMTOP_LABEL_BIT(DRMTOP_LABEL_COMM))
+#define DRMTOP_SERIES_LABELS_PER_CLIENT                                                     \
+	(DRMTOP_SERIES_LABELS_DEFAULT | DRMTOP_LABEL_BIT(DRMTOP_LABEL_CLIENT_ID) |            \
+	 DRMTOP_LABEL_BIT(DRMTOP_LABEL_PID))
+/* Labels that tell one client from another: with none of them, every client is folded. */
+#define DRMTOP_SERIES_LABELS_PER_CLIENT_ONLY                                                \
+	(DRMTOP_LABEL_BIT(DRMTOP_LABEL_CLIENT_ID) | DRMTOP_LABEL_BIT(DRMTOP_LABEL_PID))
+
+/* What a client series is told apart by (also a new member's, before folding). */
+struct drmtop_series_ident {
+	const char *driver;		/* "" when nobody said */
+	const char *device;
+	const char *comm;
+	bool has_client_id;		/* false for folded series and drivers that print none */
+	uint64_t client_id;
+	bool has_pid;			/* false for folded series and kernel clients */
+	pid_t pid;
+};
+
+const char *drmtop_series_label_name(enum drmtop_series_label l);
+/* The label's value for @id ("" when it has none), numbers formatted in @buf. */
+const char *drmtop_series_label_value(const struct drmtop_series_ident *id,
+				      enum drmtop_series_label l, char buf[24]);
+/* "pid,client_id" (labels beyond the default ones) into a mask; -1 on an unknown name. */
+int drmtop_series_labels_parse(const char *list, unsigned int *mask);
 
 /* Monotonic counters of one engine as one source sees it. */
 struct drmtop_series_engine {
@@ -64,16 +115,10 @@ struct drmtop_series_mem {
 
 struct drmtop_series_device;
 
-/* One exported label set of per-client series. Strings are valid UTF-8. */
+/* One exported label set of client series. Strings (id's, owned) are valid UTF-8. */
 struct drmtop_series_client {
-	char *driver;			/* "" when nobody said */
-	char *device;
-	char *comm;
-	bool has_client_id;		/* false for folded series and drivers that print none */
-	uint64_t client_id;
-	bool has_pid;			/* false for folded series */
-	pid_t pid;
-	bool folded;			/* clients past max_clients with this comm */
+	struct drmtop_series_ident id;
+	bool folded;			/* all clients with this comm (past max_clients, or all) */
 	bool visible;			/* exported now */
 	size_t live;			/* open clients in it, as of the last update */
 	struct drmtop_series_engine *engines;
@@ -95,7 +140,8 @@ struct drmtop_series_device {
 	char *device;
 	struct drmtop_series_engine *engines;	/* sums over every client ever seen */
 	size_t nr_engines, cap_engines;
-	struct drmtop_series_mem *mems;		/* fdinfo regions over the shown clients */
+	/* fdinfo: the driver's regions over the shown clients; best: the clients' best figures */
+	struct drmtop_series_mem *mems;
 	size_t nr_mems, cap_mems;
 	bool present;			/* in the last update (clients or tracer figures) */
 	size_t clients;			/* open clients in the last update */
@@ -115,6 +161,7 @@ struct drmtop_series_tracker;
 
 struct drmtop_series {
 	size_t max_clients;
+	unsigned int labels;		/* DRMTOP_LABEL_BIT()s of the client labels exported */
 
 	struct drmtop_series_client **clients;	/* visible and hidden, in creation order */
 	size_t nr_clients, cap_clients;
@@ -153,7 +200,8 @@ struct drmtop_series {
 	struct strmap by_device;	/* "<driver>\x1f<device>", "r<rdev>", "m<driver>:<minor>" */
 };
 
-void drmtop_series_init(struct drmtop_series *s, size_t max_clients);
+/* @labels: DRMTOP_SERIES_LABELS_DEFAULT, or with per-client ones (DRMTOP_LABEL_BIT()). */
+void drmtop_series_init(struct drmtop_series *s, size_t max_clients, unsigned int labels);
 /*
  * Folds one model into the series; @sample_ns is how long taking it took (health). 0, or
  * -ENOMEM: the update is then partial (some growth may be counted later or lost) but the

@@ -5,8 +5,14 @@
  * small HTTP/1.x server on non-blocking sockets around ppoll() that answers GET /metrics from
  * the latest series. The two share the series under one mutex, held only to fold a model in
  * (the slow part, reading /proc and the BPF maps, runs outside it) or to render a scrape in
- * memory; sockets are never touched under it, so a slow or silent scraper delays nobody:
- * it holds one of a bounded number of connections until its deadline.
+ * memory; sockets are never touched under it, so a slow or silent scraper delays nobody.
+ *
+ * Any local user can connect, and all of them share 127.0.0.1: no per-address limit can tell
+ * them apart. So a connection is held only while it makes progress (a request head within
+ * IDLE_READ_NS of connecting, whole within READ_TIMEOUT_NS), and when every slot is taken a
+ * new connection evicts the oldest one not sending a response with progress: a scraper, which
+ * sends its request at once and is answered from memory, is always the newest and gets in
+ * whatever number of idle or slow connections others hold and renew.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -37,9 +43,11 @@
 
 #define DEFAULT_LISTEN		"127.0.0.1:9469"
 #define DEFAULT_MAX_CLIENTS	500
-#define MAX_CONNS		64	/* beyond: answered 503 and closed at once */
+#define MAX_CONNS		64	/* beyond: the oldest evicted (or 503 if all are busy) */
 #define REQ_MAX			8192	/* request line and headers */
-#define READ_TIMEOUT_NS		(10 * 1000000000ull)	/* whole request, from accept */
+#define IDLE_READ_NS		(2 * 1000000000ull)	/* a first byte, from accept */
+#define READ_TIMEOUT_NS		(5 * 1000000000ull)	/* whole request, from accept */
+#define WRITE_BUSY_NS		(1 * 1000000000ull)	/* a write this recent is not evicted */
 #define WRITE_IDLE_NS		(10 * 1000000000ull)	/* without any progress */
 #define WRITE_TIMEOUT_NS	(60 * 1000000000ull)	/* whole response */
 #define LINGER_NS		(2 * 1000000000ull)	/* reading what a client still sends */
@@ -56,13 +64,14 @@ struct conn {
 	char *out;
 	size_t out_len, out_off;
 	uint64_t start_ns, deadline_ns;
+	uint64_t progress_ns;		/* last bytes sent (C_WRITE) */
 };
 
 struct server {
 	int lfd;
 	struct conn conns[MAX_CONNS];
 	unsigned int nr_conns;
-	uint64_t scrapes, rejected, timeouts, bad_requests;
+	uint64_t scrapes, rejected, evicted, timeouts, bad_requests;
 
 	pthread_mutex_t lock;		/* series, stop */
 	pthread_cond_t wake;		/* CLOCK_MONOTONIC: ends the sampler's sleep at stop */
@@ -75,8 +84,9 @@ struct server {
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"Usage: drmtop serve [--listen ADDR:PORT] [--max-clients N] [-d SECONDS]\n"
-		"                    [-p PID[,PID...]] [--source auto|fdinfo|bpf]\n"
+		"Usage: drmtop serve [--listen ADDR:PORT] [--per-client | --labels LIST]\n"
+		"                    [--max-clients N] [-d SECONDS] [-p PID[,PID...]]\n"
+		"                    [--source auto|fdinfo|bpf]\n"
 		"                    [--proc-root DIR] [--sys-root DIR] [--diverge-threshold P]\n"
 		"\n"
 		"Serves the per-client figures as Prometheus metrics on http://ADDR:PORT/metrics\n"
@@ -84,8 +94,12 @@ static void usage(FILE *out)
 		"\n"
 		"  --listen ADDR:PORT   address to listen on (default %s; [::1]:9469 for IPv6,\n"
 		"                       :9469 for every IPv4 interface, port 0 for any free port)\n"
-		"  --max-clients N      per-client series before later clients are folded into one\n"
-		"                       series per command name with pid=\"\" client_id=\"\" (default %d)\n"
+		"  --per-client         a series per client (labels pid and client_id), not one per\n"
+		"                       command: as many series as clients ever seen (up to\n"
+		"                       --max-clients open ones); same as --labels pid,client_id\n"
+		"  --labels LIST        client labels beyond driver, device, comm: pid, client_id\n"
+		"  --max-clients N      with per-client labels, series before later clients are\n"
+		"                       folded by command name, pid=\"\" client_id=\"\" (default %d)\n"
 		"  -d SECONDS           sampling interval (default 2); scrapes read the last sample\n"
 		"  other options        as for top: -p, --source, --proc-root, --sys-root, ...\n",
 		DEFAULT_LISTEN, DEFAULT_MAX_CLIENTS);
@@ -96,6 +110,7 @@ static void usage(FILE *out)
 struct serve_args {
 	const char *listen;
 	size_t max_clients;
+	unsigned int labels;
 	bool help;
 };
 
@@ -124,16 +139,18 @@ static int split_args(int argc, char **argv, struct serve_args *a, char **rest, 
 
 	for (i = 0; i < argc; i++) {
 		const char *s = argv[i], *v = NULL;
-		bool listen = false, max = false;
+		bool listen = false, max = false, labels = false;
 
 		if (i && !strcmp(s, "--")) {
 			while (i < argc)
 				rest[n++] = argv[i++];
 			break;
 		}
-		if (i && (!strcmp(s, "--listen") || !strcmp(s, "--max-clients"))) {
-			listen = s[2] == 'l';
-			max = !listen;
+		if (i && (!strcmp(s, "--listen") || !strcmp(s, "--max-clients") ||
+			  !strcmp(s, "--labels"))) {
+			listen = !strcmp(s, "--listen");
+			labels = !strcmp(s, "--labels");
+			max = !listen && !labels;
 			if (i + 1 >= argc) {
 				fprintf(stderr, "drmtop: option '%s' needs a value\n", s);
 				return -1;
@@ -145,15 +162,30 @@ static int split_args(int argc, char **argv, struct serve_args *a, char **rest, 
 		} else if (i && !strncmp(s, "--max-clients=", 14)) {
 			max = true;
 			v = s + 14;
+		} else if (i && !strncmp(s, "--labels=", 9)) {
+			labels = true;
+			v = s + 9;
+		} else if (i && !strcmp(s, "--per-client")) {
+			a->labels |= DRMTOP_SERIES_LABELS_PER_CLIENT;
+			continue;
 		} else if (i && (!strcmp(s, "-h") || !strcmp(s, "--help"))) {
 			a->help = true;
 			continue;
 		}
-		if (listen)
+		if (listen) {
 			a->listen = v;
-		else if (max && parse_max_clients(v, &a->max_clients))
+		} else if (labels) {
+			unsigned int mask;
+
+			if (drmtop_series_labels_parse(v, &mask)) {
+				fprintf(stderr, "drmtop: invalid --labels '%s': want a list of pid, "
+					"client_id\n", v);
+				return -1;
+			}
+			a->labels |= mask;
+		} else if (max && parse_max_clients(v, &a->max_clients))
 			return -1;
-		else if (!max)
+		else if (!max && !labels)
 			rest[n++] = argv[i];
 	}
 	rest[n] = NULL;
@@ -327,7 +359,8 @@ static void respond(struct conn *c, const char *status, const char *type, const 
 	}
 	c->out_off = 0;
 	c->state = C_WRITE;
-	c->deadline_ns = drmtop_mono_ns() + WRITE_IDLE_NS;
+	c->progress_ns = drmtop_mono_ns();
+	c->deadline_ns = c->progress_ns + WRITE_IDLE_NS;
 }
 
 static void respond_text(struct conn *c, const char *status, const char *extra, const char *msg,
@@ -344,6 +377,7 @@ static void scrape(struct server *srv, struct conn *c, const char *accept, bool 
 		.start_ns = c->start_ns,
 		.connections = srv->nr_conns,
 		.rejected = srv->rejected,
+		.evicted = srv->evicted,
 		.timeouts = srv->timeouts,
 		.bad_requests = srv->bad_requests,
 	};
@@ -449,6 +483,8 @@ static void on_readable(struct server *srv, struct conn *c)
 	}
 	if (n < 0)
 		return;
+	if (!c->req_len)	/* it spoke: the rest of the request by the whole deadline */
+		c->deadline_ns = c->start_ns + READ_TIMEOUT_NS;
 	c->req_len += (size_t)n;
 	c->req[c->req_len] = '\0';
 	if (strstr(c->req, "\r\n\r\n") || strstr(c->req, "\n\n")) {
@@ -473,6 +509,7 @@ static void on_writable(struct server *srv, struct conn *c)
 		return;
 	}
 	c->out_off += (size_t)n;
+	c->progress_ns = now;
 	c->deadline_ns = now + WRITE_IDLE_NS;
 	if (c->deadline_ns > c->start_ns + WRITE_TIMEOUT_NS)
 		c->deadline_ns = c->start_ns + WRITE_TIMEOUT_NS;
@@ -489,6 +526,28 @@ static void on_writable(struct server *srv, struct conn *c)
 	c->deadline_ns = now + LINGER_NS;
 }
 
+/*
+ * The slot to give up for a new connection when all are taken: the oldest connection still
+ * reading its request or lingering, or writing without progress for WRITE_BUSY_NS; NULL when
+ * every one is sending a response right now.
+ */
+static struct conn *victim(struct server *srv, uint64_t now)
+{
+	struct conn *v = NULL;
+	size_t i;
+
+	for (i = 0; i < MAX_CONNS; i++) {
+		struct conn *c = &srv->conns[i];
+
+		if (c->state == C_FREE ||
+		    (c->state == C_WRITE && now - c->progress_ns < WRITE_BUSY_NS))
+			continue;
+		if (!v || c->start_ns < v->start_ns)
+			v = c;
+	}
+	return v;
+}
+
 static void on_accept(struct server *srv)
 {
 	static const char busy[] = "HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\n"
@@ -497,9 +556,18 @@ static void on_accept(struct server *srv)
 
 	for (;;) {
 		int fd = accept4(srv->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		uint64_t now = drmtop_mono_ns();
+		struct conn *c;
 
 		if (fd < 0)
 			return;		/* EAGAIN, or a connection that went away: next time */
+		if (srv->nr_conns == MAX_CONNS) {
+			c = victim(srv, now);
+			if (c) {
+				conn_close(srv, c);
+				srv->evicted++;
+			}
+		}
 		if (srv->nr_conns == MAX_CONNS) {
 			/* Best effort, never waiting: this client gets nothing more. */
 			if (send(fd, busy, sizeof(busy) - 1, MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
@@ -510,13 +578,16 @@ static void on_accept(struct server *srv)
 		}
 		for (i = 0; srv->conns[i].state != C_FREE; i++)
 			;
-		srv->conns[i].fd = fd;
-		srv->conns[i].state = C_READ;
-		srv->conns[i].req_len = 0;
-		srv->conns[i].req[0] = '\0';
-		srv->conns[i].start_ns = drmtop_mono_ns();
-		srv->conns[i].deadline_ns = srv->conns[i].start_ns + READ_TIMEOUT_NS;
+		c = &srv->conns[i];
+		c->fd = fd;
+		c->state = C_READ;
+		c->req_len = 0;
+		c->req[0] = '\0';
+		c->start_ns = now;
+		c->deadline_ns = now + IDLE_READ_NS;
 		srv->nr_conns++;
+		/* A request already here is answered now, before more accepts can evict it. */
+		on_readable(srv, c);
 	}
 }
 
@@ -622,7 +693,8 @@ static int run(struct server *srv, const struct drmtop_options *opts, const sigs
 
 int drmtop_serve_main(int argc, char **argv)
 {
-	struct serve_args a = { .listen = DEFAULT_LISTEN, .max_clients = DEFAULT_MAX_CLIENTS };
+	struct serve_args a = { .listen = DEFAULT_LISTEN, .max_clients = DEFAULT_MAX_CLIENTS,
+				.labels = DRMTOP_SERIES_LABELS_DEFAULT };
 	struct drmtop_options opts;
 	sigset_t block, run_mask;
 	struct server *srv;
@@ -669,7 +741,7 @@ int drmtop_serve_main(int argc, char **argv)
 		drmtop_options_free(&opts);
 		return 1;
 	}
-	drmtop_series_init(&srv->series, a.max_clients);
+	drmtop_series_init(&srv->series, a.max_clients, a.labels);
 	srv->lfd = listen_on(a.listen);
 	rc = 1;
 	if (srv->lfd >= 0 && !drmtop_sampler_new(&srv->sampler, &opts, "/dev")) {

@@ -31,6 +31,7 @@ struct raw {
 	/* The tracer's close records of the client added up (bpf_reader.h: the first has the
 	 * figures since attach, later ones what jobs running at close still added). */
 	uint64_t closed_busy_ns, closed_jobs;
+	bool best;			/* the engine's figure drmtop stands behind (series.h) */
 };
 
 struct drmtop_series_tracker {
@@ -44,17 +45,6 @@ struct drmtop_series_tracker {
 	size_t nr_raws, cap_raws;
 };
 
-/* The labels of a new member, before folding. */
-struct labels {
-	const char *driver;
-	const char *device;
-	const char *comm;
-	bool has_client_id;
-	uint64_t client_id;
-	bool has_pid;
-	pid_t pid;
-};
-
 struct update {
 	struct drmtop_series *s;
 	uint64_t gen;
@@ -63,13 +53,73 @@ struct update {
 
 const char *drmtop_series_source_name(enum drmtop_series_source src)
 {
-	return src == DRMTOP_SERIES_BPF ? "bpf" : "fdinfo";
+	return src == DRMTOP_SERIES_BPF ? "bpf" : src == DRMTOP_SERIES_BEST ? "best" : "fdinfo";
 }
 
-void drmtop_series_init(struct drmtop_series *s, size_t max_clients)
+/* The one table of client labels: a new one (a container) is a row here and a case below. */
+static const char *const label_names[DRMTOP_LABEL_MAX] = {
+	[DRMTOP_LABEL_DRIVER] = "driver",
+	[DRMTOP_LABEL_DEVICE] = "device",
+	[DRMTOP_LABEL_CLIENT_ID] = "client_id",
+	[DRMTOP_LABEL_PID] = "pid",
+	[DRMTOP_LABEL_COMM] = "comm",
+};
+
+const char *drmtop_series_label_name(enum drmtop_series_label l)
+{
+	return l < DRMTOP_LABEL_MAX ? label_names[l] : "?";
+}
+
+const char *drmtop_series_label_value(const struct drmtop_series_ident *id,
+				      enum drmtop_series_label l, char buf[24])
+{
+	buf[0] = '\0';
+	switch (l) {
+	case DRMTOP_LABEL_DRIVER:
+		return id->driver ? id->driver : "";
+	case DRMTOP_LABEL_DEVICE:
+		return id->device ? id->device : "";
+	case DRMTOP_LABEL_CLIENT_ID:
+		if (id->has_client_id)
+			snprintf(buf, 24, "%" PRIu64, id->client_id);
+		return buf;
+	case DRMTOP_LABEL_PID:
+		if (id->has_pid)
+			snprintf(buf, 24, "%d", (int)id->pid);
+		return buf;
+	case DRMTOP_LABEL_COMM:
+		return id->comm ? id->comm : "";
+	case DRMTOP_LABEL_MAX:
+		break;
+	}
+	return buf;
+}
+
+int drmtop_series_labels_parse(const char *list, unsigned int *mask)
+{
+	const char *p = list;
+
+	*mask = DRMTOP_SERIES_LABELS_DEFAULT;
+	while (*p) {
+		size_t n = strcspn(p, ","), l;
+
+		for (l = 0; l < DRMTOP_LABEL_MAX; l++)
+			if (strlen(label_names[l]) == n && !strncmp(p, label_names[l], n))
+				break;
+		if (n && l == DRMTOP_LABEL_MAX)
+			return -1;
+		if (n)
+			*mask |= DRMTOP_LABEL_BIT(l);
+		p += n + (p[n] == ',');
+	}
+	return 0;
+}
+
+void drmtop_series_init(struct drmtop_series *s, size_t max_clients, unsigned int labels)
 {
 	memset(s, 0, sizeof(*s));
 	s->max_clients = max_clients;
+	s->labels = labels | DRMTOP_SERIES_LABELS_DEFAULT;
 	strmap_init(&s->by_member);
 	strmap_init(&s->by_labels);
 	strmap_init(&s->by_device);
@@ -81,30 +131,29 @@ static void put_or_oom(struct update *u, struct strmap *m, const char *key, void
 		u->oom = true;
 }
 
-static struct drmtop_series_engine *find_engine(struct update *u,
-						struct drmtop_series_engine **arr, size_t *n,
-						size_t *cap, const char *name,
-						enum drmtop_series_source src)
+/* The index of an engine's counters (made if new), SIZE_MAX without memory. */
+static size_t find_engine(struct update *u, struct drmtop_series_engine **arr, size_t *n,
+			  size_t *cap, const char *name, enum drmtop_series_source src)
 {
 	struct drmtop_series_engine *e;
 	size_t i;
 
 	for (i = 0; i < *n; i++)
 		if ((*arr)[i].source == src && !strcmp((*arr)[i].name, name))
-			return &(*arr)[i];
+			return i;
 	e = vec_push(*arr, *n, *cap);
 	if (!e) {
 		u->oom = true;
-		return NULL;
+		return SIZE_MAX;
 	}
 	e->name = strdup(name);
 	e->source = src;
 	if (!e->name) {
 		(*n)--;
 		u->oom = true;
-		return NULL;
+		return SIZE_MAX;
 	}
-	return e;
+	return *n - 1;
 }
 
 static struct drmtop_series_mem *find_mem(struct update *u, struct drmtop_series_mem **arr,
@@ -240,21 +289,48 @@ static struct drmtop_series_device *resolve_device(struct update *u, const char 
 	return d;
 }
 
-/* Length-prefixed fields: no comm can make two label sets share a key. */
-static char *label_key(const struct drmtop_series_device *dev, const struct labels *l,
-		       bool folded, const char *comm)
+/*
+ * The exported label values of a new member's series: the device's names, the sanitized comm,
+ * no client identity when folded.
+ */
+static struct drmtop_series_ident series_ident(const struct drmtop_series_device *dev,
+					       const struct drmtop_series_ident *l, bool folded,
+					       const char *comm)
 {
-	char id[24] = "", pid[16] = "";
-	char *k;
+	struct drmtop_series_ident id = *l;
 
-	if (!folded && l->has_client_id)
-		snprintf(id, sizeof(id), "%" PRIu64, l->client_id);
-	if (!folded && l->has_pid)
-		snprintf(pid, sizeof(pid), "%d", (int)l->pid);
-	if (asprintf(&k, "%c%zu:%s%zu:%s%zu:%s%zu:%s%zu:%s", folded ? 'F' : 'C',
-		     strlen(dev->driver), dev->driver, strlen(dev->device), dev->device,
-		     strlen(id), id, strlen(pid), pid, strlen(comm), comm) < 0)
+	id.driver = dev->driver;
+	id.device = dev->device;
+	id.comm = comm;
+	if (folded)
+		id.has_client_id = id.has_pid = false;
+	return id;
+}
+
+/*
+ * The exported labels, length-prefixed (no comm can make two label sets share a key); a folded
+ * series has its own key space, as its empty pid is no client's.
+ */
+static char *label_key(const struct drmtop_series *s, const struct drmtop_series_ident *id,
+		       bool folded)
+{
+	char *k = NULL, buf[24];
+	size_t len = 0, l;
+	FILE *f = open_memstream(&k, &len);
+
+	if (!f)
 		return NULL;
+	fputc(folded ? 'F' : 'C', f);
+	for (l = 0; l < DRMTOP_LABEL_MAX; l++) {
+		const char *v = drmtop_series_label_value(id, (enum drmtop_series_label)l, buf);
+
+		if (s->labels & DRMTOP_LABEL_BIT(l))
+			fprintf(f, "%zu:%s", strlen(v), v);
+	}
+	if (fclose(f)) {
+		free(k);
+		return NULL;
+	}
 	return k;
 }
 
@@ -270,16 +346,17 @@ static void client_free(struct drmtop_series_client *c)
 		free(c->mems[i].region);
 	free(c->engines);
 	free(c->mems);
-	free(c->driver);
-	free(c->device);
-	free(c->comm);
+	free((char *)c->id.driver);
+	free((char *)c->id.device);
+	free((char *)c->id.comm);
 	free(c->label_key);
 	free(c);
 }
 
-static struct drmtop_series_client *new_series(struct update *u, const struct labels *l,
+static struct drmtop_series_client *new_series(struct update *u,
+					       const struct drmtop_series_ident *id,
 					       struct drmtop_series_device *dev, bool folded,
-					       const char *comm, char *key)
+					       char *key)
 {
 	struct drmtop_series *s = u->s;
 	struct drmtop_series_client *c = calloc(1, sizeof(*c)), **slot;
@@ -287,17 +364,14 @@ static struct drmtop_series_client *new_series(struct update *u, const struct la
 	if (!c)
 		goto oom;
 	c->label_key = key;
-	c->driver = strdup(dev->driver);
-	c->device = strdup(dev->device);
-	c->comm = strdup(comm);
+	c->id = *id;
+	c->id.driver = strdup(id->driver);
+	c->id.device = strdup(id->device);
+	c->id.comm = strdup(id->comm);
 	c->folded = folded;
-	c->has_client_id = !folded && l->has_client_id;
-	c->client_id = l->client_id;
-	c->has_pid = !folded && l->has_pid;
-	c->pid = l->pid;
 	c->visible = true;
 	c->dev = dev;
-	if (!c->driver || !c->device || !c->comm)
+	if (!c->id.driver || !c->id.device || !c->id.comm)
 		goto oom;
 	slot = vec_push(s->clients, s->nr_clients, s->cap_clients);
 	if (!slot)
@@ -318,37 +392,46 @@ oom:
 }
 
 /*
- * The series a new client joins: its own, or its comm's folded one past max_clients. A client
- * known only from its close record (@live false) holds no slot of the limit: it is gone.
+ * The series a new client joins: its comm's folded one by default; with per-client labels its
+ * own, or its comm's folded one past max_clients. A client known only from its close record
+ * (@live false) holds no slot of the limit: it is gone.
  */
-static struct drmtop_series_client *series_for(struct update *u, const struct labels *l,
-					       bool live)
+static struct drmtop_series_client *series_for(struct update *u,
+					       const struct drmtop_series_ident *l, bool live)
 {
 	struct drmtop_series *s = u->s;
 	struct drmtop_series_device *dev = get_device(u, l->driver, l->device);
-	struct drmtop_series_client *c;
-	char *comm, *key;
+	bool per_client = s->labels & DRMTOP_SERIES_LABELS_PER_CLIENT_ONLY;
+	struct drmtop_series_client *c = NULL;
+	struct drmtop_series_ident id;
+	char *comm, *key = NULL;
 
 	if (!dev)
 		return NULL;
 	comm = utf8_sanitize(l->comm);
-	key = comm ? label_key(dev, l, false, comm) : NULL;
-	if (!key)
+	if (!comm)
 		goto oom;
-	c = strmap_get(&s->by_labels, key);
-	if (!c && s->individual_live >= s->max_clients) {
-		free(key);
-		key = label_key(dev, l, true, comm);
+	id = series_ident(dev, l, false, comm);
+	if (per_client) {
+		key = label_key(s, &id, false);
 		if (!key)
 			goto oom;
-		s->folded_total++;
+		c = strmap_get(&s->by_labels, key);
+	}
+	if (!c && (!per_client || s->individual_live >= s->max_clients)) {
+		free(key);
+		id = series_ident(dev, l, true, comm);
+		key = label_key(s, &id, true);
+		if (!key)
+			goto oom;
+		s->folded_total += per_client;
 		c = strmap_get(&s->by_labels, key);
 		if (!c)
-			c = new_series(u, l, dev, true, comm, key);
+			c = new_series(u, &id, dev, true, key);
 		else
 			free(key);
 	} else if (!c) {
-		c = new_series(u, l, dev, false, comm, key);
+		c = new_series(u, &id, dev, false, key);
 		if (c && live)
 			s->individual_live++;
 	} else {
@@ -362,7 +445,8 @@ oom:
 	return NULL;
 }
 
-static struct drmtop_series_tracker *new_tracker(struct update *u, const struct labels *l,
+static struct drmtop_series_tracker *new_tracker(struct update *u,
+						const struct drmtop_series_ident *l,
 						bool live)
 {
 	struct drmtop_series *s = u->s;
@@ -484,25 +568,63 @@ static void add_sat(uint64_t *sum, uint64_t v)
 	*sum = v > UINT64_MAX - *sum ? UINT64_MAX : *sum + v;
 }
 
+/* Whether a member already has a figure of @engine that drmtop stands behind. */
+static bool has_best(const struct drmtop_series_tracker *t, const char *engine)
+{
+	size_t i;
+
+	for (i = 0; i < t->nr_raws; i++)
+		if (t->raws[i].best && !strcmp(t->raws[i].engine, engine))
+			return true;
+	return false;
+}
+
 /*
- * One engine figure of one member: its growth goes to its series and its device. With
- * @closed the figures are one close record's, added to the earlier ones of the client.
+ * Whether a new raw figure of @src becomes the member's best for its engine: the first of the
+ * engine, unless it is the tracer's on an engine fdinfo does not list for a client fdinfo
+ * times (an unmapped ring): the driver's figures already hold that work.
+ */
+static bool new_best(const struct drmtop_series_tracker *t, const char *engine,
+		     enum drmtop_series_source src)
+{
+	size_t i;
+
+	if (has_best(t, engine))
+		return false;
+	for (i = 0; src == DRMTOP_SERIES_BPF && i < t->nr_raws; i++)
+		if (t->raws[i].source == DRMTOP_SERIES_FDINFO)
+			return false;
+	return true;
+}
+
+/*
+ * One engine figure of one member: its growth goes to its series and its device, under its
+ * source and, for the member's best figure of the engine, under DRMTOP_SERIES_BEST. The first
+ * source to report an engine of a member is its best for good (touch_client feeds fdinfo
+ * first): switching later would count the same work twice or take it back. One exception: the
+ * tracer's close record of a client it already followed beside fdinfo adds to the best figure
+ * what the tracer counted since the last sample, the jobs that ran after fdinfo's last read
+ * (fdinfo cannot be read once the client closed: a short-lived client's tail would be lost).
+ * With @closed the figures are one close record's, added to the earlier ones of the client.
  */
 static void feed(struct update *u, struct drmtop_series_tracker *t, const char *engine,
 		 enum drmtop_series_source src, uint64_t busy_ns, bool has_jobs, uint64_t jobs,
 		 bool closed)
 {
 	struct drmtop_series_client *c = t->series;
+	struct drmtop_series_device *d = c->dev;
 	struct drmtop_series_engine *ce, *de;
+	size_t ci, di, bci = SIZE_MAX, bdi = SIZE_MAX;
 	struct raw *r = NULL;
 	uint64_t db, dj;
-	bool first = false;
+	bool first = false, best, to_best;
 	size_t i;
 
 	for (i = 0; i < t->nr_raws && !r; i++)
 		if (t->raws[i].source == src && !strcmp(t->raws[i].engine, engine))
 			r = &t->raws[i];
 	if (!r) {
+		best = new_best(t, engine, src);
 		r = vec_push(t->raws, t->nr_raws, t->cap_raws);
 		if (r)
 			r->engine = strdup(engine);
@@ -513,17 +635,27 @@ static void feed(struct update *u, struct drmtop_series_tracker *t, const char *
 			return;
 		}
 		r->source = src;
+		r->best = best;
 		first = true;
 	}
-	ce = find_engine(u, &c->engines, &c->nr_engines, &c->cap_engines, engine, src);
-	de = find_engine(u, &c->dev->engines, &c->dev->nr_engines, &c->dev->cap_engines, engine,
-			 src);
-	if (!ce || !de) {
+	to_best = r->best || (closed && src == DRMTOP_SERIES_BPF && !first && has_best(t, engine));
+	/* Indices, not pointers: each find may grow the array an earlier one pointed into. */
+	ci = find_engine(u, &c->engines, &c->nr_engines, &c->cap_engines, engine, src);
+	di = find_engine(u, &d->engines, &d->nr_engines, &d->cap_engines, engine, src);
+	if (to_best) {
+		bci = find_engine(u, &c->engines, &c->nr_engines, &c->cap_engines, engine,
+				  DRMTOP_SERIES_BEST);
+		bdi = find_engine(u, &d->engines, &d->nr_engines, &d->cap_engines, engine,
+				  DRMTOP_SERIES_BEST);
+	}
+	if (ci == SIZE_MAX || di == SIZE_MAX || (to_best && (bci == SIZE_MAX || bdi == SIZE_MAX))) {
 		/* Not counted now: keep the raw figures so the growth is counted next time. */
 		if (first)
 			free(t->raws[--t->nr_raws].engine);
 		return;
 	}
+	ce = &c->engines[ci];
+	de = &d->engines[di];
 	if (closed) {
 		add_sat(&r->closed_busy_ns, busy_ns);
 		add_sat(&r->closed_jobs, jobs);
@@ -534,6 +666,10 @@ static void feed(struct update *u, struct drmtop_series_tracker *t, const char *
 	dj = has_jobs ? growth_past(&r->jobs, jobs, first) : 0;
 	add_sat(&ce->busy_ns, db);
 	add_sat(&de->busy_ns, db);
+	if (to_best) {
+		add_sat(&c->engines[bci].busy_ns, db);
+		add_sat(&d->engines[bdi].busy_ns, db);
+	}
 	if (has_jobs) {
 		ce->has_jobs = de->has_jobs = true;
 		add_sat(&ce->jobs, dj);
@@ -556,7 +692,7 @@ static void close_tracker(struct update *u, struct drmtop_series_tracker *t)
 }
 
 static void client_labels(struct update *u, const struct drmtop_model_client *c,
-			  struct labels *l)
+			  struct drmtop_series_ident *l)
 {
 	const struct drmtop_model_bpf *b = c->bpf;
 	struct drmtop_series_device *d;
@@ -596,6 +732,49 @@ static bool figures_below(const struct drmtop_series_tracker *t,
 	return false;
 }
 
+/*
+ * One open client's memory gauges, per source and best: the driver's regions when its fdinfo
+ * prints any, else the tracer's GEM bytes ("gem"). The device's best figures are the sums of
+ * its clients'.
+ */
+static void client_mem(struct update *u, struct drmtop_series_client *sc,
+		       const struct drmtop_model_client *c)
+{
+	struct drmtop_series_device *d = sc->dev;
+	bool fd_mem = false;
+	size_t i, k;
+
+	for (i = 0; c->in_fdinfo && i < c->nr_regions; i++)
+		fd_mem |= c->regions[i].present != 0;
+	for (i = 0; fd_mem && i < c->nr_regions; i++) {
+		const struct drmtop_model_region *r = &c->regions[i];
+		static const enum drmtop_series_source srcs[] = { DRMTOP_SERIES_FDINFO,
+								  DRMTOP_SERIES_BEST };
+
+		for (k = 0; k < 2; k++)
+			add_mem(find_mem(u, &sc->mems, &sc->nr_mems, &sc->cap_mems, r->name,
+					 srcs[k]),
+				r->present, r->total, r->shared, r->resident, r->purgeable,
+				r->active, 0);
+		add_mem(find_mem(u, &d->mems, &d->nr_mems, &d->cap_mems, r->name,
+				 DRMTOP_SERIES_BEST),
+			r->present, r->total, r->shared, r->resident, r->purgeable, r->active, 0);
+	}
+	if (!c->bpf)
+		return;
+	add_mem(find_mem(u, &sc->mems, &sc->nr_mems, &sc->cap_mems, "gem", DRMTOP_SERIES_BPF),
+		DRMTOP_MEM_TOTAL | DRMTOP_MEM_SHARED | DRMTOP_SERIES_MEM_IMPORTED,
+		c->bpf->mem_total, c->bpf->mem_shared, 0, 0, 0, c->bpf->mem_imported);
+	if (fd_mem)
+		return;
+	add_mem(find_mem(u, &sc->mems, &sc->nr_mems, &sc->cap_mems, "gem", DRMTOP_SERIES_BEST),
+		DRMTOP_MEM_TOTAL | DRMTOP_MEM_SHARED, c->bpf->mem_total, c->bpf->mem_shared, 0, 0,
+		0, 0);
+	add_mem(find_mem(u, &d->mems, &d->nr_mems, &d->cap_mems, "gem", DRMTOP_SERIES_BEST),
+		DRMTOP_MEM_TOTAL | DRMTOP_MEM_SHARED, c->bpf->mem_total, c->bpf->mem_shared, 0, 0,
+		0, 0);
+}
+
 /* A client of this model: find or make its member, feed its figures. */
 static void touch_client(struct update *u, const struct drmtop_model_client *c)
 {
@@ -603,7 +782,7 @@ static void touch_client(struct update *u, const struct drmtop_model_client *c)
 	uint64_t uid = c->bpf ? c->bpf->uid : 0;
 	struct drmtop_series_tracker *t = by_fd_key(u->s, fd_key);
 	bool first_now;
-	struct labels l;
+	struct drmtop_series_ident l;
 	size_t i;
 
 	/*
@@ -640,24 +819,8 @@ static void touch_client(struct update *u, const struct drmtop_model_client *c)
 			feed(u, t, e->name, DRMTOP_SERIES_BPF, e->bpf.busy_ns, true, e->bpf.jobs,
 			     false);
 	}
-	if (!first_now)
-		return;
-	for (i = 0; c->in_fdinfo && i < c->nr_regions; i++) {
-		const struct drmtop_model_region *r = &c->regions[i];
-		struct drmtop_series_client *sc = t->series;
-
-		add_mem(find_mem(u, &sc->mems, &sc->nr_mems, &sc->cap_mems, r->name,
-				 DRMTOP_SERIES_FDINFO),
-			r->present, r->total, r->shared, r->resident, r->purgeable, r->active, 0);
-	}
-	if (c->bpf) {
-		struct drmtop_series_client *sc = t->series;
-
-		add_mem(find_mem(u, &sc->mems, &sc->nr_mems, &sc->cap_mems, "gem",
-				 DRMTOP_SERIES_BPF),
-			DRMTOP_MEM_TOTAL | DRMTOP_MEM_SHARED | DRMTOP_SERIES_MEM_IMPORTED,
-			c->bpf->mem_total, c->bpf->mem_shared, 0, 0, 0, c->bpf->mem_imported);
-	}
+	if (first_now)
+		client_mem(u, t->series, c);
 }
 
 /* A client that closed: the tracer's final figures, or fdinfo's word that it went. */
@@ -665,7 +828,7 @@ static void touch_closed(struct update *u, const struct drmtop_model_closed *cl)
 {
 	struct drmtop_series_tracker *t;
 	struct drmtop_series_device *d;
-	struct labels l;
+	struct drmtop_series_ident l;
 	size_t i;
 
 	if (!cl->from_bpf) {

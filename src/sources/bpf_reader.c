@@ -871,10 +871,10 @@ static int read_gpu_mem(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
 
 /*
  * The sched part makes a device's kernel client from a job's scheduler, which knows the parent
- * device (drm_gpu_scheduler.dev) but not the DRM driver: its name comes from the device the drm
- * part recorded for the same parent, so the driver table maps the kernel client's rings too
- * (amdgpu's clears on "sdma0" are its "dma" engine, not a ring of their own). So does its minor:
- * without it two GPUs of one driver would have indistinguishable kernel clients.
+ * device (drm_gpu_scheduler.dev) but not the DRM driver nor a minor: both come from the device
+ * the drm part recorded for the same parent, so the driver table maps the kernel client's rings
+ * too (amdgpu's clears on "sdma0" are its "dma" engine, not a ring of their own) and the kernel
+ * clients of two GPUs of one driver stay on their own devices.
  */
 static void name_kernel_clients(struct drmtop_bpf_snapshot *s)
 {
@@ -888,9 +888,9 @@ static void name_kernel_clients(struct drmtop_bpf_snapshot *s)
 		for (j = 0; j < s->n_devices; j++) {
 			const struct drmtop_device *d = &s->devices[j].d;
 
-			if (d->parent_dev != c->parent_dev || !d->driver[0])
+			if (d->parent_dev != c->parent_dev)
 				continue;
-			if (!c->driver[0])
+			if (!c->driver[0] && d->driver[0])
 				memcpy(c->driver, d->driver, sizeof(c->driver));
 			if (c->minor_index < 0)
 				c->minor_index = d->primary_index;

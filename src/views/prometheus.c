@@ -165,19 +165,17 @@ static void label(struct out *o, bool *first, const char *name, const char *valu
 	*first = false;
 }
 
-static void client_labels(struct out *o, const struct drmtop_series_client *c, bool *first)
+/* The client labels the series were asked for (series.h's one table), in its order. */
+static void client_labels(struct out *o, const struct drmtop_series *s,
+			  const struct drmtop_series_client *c, bool *first)
 {
-	char id[24] = "", pid[16] = "";
+	char buf[24];
+	size_t l;
 
-	if (c->has_client_id)
-		snprintf(id, sizeof(id), "%" PRIu64, c->client_id);
-	if (c->has_pid)
-		snprintf(pid, sizeof(pid), "%d", (int)c->pid);
-	label(o, first, "driver", c->driver);
-	label(o, first, "device", c->device);
-	label(o, first, "client_id", id);
-	label(o, first, "pid", pid);
-	label(o, first, "comm", c->comm);
+	for (l = 0; l < DRMTOP_LABEL_MAX; l++)
+		if (s->labels & DRMTOP_LABEL_BIT(l))
+			label(o, first, drmtop_series_label_name((enum drmtop_series_label)l),
+			      drmtop_series_label_value(&c->id, (enum drmtop_series_label)l, buf));
 }
 
 static void end_labels(struct out *o, bool first)
@@ -195,33 +193,81 @@ static void value_ns(struct out *o, uint64_t ns)
 	fprintf(o->f, "%" PRIu64 ".%09" PRIu64 "\n", ns / 1000000000u, ns % 1000000000u);
 }
 
-enum client_value { BUSY, JOBS };
+/*
+ * Engine families: busy time per source (the best figure in the plain family, each source's
+ * own in drmtop_fdinfo_* and drmtop_bpf_*, so no natural sum counts the same work twice), and
+ * the tracer's job counts.
+ */
+struct engine_family {
+	const char *base;		/* without _total */
+	enum drmtop_series_source source;
+	bool jobs;
+	const char *help;
+};
 
-static void client_engines(struct out *o, const struct drmtop_series *s, enum client_value what)
+static const struct engine_family client_engine_families[] = {
+	{ "drmtop_client_engine_busy_seconds", DRMTOP_SERIES_BEST, false,
+	  "Engine busy time of DRM clients, one figure per engine: the driver's fdinfo time "
+	  "(drm-engine-<engine>) when it prints one for the client, else the tracer's. Closed "
+	  "clients' time stays in their series." },
+	{ "drmtop_client_jobs", DRMTOP_SERIES_BPF, true,
+	  "GPU scheduler jobs of DRM clients that ran on an engine (the tracer's count)." },
+	{ "drmtop_fdinfo_client_engine_busy_seconds", DRMTOP_SERIES_FDINFO, false,
+	  "Engine busy time of DRM clients as their fdinfo says (drm-engine-<engine>, never "
+	  "going back), for cross-checking." },
+	{ "drmtop_bpf_client_engine_busy_seconds", DRMTOP_SERIES_BPF, false,
+	  "Engine busy time of DRM clients as the tracer counts it (the GPU scheduler's jobs on "
+	  "the engine's rings), for cross-checking." },
+};
+
+static const struct engine_family device_engine_families[] = {
+	{ "drmtop_device_engine_busy_seconds", DRMTOP_SERIES_BEST, false,
+	  "Engine busy time of all DRM clients of a device, closed ones included: the sum of "
+	  "drmtop_client_engine_busy_seconds." },
+	{ "drmtop_device_jobs", DRMTOP_SERIES_BPF, true,
+	  "GPU scheduler jobs of all DRM clients of a device, closed ones included (the "
+	  "tracer's count)." },
+	{ "drmtop_fdinfo_device_engine_busy_seconds", DRMTOP_SERIES_FDINFO, false,
+	  "Engine busy time of all DRM clients of a device as fdinfo says, closed ones "
+	  "included." },
+	{ "drmtop_bpf_device_engine_busy_seconds", DRMTOP_SERIES_BPF, false,
+	  "Engine busy time of all DRM clients of a device as the tracer counts it, closed ones "
+	  "included." },
+};
+
+static bool engine_sample(const struct engine_family *f, const struct drmtop_series_engine *e)
+{
+	return e->source == f->source && (!f->jobs || e->has_jobs);
+}
+
+static void engine_value(struct out *o, const struct engine_family *f,
+			 const struct drmtop_series_engine *e)
+{
+	if (f->jobs)
+		value_u64(o, e->jobs);
+	else
+		value_ns(o, e->busy_ns);
+}
+
+static void client_engines(struct out *o, const struct drmtop_series *s,
+			   const struct engine_family *f)
 {
 	size_t i, k;
 
+	family(o, f->base, "counter", f->jobs ? NULL : "seconds", f->help);
 	for (i = 0; i < s->nr_clients; i++) {
 		const struct drmtop_series_client *c = s->clients[i];
 
-		if (!c->visible)
-			continue;
-		for (k = 0; k < c->nr_engines; k++) {
-			const struct drmtop_series_engine *e = &c->engines[k];
+		for (k = 0; c->visible && k < c->nr_engines; k++) {
 			bool first = true;
 
-			if (what == JOBS && !e->has_jobs)
+			if (!engine_sample(f, &c->engines[k]))
 				continue;
-			fputs(what == BUSY ? "drmtop_client_engine_busy_seconds_total"
-					   : "drmtop_client_jobs_total", o->f);
-			client_labels(o, c, &first);
-			label(o, &first, "engine", e->name);
-			label(o, &first, "source", drmtop_series_source_name(e->source));
+			fprintf(o->f, "%s_total", f->base);
+			client_labels(o, s, c, &first);
+			label(o, &first, "engine", c->engines[k].name);
 			end_labels(o, first);
-			if (what == BUSY)
-				value_ns(o, e->busy_ns);
-			else
-				value_u64(o, e->jobs);
+			engine_value(o, f, &c->engines[k]);
 		}
 	}
 }
@@ -255,60 +301,69 @@ static bool mem_figure(const struct drmtop_series_mem *m, enum mem_value what, u
 	return false;
 }
 
-static const struct {
+/* Memory families: which figure, from which source (best: one per client and region). */
+struct mem_family {
 	const char *name;
+	enum mem_value what;
+	enum drmtop_series_source source;
 	const char *help;
-} mem_families[] = {
-	[MEM_HELD] = { "drmtop_client_memory_bytes",
-		       "Memory a DRM client holds per region (fdinfo: drm-total, else drm-resident; "
-		       "bpf: bytes of the GEM objects it has handles to)." },
-	[MEM_RESIDENT] = { "drmtop_client_memory_resident_bytes",
-			   "Resident memory of a DRM client per region (drm-resident)." },
-	[MEM_SHARED] = { "drmtop_client_memory_shared_bytes",
-			 "Memory a DRM client shares with other clients per region (drm-shared; "
-			 "bpf: GEM objects with more than one handle or a dma-buf)." },
-	[MEM_PURGEABLE] = { "drmtop_client_memory_purgeable_bytes",
-			    "Purgeable memory of a DRM client per region (drm-purgeable)." },
-	[MEM_ACTIVE] = { "drmtop_client_memory_active_bytes",
-			 "Memory of a DRM client in use by the GPU per region (drm-active)." },
-	[MEM_IMPORTED] = { "drmtop_client_memory_imported_bytes",
-			   "Bytes of GEM objects a DRM client imported through PRIME (bpf)." },
 };
 
-static bool any_mem(const struct drmtop_series *s, enum mem_value what)
-{
-	size_t i, k;
-	uint64_t v;
+static const struct mem_family client_mem_families[] = {
+	{ "drmtop_client_memory_bytes", MEM_HELD, DRMTOP_SERIES_BEST,
+	  "Memory DRM clients hold per region: the driver's fdinfo regions (drm-total, else "
+	  "drm-resident) when it prints any for the client, else the tracer's GEM bytes (region "
+	  "gem)." },
+	{ "drmtop_client_memory_shared_bytes", MEM_SHARED, DRMTOP_SERIES_BEST,
+	  "Memory DRM clients share with others per region, from the same source as "
+	  "drmtop_client_memory_bytes (drm-shared; the tracer: GEM objects with more than one "
+	  "handle or a dma-buf)." },
+	{ "drmtop_client_memory_resident_bytes", MEM_RESIDENT, DRMTOP_SERIES_FDINFO,
+	  "Resident memory of DRM clients per region (drm-resident)." },
+	{ "drmtop_client_memory_purgeable_bytes", MEM_PURGEABLE, DRMTOP_SERIES_FDINFO,
+	  "Purgeable memory of DRM clients per region (drm-purgeable)." },
+	{ "drmtop_client_memory_active_bytes", MEM_ACTIVE, DRMTOP_SERIES_FDINFO,
+	  "Memory of DRM clients in use by the GPU per region (drm-active)." },
+	{ "drmtop_client_memory_imported_bytes", MEM_IMPORTED, DRMTOP_SERIES_BPF,
+	  "Bytes of GEM objects DRM clients imported through PRIME (the tracer)." },
+	{ "drmtop_fdinfo_client_memory_bytes", MEM_HELD, DRMTOP_SERIES_FDINFO,
+	  "Memory DRM clients hold per region as fdinfo says (drm-total, else drm-resident), for "
+	  "cross-checking." },
+	{ "drmtop_bpf_client_memory_bytes", MEM_HELD, DRMTOP_SERIES_BPF,
+	  "Bytes of the GEM objects DRM clients have handles to, as the tracer counts them "
+	  "(region gem), for cross-checking." },
+};
 
-	for (i = 0; i < s->nr_clients; i++)
-		for (k = 0; s->clients[i]->visible && k < s->clients[i]->nr_mems; k++)
-			if (mem_figure(&s->clients[i]->mems[k], what, &v))
-				return true;
-	return false;
+static bool client_mem_sample(const struct drmtop_series_client *c, const struct mem_family *f,
+			      size_t k, uint64_t *v)
+{
+	return c->visible && c->mems[k].source == f->source && mem_figure(&c->mems[k], f->what, v);
 }
 
-static void client_mem(struct out *o, const struct drmtop_series *s, enum mem_value what)
+static void client_mem(struct out *o, const struct drmtop_series *s, const struct mem_family *f)
 {
+	bool any = false;
 	size_t i, k;
 	uint64_t v;
 
 	/* A family with no sample is left out whole: HELP without samples is noise. */
-	if (!any_mem(s, what))
+	for (i = 0; i < s->nr_clients && !any; i++)
+		for (k = 0; k < s->clients[i]->nr_mems && !any; k++)
+			any = client_mem_sample(s->clients[i], f, k, &v);
+	if (!any)
 		return;
-	family(o, mem_families[what].name, "gauge", "bytes", mem_families[what].help);
+	family(o, f->name, "gauge", "bytes", f->help);
 	for (i = 0; i < s->nr_clients; i++) {
 		const struct drmtop_series_client *c = s->clients[i];
 
-		for (k = 0; c->visible && k < c->nr_mems; k++) {
-			const struct drmtop_series_mem *m = &c->mems[k];
+		for (k = 0; k < c->nr_mems; k++) {
 			bool first = true;
 
-			if (!mem_figure(m, what, &v))
+			if (!client_mem_sample(c, f, k, &v))
 				continue;
-			fputs(mem_families[what].name, o->f);
-			client_labels(o, c, &first);
-			label(o, &first, "region", m->region);
-			label(o, &first, "source", drmtop_series_source_name(m->source));
+			fputs(f->name, o->f);
+			client_labels(o, s, c, &first);
+			label(o, &first, "region", c->mems[k].region);
 			end_labels(o, first);
 			value_u64(o, v);
 		}
@@ -319,20 +374,14 @@ static void clients(struct out *o, const struct drmtop_series *s)
 {
 	size_t i;
 
-	family(o, "drmtop_client_engine_busy_seconds", "counter", "seconds",
-	       "Engine busy time of a DRM client (fdinfo: drm-engine-<engine>, never going back; "
-	       "bpf: the GPU scheduler's jobs on the engine's rings). Kept until scraped after "
-	       "the client closed.");
-	client_engines(o, s, BUSY);
-	family(o, "drmtop_client_jobs", "counter", NULL,
-	       "GPU scheduler jobs of a DRM client that ran on an engine (bpf).");
-	client_engines(o, s, JOBS);
-	for (i = MEM_HELD; i <= MEM_IMPORTED; i++)
-		client_mem(o, s, (enum mem_value)i);
+	for (i = 0; i < sizeof(client_engine_families) / sizeof(client_engine_families[0]); i++)
+		client_engines(o, s, &client_engine_families[i]);
+	for (i = 0; i < sizeof(client_mem_families) / sizeof(client_mem_families[0]); i++)
+		client_mem(o, s, &client_mem_families[i]);
 	family(o, "drmtop_client_open", "gauge", NULL,
-	       "Open DRM clients behind a series: 1, 0 once closed (its final counters stay "
-	       "until scraped), or the number of clients of a folded series (pid and client_id "
-	       "empty: clients past --max-clients, by command name).");
+	       "Open DRM clients behind a series: by default the clients of a command (0 once "
+	       "all closed, kept a while); with per-client labels 1, 0 once closed (its final "
+	       "counters stay until scraped), or the clients folded past --max-clients.");
 	for (i = 0; i < s->nr_clients; i++) {
 		const struct drmtop_series_client *c = s->clients[i];
 		bool first = true;
@@ -340,7 +389,7 @@ static void clients(struct out *o, const struct drmtop_series *s)
 		if (!c->visible)
 			continue;
 		fputs("drmtop_client_open", o->f);
-		client_labels(o, c, &first);
+		client_labels(o, s, c, &first);
 		end_labels(o, first);
 		value_u64(o, c->live);
 	}
@@ -352,64 +401,66 @@ static void device_labels(struct out *o, const struct drmtop_series_device *d, b
 	label(o, first, "device", d->device);
 }
 
-static void devices(struct out *o, const struct drmtop_series *s)
+static void device_engines(struct out *o, const struct drmtop_series *s,
+			   const struct engine_family *f)
+{
+	size_t i, k;
+
+	family(o, f->base, "counter", f->jobs ? NULL : "seconds", f->help);
+	for (i = 0; i < s->nr_devices; i++) {
+		const struct drmtop_series_device *d = s->devices[i];
+
+		for (k = 0; k < d->nr_engines; k++) {
+			bool first = true;
+
+			if (!engine_sample(f, &d->engines[k]))
+				continue;
+			fprintf(o->f, "%s_total", f->base);
+			device_labels(o, d, &first);
+			label(o, &first, "engine", d->engines[k].name);
+			end_labels(o, first);
+			engine_value(o, f, &d->engines[k]);
+		}
+	}
+}
+
+static void device_mem(struct out *o, const struct drmtop_series *s, const char *name,
+		       enum drmtop_series_source src, const char *help)
 {
 	size_t i, k;
 	uint64_t v;
 
-	family(o, "drmtop_device_engine_busy_seconds", "counter", "seconds",
-	       "Engine busy time of all DRM clients of a device, closed ones included.");
+	family(o, name, "gauge", "bytes", help);
 	for (i = 0; i < s->nr_devices; i++) {
 		const struct drmtop_series_device *d = s->devices[i];
 
-		for (k = 0; k < d->nr_engines; k++) {
+		for (k = 0; k < d->nr_mems; k++) {
 			bool first = true;
 
-			fputs("drmtop_device_engine_busy_seconds_total", o->f);
-			device_labels(o, d, &first);
-			label(o, &first, "engine", d->engines[k].name);
-			label(o, &first, "source", drmtop_series_source_name(d->engines[k].source));
-			end_labels(o, first);
-			value_ns(o, d->engines[k].busy_ns);
-		}
-	}
-	family(o, "drmtop_device_jobs", "counter", NULL,
-	       "GPU scheduler jobs of all DRM clients of a device, closed ones included (bpf).");
-	for (i = 0; i < s->nr_devices; i++) {
-		const struct drmtop_series_device *d = s->devices[i];
-
-		for (k = 0; k < d->nr_engines; k++) {
-			bool first = true;
-
-			if (!d->engines[k].has_jobs)
+			if (d->mems[k].source != src || !mem_figure(&d->mems[k], MEM_HELD, &v))
 				continue;
-			fputs("drmtop_device_jobs_total", o->f);
-			device_labels(o, d, &first);
-			label(o, &first, "engine", d->engines[k].name);
-			label(o, &first, "source", drmtop_series_source_name(d->engines[k].source));
-			end_labels(o, first);
-			value_u64(o, d->engines[k].jobs);
-		}
-	}
-	family(o, "drmtop_device_memory_bytes", "gauge", "bytes",
-	       "Memory the open DRM clients of a device hold per region (fdinfo: total, else "
-	       "resident; a buffer shared by several clients counts for each).");
-	for (i = 0; i < s->nr_devices; i++) {
-		const struct drmtop_series_device *d = s->devices[i];
-
-		for (k = 0; d->present && k < d->nr_mems; k++) {
-			bool first = true;
-
-			if (!mem_figure(&d->mems[k], MEM_HELD, &v))
-				continue;
-			fputs("drmtop_device_memory_bytes", o->f);
+			fputs(name, o->f);
 			device_labels(o, d, &first);
 			label(o, &first, "region", d->mems[k].region);
-			label(o, &first, "source", drmtop_series_source_name(d->mems[k].source));
 			end_labels(o, first);
 			value_u64(o, v);
 		}
 	}
+}
+
+static void devices(struct out *o, const struct drmtop_series *s)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(device_engine_families) / sizeof(device_engine_families[0]); i++)
+		device_engines(o, s, &device_engine_families[i]);
+	device_mem(o, s, "drmtop_device_memory_bytes", DRMTOP_SERIES_BEST,
+		   "Memory the open DRM clients of a device hold per region: the sum of "
+		   "drmtop_client_memory_bytes (a buffer shared by several clients counts for "
+		   "each).");
+	device_mem(o, s, "drmtop_fdinfo_device_memory_bytes", DRMTOP_SERIES_FDINFO,
+		   "Memory the open DRM clients of a device hold per region as fdinfo says "
+		   "(total, else resident), for cross-checking.");
 	family(o, "drmtop_device_clients", "gauge", NULL, "Open DRM clients of a device (fdinfo).");
 	for (i = 0; i < s->nr_devices; i++) {
 		bool first = true;
@@ -563,27 +614,33 @@ static void health(struct out *o, const struct drmtop_series *s,
 				items[i].v);
 	}
 	single(o, "drmtop_max_clients", "gauge", NULL,
-	       "Per-client series allowed (--max-clients); later clients are folded by comm.",
+	       "Per-client series allowed with per-client labels (--max-clients); later clients "
+	       "are folded by comm.",
 	       s->max_clients, false);
 	single(o, "drmtop_clients_open", "gauge", NULL, "Open DRM clients tracked.",
 	       s->live_clients, false);
 	single(o, "drmtop_clients_open_folded", "gauge", NULL,
-	       "Of the open clients, those folded into per-comm series (pid=\"\", client_id=\"\").",
+	       "Of the open clients, those in per-comm series (all by default; with per-client "
+	       "labels, those past --max-clients, pid=\"\" client_id=\"\").",
 	       s->folded_live, false);
 	single(o, "drmtop_clients_folded", "counter", NULL,
-	       "Clients folded into per-comm series since start (over --max-clients).",
+	       "Clients folded into per-comm series since start because of --max-clients.",
 	       s->folded_total, false);
 	single(o, "drmtop_clients_closed", "counter", NULL, "Clients seen to close since start.",
 	       s->closed_total, false);
 	single(o, "drmtop_series_forgotten", "counter", NULL,
-	       "Hidden per-client series dropped to bound memory (their label sets would start "
+	       "Hidden series (no open client) dropped to bound memory (their label sets would start "
 	       "again from 0 if they came back).", s->forgotten_total, false);
 	single(o, "drmtop_scrapes", "counter", NULL, "Scrapes of /metrics answered.",
 	       info->scrapes, false);
 	single(o, "drmtop_http_connections", "gauge", NULL, "HTTP connections open.",
 	       info->connections, false);
 	single(o, "drmtop_http_rejected_connections", "counter", NULL,
-	       "Connections turned away at the connection limit.", info->rejected, false);
+	       "Connections turned away at the connection limit, every connection sending a "
+	       "response.", info->rejected, false);
+	single(o, "drmtop_http_evicted_connections", "counter", NULL,
+	       "Idle or slow connections closed at the connection limit to let a new one in "
+	       "(the oldest first).", info->evicted, false);
 	single(o, "drmtop_http_timeouts", "counter", NULL,
 	       "Connections closed for sending or reading too slowly.", info->timeouts, false);
 	single(o, "drmtop_http_bad_requests", "counter", NULL,

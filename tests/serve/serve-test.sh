@@ -2,10 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # drmtop serve on the host, on a synthetic proc tree (as tests/cli/cli-test.sh): the exposition
 # passes `promtool check metrics` (Debian's prometheus package), OpenMetrics when asked,
-# hostile process names stay valid UTF-8, a client that closes is exported once more then
-# folded away with the device total kept, --max-clients folds by comm, and the HTTP side:
+# hostile process names stay valid UTF-8, one series per command by default whose counter keeps
+# a closed client's work, --per-client and --max-clients folding by comm, and the HTTP side:
 # 404, 405, HEAD, oversized requests, silent connections that must not block scrapes, the
-# connection limit, IPv6, SIGTERM. Writes "<passed> <failed>" to $RESULTS/serve.
+# connection limit (64: the oldest idle one gives way), 100 hostile connections held and renewed
+# while curl and, where installed, a real Prometheus scrape every second (all answered, the
+# README's query right), IPv6, SIGTERM. Writes "<passed> <failed>" to $RESULTS/serve.
 set -u
 DRMTOP=${DRMTOP:-build/drmtop}
 RESULTS=${RESULTS:-build/test-results}
@@ -25,6 +27,7 @@ for t in curl promtool python3; do
 	command -v $t >/dev/null || { bad setup "$t missing (scripts/install-deps.sh installs it)"; finish; }
 done
 [ -x "$DRMTOP" ] || { bad setup "$DRMTOP not built"; finish; }
+HOSTILE=$(dirname "$0")/hostile-conns.py
 
 T=$(mktemp -d)
 pids=
@@ -43,13 +46,18 @@ mkproc() {	# PID COMM
 	printf '%s\n' "$2" >"$T/proc/$1/comm"
 	printf 'prog\0' >"$T/proc/$1/cmdline"
 }
+fdinfo() {	# PID FD CLIENT_ID GFX_NS: written whole, then renamed (drmtop may be reading it)
+	{
+		printf 'pos:\t0\nflags:\t02100002\nmnt_id:\t24\nino:\t%d\n' "$3"
+		printf 'drm-driver:\tsimgpu\ndrm-client-id:\t%d\ndrm-engine-gfx:\t%d ns\n' "$3" "$4"
+		printf 'drm-total-memory:\t4 MiB\ndrm-resident-memory:\t2 MiB\n'
+		printf 'drm-shared-memory:\t1 MiB\n'
+	} >"$T/proc/$1/fdinfo/.$2"
+	mv "$T/proc/$1/fdinfo/.$2" "$T/proc/$1/fdinfo/$2"
+}
 client() {	# PID FD CLIENT_ID GFX_NS
 	ln -s "$T/dev/dri/renderD128" "$T/proc/$1/fd/$2"
-	printf 'pos:\t0\nflags:\t02100002\nmnt_id:\t24\nino:\t%d\ndrm-driver:\tsimgpu\n' "$3" \
-		>"$T/proc/$1/fdinfo/$2"
-	printf 'drm-client-id:\t%d\ndrm-engine-gfx:\t%d ns\ndrm-total-memory:\t4 MiB\n' "$3" "$4" \
-		>>"$T/proc/$1/fdinfo/$2"
-	printf 'drm-resident-memory:\t2 MiB\ndrm-shared-memory:\t1 MiB\n' >>"$T/proc/$1/fdinfo/$2"
+	fdinfo "$@"
 }
 # A name with a quote, a backslash and bytes that are not UTF-8 (comm is whatever was set).
 mkproc 100 $'we"ird\\\xff\xfe'
@@ -101,9 +109,14 @@ if python3 -c 'import sys; sys.stdin.buffer.read().decode("utf-8")' <"$T/m1" &&
 else
 	bad "hostile comm" "$(grep -a 'client_open{' "$T/m1" | head -n 3)"
 fi
-v=$(grep '^drmtop_client_engine_busy_seconds_total{.*client_id="9"' "$T/m1" | awk '{print $2}')
-[ "$v" = 2.500000000 ] && ok "busy seconds exact ($v)" || bad "busy seconds" "got '$v'"
+# By default one series per command: compute's two clients (2.5 s and 0.5 s) in one, no pid.
+v=$(grep '^drmtop_client_engine_busy_seconds_total{.*comm="compute",engine="gfx"}' "$T/m1" |
+	awk '{print $2}')
+[ "$v" = 3.000000000 ] && ok "busy seconds by comm exact ($v)" || bad "busy seconds" "got '$v'"
+n=$(grep -c '^drmtop_client_[a-z_]*{.*pid=' "$T/m1")
+[ "$n" = 0 ] && ok "no pid or client_id label by default" || bad "default labels" "$n with pid"
 for fam in drmtop_client_engine_busy_seconds_total drmtop_client_memory_bytes \
+	drmtop_fdinfo_client_engine_busy_seconds_total drmtop_fdinfo_device_engine_busy_seconds_total \
 	drmtop_device_engine_busy_seconds_total drmtop_build_info drmtop_bpf_tracer_active \
 	drmtop_scrape_duration_seconds drmtop_refresh_errors_total drmtop_bpf_hooks_attached; do
 	grep -q "^# TYPE $fam " "$T/m1" || missing="${missing:-} $fam"
@@ -135,55 +148,167 @@ c431=$(code -H "X-Big: $big" "$URL")
 bad400=$(exec 3<>"/dev/tcp/127.0.0.1/$PORT" && printf 'hello\r\n\r\n' >&3 && timeout 5 head -n 1 <&3 | tr -d '\r')
 [ "$bad400" = "HTTP/1.1 400 Bad Request" ] && ok "not HTTP: 400" || bad "not HTTP" "'$bad400'"
 
-# Silent connections hold a slot each, never the server: scrapes go on. Past the limit (64),
-# new connections are turned away at once, not queued behind the silent ones.
+# A silent client holds a slot, never the server: scrapes go on.
 exec {fds[0]}<>"/dev/tcp/127.0.0.1/$PORT"
 start=$(date +%s%N)
 for _ in 1 2 3; do get -o /dev/null "$URL"; done
 ms=$((($(date +%s%N) - start) / 1000000))
 [ "$ms" -lt 3000 ] && ok "a silent client blocks no scrape (3 scrapes in $ms ms)" ||
 	bad "silent client" "3 scrapes took $ms ms"
-for i in $(seq 1 70); do
+eval "exec ${fds[0]}>&-"
+# The real limit: 64 silent connections take every slot (within the 2 s a connection may stay
+# silent); the scrape after them gets in, the oldest silent one giving way, never 503 or 000.
+metric() { awk -v m="$1" '$1 == m {print $2}' "$2"; }
+ev0=$(get "$URL" | awk '$1 == "drmtop_http_evicted_connections_total" {print $2}')
+sleep 0.2	# that scrape's connection closed on both sides: 64 free slots
+start=$(date +%s%N)
+for i in $(seq 0 63); do
 	exec {fds[$i]}<>"/dev/tcp/127.0.0.1/$PORT" || break
 done
-sleep 0.3
-c503=$(code "$URL")
+c=$(curl -s --max-time 5 -o "$T/m64" -w '%{http_code}' "$URL")
+ms=$((($(date +%s%N) - start) / 1000000))
+held=$(metric drmtop_http_connections "$T/m64")
+ev=$(metric drmtop_http_evicted_connections_total "$T/m64")
+# The oldest silent connection was closed by the server (EOF at once), the newest is held.
+oldest=$(timeout 1 cat <&"${fds[0]}" >/dev/null 2>&1 && echo closed || echo open)
+newest=$(timeout 0.5 cat <&"${fds[63]}" >/dev/null 2>&1 && echo closed || echo open)
 for fd in "${fds[@]}"; do
 	eval "exec $fd>&-"
 done
-sleep 0.3
-[ "$c503" = 503 ] || [ "$c503" = 000 ] && ok "connection limit: turned away at once ($c503)" ||
-	bad "connection limit" "got $c503"
-rej=$(get "$URL" | awk '/^drmtop_http_rejected_connections_total/ {print $2}')
-[ "${rej:-0}" -gt 0 ] && ok "rejections counted ($rej)" || bad "rejections counted" "'$rej'"
+if [ "$ms" -ge 1800 ]; then
+	bad "connection limit" "64 connections and a scrape took $ms ms (over the 2 s idle limit)"
+elif [ "$c" = 200 ] && [ "$held" = 64 ] && [ "$((ev - ev0))" = 1 ] && [ "$oldest" = closed ] &&
+	[ "$newest" = open ]; then
+	ok "connection limit 64: a scrape past 64 silent ones answered, the oldest evicted"
+else
+	bad "connection limit" "scrape $c, held $held, evicted $ev0 -> $ev, oldest $oldest, newest $newest"
+fi
+# Past the limit: 100 more silent ones, never more than 64 held.
+for i in $(seq 0 99); do
+	exec {fds[$i]}<>"/dev/tcp/127.0.0.1/$PORT" || break
+done
+c=$(curl -s --max-time 5 -o "$T/m100" -w '%{http_code}' "$URL")
+held=$(metric drmtop_http_connections "$T/m100")
+for fd in "${fds[@]}"; do
+	eval "exec $fd>&-"
+done
+[ "$c" = 200 ] && [ "${held:-99}" -le 64 ] && ok "100 silent connections: 200, $held held" ||
+	bad "past the limit" "scrape '$c', held '$held'"
+# A connection that sends nothing is closed after 2 s (it held a slot for 10 s before).
+exec {fds[0]}<>"/dev/tcp/127.0.0.1/$PORT"
+start=$(date +%s%N)
+timeout 5 cat <&"${fds[0]}" >/dev/null 2>&1
+ms=$((($(date +%s%N) - start) / 1000000))
+eval "exec ${fds[0]}>&-"
+[ "$ms" -ge 1500 ] && [ "$ms" -lt 4000 ] && ok "an idle connection is closed after 2 s ($ms ms)" ||
+	bad "idle timeout" "closed after $ms ms"
 
-# A client closes: its final figures once more (open 0), then gone; the device total stays.
+# A client closes: its command's series keeps its work (monotonic), one client fewer open; the
+# device total stays.
 dev1=$(get "$URL" | awk '/^drmtop_device_engine_busy_seconds_total/ {print $2}')
 rm -f "$T/proc/300/fd/4"
 sleep 0.6
 get -o "$T/m3" "$URL"
-sleep 0.6
-get -o "$T/m4" "$URL"
-closed=$(grep '^drmtop_client_open{.*client_id="10"' "$T/m3" | awk '{print $2}')
-after=$(grep -c 'client_id="10"' "$T/m4")
-dev2=$(awk '/^drmtop_device_engine_busy_seconds_total/ {print $2}' "$T/m4")
-[ "$closed" = 0 ] && [ "$after" = 0 ] && [ "$dev1" = "$dev2" ] &&
-	ok "closed client exported once more, then folded away; device total kept ($dev2)" ||
-	bad "closed client" "open after close '$closed', series after scrape $after, device $dev1 -> $dev2"
+busy=$(grep '^drmtop_client_engine_busy_seconds_total{.*comm="compute"' "$T/m3" | awk '{print $2}')
+open=$(grep '^drmtop_client_open{.*comm="compute"' "$T/m3" | awk '{print $2}')
+dev2=$(awk '/^drmtop_device_engine_busy_seconds_total/ {print $2}' "$T/m3")
+[ "$busy" = 3.000000000 ] && [ "$open" = 1 ] && [ "$dev1" = "$dev2" ] &&
+	ok "closed client's work kept in its command's series ($busy), 1 open; device total kept" ||
+	bad "closed client" "compute $busy, open $open, device $dev1 -> $dev2"
+
+# 100 hostile connections (silent and slowloris, renewed every 8 s and at once when closed)
+# while curl and a real Prometheus scrape every second: every scrape answered. compute's
+# remaining client works half of each second meanwhile: the README's query says 0.5.
+attack=20
+grow() {	# half the wall time since it started, however late the loop runs
+	local t0 end=$(($(date +%s) + attack + 12))
+	t0=$(date +%s%N)
+	while [ "$(date +%s)" -lt "$end" ]; do
+		fdinfo 200 4 9 $((2500000000 + ($(date +%s%N) - t0) / 2))
+		sleep 0.2
+	done
+}
+grow &
+gpid=$!
+pids="$pids $gpid"
+prom=
+if command -v prometheus >/dev/null; then
+	PPORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	cat >"$T/prom.yml" <<EOF
+global: {scrape_interval: 1s, scrape_timeout: 1s, evaluation_interval: 1s}
+scrape_configs:
+  - job_name: drmtop
+    static_configs: [{targets: ['127.0.0.1:$PORT']}]
+EOF
+	timeout $((attack + 60)) prometheus --config.file="$T/prom.yml" \
+		--storage.tsdb.path="$T/tsdb" --web.listen-address="127.0.0.1:$PPORT" \
+		>"$T/prom.log" 2>&1 &
+	prom=$!
+	pids="$pids $prom"
+	for _ in $(seq 100); do
+		curl -sf --max-time 1 "http://127.0.0.1:$PPORT/-/ready" >/dev/null && break
+		sleep 0.2
+	done
+	sleep 2
+else
+	echo "# prometheus not installed: curl alone scrapes during the attack"
+fi
+python3 "$HOSTILE" 127.0.0.1 "$PORT" 100 "$attack" 8 >"$T/hostile" 2>&1 &
+hpid=$!
+pids="$pids $hpid"
+sleep 1
+answered=0
+tries=0
+codes=
+while kill -0 "$hpid" 2>/dev/null && [ "$tries" -lt $((attack - 2)) ]; do
+	t0=$(date +%s%N)
+	c=$(code --max-time 2 "$URL")
+	tries=$((tries + 1))
+	[ "$c" = 200 ] && answered=$((answered + 1)) || codes="$codes $c"
+	sleep "$(awk -v t=$(($(date +%s%N) - t0)) 'BEGIN {s = 1 - t / 1e9; print (s > 0 ? s : 0)}')"
+done
+wait "$hpid"
+get -o "$T/m5" "$URL"
+ev=$(metric drmtop_http_evicted_connections_total "$T/m5")
+[ "$tries" -ge $((attack - 4)) ] && [ "$answered" = "$tries" ] &&
+	ok "100 hostile connections: $answered of $tries scrapes answered ($(cat "$T/hostile"), evicted $ev)" ||
+	bad "hostile connections" "$answered of $tries answered (failed:$codes) $(cat "$T/hostile")"
+if [ -n "$prom" ]; then
+	q() {
+		curl -s --max-time 5 "http://127.0.0.1:$PPORT/api/v1/query" --data-urlencode "query=$1" |
+			python3 -c 'import json, sys
+r = json.load(sys.stdin)["data"]["result"]
+print(" ".join(x["value"][1] for x in r) or "none")'
+	}
+	n=$(q "count_over_time(up{job=\"drmtop\"}[${attack}s])")
+	up=$(q "min_over_time(up{job=\"drmtop\"}[${attack}s])")
+	[ "${n%.*}" -ge $((attack * 3 / 4)) ] 2>/dev/null && [ "$up" = 1 ] &&
+		ok "real Prometheus scraping every second during the attack: $n scrapes, all up" ||
+		bad "Prometheus during the attack" "$n scrapes, min up '$up' $(tail -n 3 "$T/prom.log")"
+	r=$(q 'sum by (comm) (rate(drmtop_client_engine_busy_seconds_total{comm="compute"}[15s]))')
+	awk -v r="$r" 'BEGIN {exit !(r > 0.4 && r < 0.6)}' &&
+		ok "README's query in Prometheus: compute busy $r s/s (0.5 written)" ||
+		bad "README's query" "compute rate '$r', want 0.5"
+	kill "$prom" 2>/dev/null
+	wait "$prom" 2>/dev/null
+fi
+kill "$gpid" 2>/dev/null
+wait "$gpid" 2>/dev/null
 
 stop_serve
 rc=$?
 [ $rc -eq 0 ] && grep -q stopped "$T/main.err" && ok "SIGTERM: clean exit 0" || bad "SIGTERM" "rc=$rc"
 
-# --max-clients 1: the second and third clients are folded by comm.
-start_serve fold --listen 127.0.0.1:0 -d 0.2 --max-clients 1
+# --per-client --max-clients 1: the second and third clients are folded by comm.
+fdinfo 200 4 9 2500000000
+start_serve fold --listen 127.0.0.1:0 -d 0.2 --per-client --max-clients 1
 sleep 0.6
 get -o "$T/m5" "http://127.0.0.1:$PORT/metrics"
 folded=$(grep -c '^drmtop_client_open{.*client_id="",pid="",comm="compute"} 1$' "$T/m5")
 own=$(grep -c '^drmtop_client_open{.*client_id="5",pid="100"' "$T/m5")
 nf=$(awk '/^drmtop_clients_open_folded / {print $2}' "$T/m5")
 [ "$folded" = 1 ] && [ "$own" = 1 ] && [ "$nf" = 1 ] && promtool check metrics <"$T/m5" >/dev/null 2>&1 &&
-	ok "--max-clients folds by comm (pid=\"\" client_id=\"\")" ||
+	ok "--per-client, --max-clients folds by comm (pid=\"\" client_id=\"\")" ||
 	bad "--max-clients" "folded $folded own $own open_folded $nf: $(grep '^drmtop_client_open{' "$T/m5")"
 stop_serve
 

@@ -814,6 +814,52 @@ static void test_gpu_mem_read(void **state)
 	drmtop_bpf_close(b);
 }
 
+/*
+ * Kernel clients (the driver's own jobs) of two GPUs of one driver: each takes the driver and
+ * the minor of the device with its parent, so the views keep one per device rather than
+ * merging them on a device named after the driver.
+ */
+static void test_kernel_clients_take_their_device(void **state)
+{
+	struct drmtop_bpf *b = fake_tracer();
+	struct drmtop_bpf_snapshot s;
+	__u64 drm_dev;
+	size_t i, seen = 0;
+
+	(void)state;
+	for (i = 0; i < 2; i++) {
+		struct drmtop_device d = { .parent_dev = 0xa000 + i,
+					   .primary_index = 128 + (int)i };
+		struct drmtop_client c = client(10 + i);
+
+		snprintf(d.driver, sizeof(d.driver), "simgpu");
+		drm_dev = 0xd000 + i;
+		assert_int_equal(bpf_map_update_elem(b->map_fd[MAP_DEVICES], &drm_dev, &d, BPF_ANY),
+				 0);
+		c.flags = DRMTOP_CLIENT_KERNEL;
+		c.parent_dev = 0xa000 + i;
+		c.minor_index = -1;
+		c.tgid = 0;
+		assert_int_equal(bpf_map_update_elem(b->map_fd[MAP_CLIENTS], &c.file, &c, BPF_ANY),
+				 0);
+	}
+	assert_int_equal(drmtop_bpf_snapshot(b, &s), 0);
+	assert_int_equal(s.n_clients, 2);
+	for (i = 0; i < s.n_clients; i++) {
+		const struct drmtop_client *c = &s.clients[i].c;
+
+		assert_string_equal(c->driver, "simgpu");
+		if (c->minor_index != 128 + (int)(c->parent_dev - 0xa000))
+			fail_msg("kernel client of parent %#llx: minor %d, want its device's %d",
+				 (unsigned long long)c->parent_dev, c->minor_index,
+				 128 + (int)(c->parent_dev - 0xa000));
+		seen |= 1u << (c->parent_dev - 0xa000);
+	}
+	assert_int_equal(seen, 3);
+	drmtop_bpf_snapshot_free(&s);
+	drmtop_bpf_close(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -829,6 +875,7 @@ int main(void)
 		cmocka_unit_test(test_gpu_mem_read),
 		cmocka_unit_test(test_owner_survives_reported_growth),
 		cmocka_unit_test(test_failed_snapshot_keeps_close_records),
+		cmocka_unit_test(test_kernel_clients_take_their_device),
 	};
 
 	if (geteuid() != 0)

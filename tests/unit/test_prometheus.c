@@ -109,6 +109,30 @@ static void add_closed_bpf(struct fake *f, uint64_t uid, const char *comm, pid_t
 	f->closed_engines[i].jobs = jobs;
 }
 
+/* The driver's own jobs on the GPU of DRM minor @minor: a client only the tracer sees. */
+static void add_kernel_client(struct fake *f, uint64_t uid, int minor, uint64_t busy_ns)
+{
+	size_t i = f->m.nr_clients++;
+	struct drmtop_model_client *c = &f->clients[i];
+	struct drmtop_model_engine *e = f->engines[i];
+
+	c->key = minor ? "bpf:k1" : "bpf:k0";
+	c->driver = "simgpu";
+	c->comm = "[kernel]";
+	c->fd = -1;
+	c->engines = e;
+	c->nr_engines = 1;
+	e->name = "gfx";
+	e->in_bpf = true;
+	e->bpf.busy_ns = busy_ns;
+	e->bpf.jobs = 1;
+	f->bpf[i].uid = uid;
+	f->bpf[i].kernel = true;
+	f->bpf[i].minor = minor;
+	f->bpf[i].driver = "simgpu";
+	c->bpf = &f->bpf[i];
+}
+
 /* ---- reading the exposition ---- */
 
 static char *render(const struct drmtop_series *s, enum drmtop_prom_format fmt)
@@ -145,15 +169,26 @@ static const char *sample(const char *text, const char *prefix)
 	return NULL;
 }
 
+#define PER_CLIENT DRMTOP_SERIES_LABELS_PER_CLIENT
+
+/* Per-client labels (--per-client). */
 #define CLIENT(comm, id, pid)                                                               \
 	"{driver=\"simgpu\",device=\"pdev:0000:01:00.0\",client_id=\"" id "\",pid=\"" pid \
 	"\",comm=\"" comm "\""
+/* One source's figure ("fdinfo", "bpf") of a client's gfx engine, for cross-checking. */
 #define BUSY(comm, id, pid, src)                                                            \
-	"drmtop_client_engine_busy_seconds_total" CLIENT(comm, id, pid)                    \
-	",engine=\"gfx\",source=\"" src "\"}"
-#define DEV_BUSY(src)                                                                       \
-	"drmtop_device_engine_busy_seconds_total{driver=\"simgpu\",device=\"pdev:0000:01:00.0\"," \
-	"engine=\"gfx\",source=\"" src "\"}"
+	"drmtop_" src "_client_engine_busy_seconds_total" CLIENT(comm, id, pid)             \
+	",engine=\"gfx\"}"
+/* The figure drmtop stands behind: one per client and engine. */
+#define BEST(comm, id, pid)                                                                 \
+	"drmtop_client_engine_busy_seconds_total" CLIENT(comm, id, pid) ",engine=\"gfx\"}"
+#define JOBS(comm, id, pid) "drmtop_client_jobs_total" CLIENT(comm, id, pid) ",engine=\"gfx\"}"
+#define DEV "{driver=\"simgpu\",device=\"pdev:0000:01:00.0\",engine=\"gfx\"}"
+#define DEV_BUSY(src) "drmtop_" src "_device_engine_busy_seconds_total" DEV
+#define DEV_BEST "drmtop_device_engine_busy_seconds_total" DEV
+/* Default labels: one series per (driver, device, comm). */
+#define COMM(comm) "{driver=\"simgpu\",device=\"pdev:0000:01:00.0\",comm=\"" comm "\""
+#define COMM_BEST(comm) "drmtop_client_engine_busy_seconds_total" COMM(comm) ",engine=\"gfx\"}"
 
 static void expect(const char *text, const char *prefix, const char *want)
 {
@@ -217,7 +252,7 @@ static void test_comm_in_output(void **state)
 	char *out;
 
 	(void)state;
-	drmtop_series_init(&s, 10);
+	drmtop_series_init(&s, 10, PER_CLIENT);
 	fake_reset(&f);
 	add_client(&f, "k#1", "a\"b\\c\nd\xfe", 10, 1, 1000, 0, 0, 0);
 	assert_int_equal(drmtop_series_update(&s, &f.m, 0), 0);
@@ -269,7 +304,7 @@ static void test_formats(void **state)
 	char *text, *om;
 
 	(void)state;
-	drmtop_series_init(&s, 10);
+	drmtop_series_init(&s, 10, PER_CLIENT);
 	fake_reset(&f);
 	add_client(&f, "k#1", "render", 10, 1, 1500000000, 7, 1400000000, 12);
 	assert_int_equal(drmtop_series_update(&s, &f.m, 0), 0);
@@ -281,15 +316,15 @@ static void test_formats(void **state)
 	assert_non_null(strstr(om, "# UNIT drmtop_client_engine_busy_seconds seconds\n"));
 	expect(text, BUSY("render", "1", "10", "bpf"), "1.400000000");
 	expect(om, BUSY("render", "1", "10", "fdinfo"), "1.500000000");
-	expect(om, "drmtop_client_jobs_total" CLIENT("render", "1", "10")
-		   ",engine=\"gfx\",source=\"bpf\"}", "12");
+	expect(om, JOBS("render", "1", "10"), "12");
+	expect(om, BEST("render", "1", "10"), "1.500000000");
 	assert_non_null(strstr(text, "drmtop_build_info{version=\"9.9\"} 1\n"));
 	assert_non_null(strstr(om, "# TYPE drmtop_build info\n"));
 	assert_null(strstr(text, "# EOF"));
 	assert_int_equal(strcmp(om + strlen(om) - 6, "# EOF\n"), 0);
 	/* HELP: OpenMetrics escapes the double quote, text format does not. */
-	assert_non_null(strstr(text, "(pid=\"\", client_id=\"\")"));
-	assert_non_null(strstr(om, "(pid=\\\"\\\", client_id=\\\"\\\")"));
+	assert_non_null(strstr(text, "--max-clients, pid=\"\" client_id=\"\")"));
+	assert_non_null(strstr(om, "--max-clients, pid=\\\"\\\" client_id=\\\"\\\")"));
 	free(text);
 	free(om);
 	drmtop_series_fini(&s);
@@ -303,7 +338,7 @@ static void test_churn_monotonic(void **state)
 	char *out;
 
 	(void)state;
-	drmtop_series_init(&s, 10);
+	drmtop_series_init(&s, 10, PER_CLIENT);
 	fake_reset(&f);
 	add_client(&f, "k#1", "a", 10, 1, 100, 11, 90, 3);
 	add_client(&f, "k#2", "b", 20, 2, 50, 0, 0, 0);
@@ -329,7 +364,7 @@ static void test_churn_monotonic(void **state)
 	expect(out, BUSY("b", "2", "20", "fdinfo"), "0.000000050");
 	expect(out, "drmtop_client_open" CLIENT("b", "2", "20") "}", "0");
 	expect(out, BUSY("c", "3", "30", "bpf"), "0.000000040");
-	expect(out, "drmtop_client_jobs_total" CLIENT("c", "3", "30") ",engine=\"gfx\",source=\"bpf\"}",
+	expect(out, JOBS("c", "3", "30"),
 	       "2");
 	expect(out, DEV_BUSY("fdinfo"), "0.000000300");
 	expect(out, DEV_BUSY("bpf"), "0.000000280");
@@ -382,7 +417,7 @@ static void test_late_final(void **state)
 	char *out;
 
 	(void)state;
-	drmtop_series_init(&s, 10);
+	drmtop_series_init(&s, 10, PER_CLIENT);
 	fake_reset(&f);
 	add_client(&f, "k#1", "a", 10, 1, 100, 11, 100, 1);
 	assert_int_equal(drmtop_series_update(&s, &f.m, 0), 0);
@@ -409,7 +444,7 @@ static void test_late_final(void **state)
 	assert_int_equal(drmtop_series_update(&s, &f.m, 0), 0);
 	out = render(&s, DRMTOP_PROM_TEXT);
 	expect(out, BUSY("a", "1", "10", "bpf"), "0.000000137");
-	expect(out, "drmtop_client_jobs_total" CLIENT("a", "1", "10") ",engine=\"gfx\",source=\"bpf\"}",
+	expect(out, JOBS("a", "1", "10"),
 	       "3");
 	expect(out, DEV_BUSY("bpf"), "0.000000137");
 	free(out);
@@ -424,7 +459,7 @@ static void test_missed_sample(void **state)
 	char *out;
 
 	(void)state;
-	drmtop_series_init(&s, 10);
+	drmtop_series_init(&s, 10, PER_CLIENT);
 	fake_reset(&f);
 	add_client(&f, "k#1", "a", 10, 1, 100, 0, 0, 0);
 	assert_int_equal(drmtop_series_update(&s, &f.m, 0), 0);
@@ -458,7 +493,7 @@ static void test_cardinality_folding(void **state)
 	char *out;
 
 	(void)state;
-	drmtop_series_init(&s, 2);
+	drmtop_series_init(&s, 2, PER_CLIENT);
 	/* Clients opened and closed between two samples hold no per-client slot. */
 	fake_reset(&f);
 	add_closed_bpf(&f, 97, "probe", 9, 97, 0, 0);
@@ -549,7 +584,7 @@ static void test_unscraped_bound(void **state)
 	char *out, *p;
 
 	(void)state;
-	drmtop_series_init(&s, 4);
+	drmtop_series_init(&s, 4, PER_CLIENT);
 	for (i = 0; i < 40; i++) {
 		snprintf(keys[i], sizeof(keys[i]), "k#%zu", i + 1);
 		fake_reset(&f);
@@ -577,7 +612,7 @@ static void test_forget_order(void **state)
 	char *out;
 
 	(void)state;
-	drmtop_series_init(&s, 1);
+	drmtop_series_init(&s, 1, PER_CLIENT);
 	fake_reset(&f);
 	add_client(&f, "k#a", "keep", 10, 1, 100, 0, 0, 0);
 	add_client(&f, "k#b", "fold", 11, 2, 200, 0, 0, 0);
@@ -616,7 +651,7 @@ static void test_bpf_counters(void **state)
 	char *out;
 
 	(void)state;
-	drmtop_series_init(&s, 10);
+	drmtop_series_init(&s, 10, PER_CLIENT);
 	fake_reset(&f);
 	f.m.bpf_active = true;
 	f.m.bpf_hooks_attached = 20;
@@ -648,6 +683,215 @@ static void test_bpf_counters(void **state)
 	drmtop_series_fini(&s);
 }
 
+/* The lines of @text that start with @prefix. */
+static size_t count_lines(const char *text, const char *prefix)
+{
+	size_t n = 0, pl = strlen(prefix);
+	const char *p;
+
+	for (p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		n += !strncmp(p, prefix, pl);
+	return n;
+}
+
+/*
+ * Both sources on: the plain family has one figure per client and engine (fdinfo's where the
+ * driver prints one, the tracer's for a client only it saw), so summing it by comm counts each
+ * job once; each source's own figures are in families of their own. Same for memory.
+ */
+static void test_best_once_per_engine(void **state)
+{
+	struct drmtop_model_region reg = { .name = "memory", .present = DRMTOP_MEM_TOTAL,
+					   .total = 4096 };
+	struct drmtop_series s;
+	struct fake f;
+	char *out;
+
+	(void)state;
+	drmtop_series_init(&s, 10, DRMTOP_SERIES_LABELS_DEFAULT);
+	fake_reset(&f);
+	add_client(&f, "k#1", "a", 10, 1, 100, 11, 90, 3);
+	add_client(&f, "k#2", "a", 20, 2, 50, 12, 60, 2);
+	f.clients[0].regions = &reg;
+	f.clients[0].nr_regions = 1;
+	f.bpf[0].mem_total = 4000;
+	f.bpf[1].mem_total = 8192;
+	add_closed_bpf(&f, 33, "c", 30, 3, 40, 2);
+	assert_int_equal(drmtop_series_update(&s, &f.m, 0), 0);
+	out = render(&s, DRMTOP_PROM_TEXT);
+	expect(out, COMM_BEST("a"), "0.000000150");
+	expect(out, COMM_BEST("c"), "0.000000040");
+	expect(out, "drmtop_fdinfo_client_engine_busy_seconds_total" COMM("a") ",engine=\"gfx\"}",
+	       "0.000000150");
+	expect(out, "drmtop_bpf_client_engine_busy_seconds_total" COMM("a") ",engine=\"gfx\"}",
+	       "0.000000150");
+	expect(out, "drmtop_client_jobs_total" COMM("a") ",engine=\"gfx\"}", "5");
+	/* Every sample of the plain family is a distinct (comm, engine): sum by (comm) is right. */
+	assert_int_equal(count_lines(out, "drmtop_client_engine_busy_seconds_total{"), 2);
+	assert_null(strstr(out, "source=\""));
+	assert_null(strstr(out, ",pid=\""));
+	assert_null(strstr(out, ",client_id=\""));
+	expect(out, DEV_BEST, "0.000000190");
+	expect(out, DEV_BUSY("fdinfo"), "0.000000150");
+	expect(out, DEV_BUSY("bpf"), "0.000000190");
+	/* Memory: fdinfo's regions where it prints any, else the tracer's GEM bytes. */
+	expect(out, "drmtop_client_memory_bytes" COMM("a") ",region=\"memory\"}", "4096");
+	expect(out, "drmtop_client_memory_bytes" COMM("a") ",region=\"gem\"}", "8192");
+	expect(out, "drmtop_bpf_client_memory_bytes" COMM("a") ",region=\"gem\"}", "12192");
+	expect(out, "drmtop_fdinfo_client_memory_bytes" COMM("a") ",region=\"memory\"}", "4096");
+	expect(out, "drmtop_device_memory_bytes{driver=\"simgpu\",device=\"pdev:0000:01:00.0\","
+		    "region=\"memory\"}", "4096");
+	expect(out, "drmtop_device_memory_bytes{driver=\"simgpu\",device=\"pdev:0000:01:00.0\","
+		    "region=\"gem\"}", "8192");
+	free(out);
+	drmtop_series_fini(&s);
+}
+
+/*
+ * By default the series follow the commands, not the clients: a thousand short-lived clients of
+ * one command make one series whose counter keeps all their work and never goes back.
+ */
+static void test_default_bounded_churn(void **state)
+{
+	static char keys[1000][16];
+	struct drmtop_series s;
+	struct fake f;
+	uint64_t last = 0;
+	size_t i;
+	char *out;
+
+	(void)state;
+	drmtop_series_init(&s, 10, DRMTOP_SERIES_LABELS_DEFAULT);
+	for (i = 0; i < 1000; i++) {
+		char want[32];
+		uint64_t v;
+
+		snprintf(keys[i], sizeof(keys[i]), "k#%zu", i + 1);
+		fake_reset(&f);
+		add_client(&f, "k#0", "steady", 1, 1000000, 7 * (i + 1), 0, 0, 0);
+		add_client(&f, keys[i], "vainfo", (pid_t)(1000 + i), i + 1, 10, 0, 0, 0);
+		if (i)
+			add_gone(&f, keys[i - 1]);
+		add_closed_bpf(&f, 5000 + i, "vainfo", (pid_t)(3000 + i), 5000 + i, 5, 1);
+		assert_int_equal(drmtop_series_update(&s, &f.m, 0), 0);
+		if (i % 3)
+			drmtop_series_scraped(&s);
+		if (i % 97 && i != 999)
+			continue;
+		out = render(&s, DRMTOP_PROM_TEXT);
+		drmtop_series_scraped(&s);
+		assert_int_equal(count_lines(out, "drmtop_client_engine_busy_seconds_total{"), 2);
+		assert_int_equal(count_lines(out, "drmtop_client_open{"), 2);
+		v = strtoull(sample(out, COMM_BEST("vainfo")) + 2, NULL, 10);
+		assert_true(v >= last);
+		last = v;
+		snprintf(want, sizeof(want), "0.%09zu", 15 * (i + 1));
+		expect(out, COMM_BEST("vainfo"), want);
+		free(out);
+	}
+	/* All kept: the series, the members of the last 16 samples, nothing per pid. */
+	assert_true(s.nr_clients <= 2);
+	assert_true(s.nr_trackers <= 40);
+	drmtop_series_fini(&s);
+}
+
+/*
+ * A short-lived client both sources follow: fdinfo's figure is its best, but fdinfo cannot be
+ * read after the close, so what ran after its last read comes from the tracer's close records.
+ */
+static void test_best_close_tail(void **state)
+{
+	struct drmtop_series s;
+	struct fake f;
+	char *out;
+
+	(void)state;
+	drmtop_series_init(&s, 10, DRMTOP_SERIES_LABELS_DEFAULT);
+	fake_reset(&f);
+	add_client(&f, "k#1", "a", 10, 1, 100, 11, 95, 1);
+	assert_int_equal(drmtop_series_update(&s, &f.m, 0), 0);
+	fake_reset(&f);
+	add_gone(&f, "k#1");
+	add_closed_bpf(&f, 11, "a", 10, 1, 130, 2);
+	assert_int_equal(drmtop_series_update(&s, &f.m, 0), 0);
+	out = render(&s, DRMTOP_PROM_TEXT);
+	/* fdinfo's 100 and the tracer's 35 since the last sample */
+	expect(out, COMM_BEST("a"), "0.000000135");
+	expect(out, DEV_BEST, "0.000000135");
+	expect(out, "drmtop_fdinfo_client_engine_busy_seconds_total" COMM("a") ",engine=\"gfx\"}",
+	       "0.000000100");
+	expect(out, "drmtop_bpf_client_engine_busy_seconds_total" COMM("a") ",engine=\"gfx\"}",
+	       "0.000000130");
+	free(out);
+	/* A job running at close ends later: its further record adds to the best figure too. */
+	fake_reset(&f);
+	add_closed_bpf(&f, 11, "a", 10, 1, 7, 1);
+	assert_int_equal(drmtop_series_update(&s, &f.m, 0), 0);
+	out = render(&s, DRMTOP_PROM_TEXT);
+	expect(out, COMM_BEST("a"), "0.000000142");
+	expect(out, DEV_BEST, "0.000000142");
+	free(out);
+	drmtop_series_fini(&s);
+}
+
+/*
+ * The tracer's work on a ring the driver table does not map (engine "?") of a client fdinfo
+ * times is in the driver's figures already: it is not a second best figure.
+ */
+static void test_best_unmapped_ring(void **state)
+{
+	struct drmtop_series s;
+	struct fake f;
+	char *out;
+
+	(void)state;
+	drmtop_series_init(&s, 10, DRMTOP_SERIES_LABELS_DEFAULT);
+	fake_reset(&f);
+	add_client(&f, "k#1", "a", 10, 1, 100, 11, 70, 3);
+	f.clients[0].nr_engines = 2;
+	f.engines[0][1].name = "?";
+	f.engines[0][1].in_bpf = true;
+	f.engines[0][1].bpf.busy_ns = 30;
+	f.engines[0][1].bpf.jobs = 1;
+	assert_int_equal(drmtop_series_update(&s, &f.m, 0), 0);
+	fake_reset(&f);
+	add_gone(&f, "k#1");
+	add_closed_bpf(&f, 11, "a", 10, 1, 70, 3);
+	f.closed_engines[1].name = "?";	/* closed[0] is fdinfo's word */
+	f.closed_engines[1].busy_ns = 40;
+	assert_int_equal(drmtop_series_update(&s, &f.m, 0), 0);
+	out = render(&s, DRMTOP_PROM_TEXT);
+	expect(out, COMM_BEST("a"), "0.000000100");
+	expect(out, "drmtop_client_engine_busy_seconds_total" COMM("a") ",engine=\"?\"}", NULL);
+	expect(out, "drmtop_bpf_client_engine_busy_seconds_total" COMM("a") ",engine=\"?\"}",
+	       "0.000000040");
+	expect(out, DEV_BEST, "0.000000100");
+	free(out);
+	drmtop_series_fini(&s);
+}
+
+/* The driver's own jobs on two GPUs of one driver: a series per device, not one merged. */
+static void test_kernel_clients_per_device(void **state)
+{
+	struct drmtop_series s;
+	struct fake f;
+	char *out;
+
+	(void)state;
+	drmtop_series_init(&s, 10, DRMTOP_SERIES_LABELS_DEFAULT);
+	fake_reset(&f);
+	add_kernel_client(&f, 1, 0, 100);
+	add_kernel_client(&f, 2, 1, 300);
+	assert_int_equal(drmtop_series_update(&s, &f.m, 0), 0);
+	out = render(&s, DRMTOP_PROM_TEXT);
+	expect(out, "drmtop_client_engine_busy_seconds_total{driver=\"simgpu\",device=\"simgpu@226:0\","
+		    "comm=\"[kernel]\",engine=\"gfx\"}", "0.000000100");
+	expect(out, "drmtop_client_engine_busy_seconds_total{driver=\"simgpu\",device=\"simgpu@226:1\","
+		    "comm=\"[kernel]\",engine=\"gfx\"}", "0.000000300");
+	free(out);
+	drmtop_series_fini(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -663,6 +907,11 @@ int main(void)
 		cmocka_unit_test(test_unscraped_bound),
 		cmocka_unit_test(test_bpf_counters),
 		cmocka_unit_test(test_forget_order),
+		cmocka_unit_test(test_best_once_per_engine),
+		cmocka_unit_test(test_best_close_tail),
+		cmocka_unit_test(test_best_unmapped_ring),
+		cmocka_unit_test(test_default_bounded_churn),
+		cmocka_unit_test(test_kernel_clients_per_device),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
