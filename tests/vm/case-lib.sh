@@ -61,6 +61,12 @@ drmtop_bg_last() {
 	tail -n 1 "$1" >"$2"
 }
 
+# loopback_up: the guest's loopback interface starts down; brings it up (iproute2 from the host
+# root, else busybox's) for cases that serve or scrape on 127.0.0.1.
+loopback_up() {
+	ip link set lo up 2>/dev/null || busybox ip link set lo up 2>/dev/null
+}
+
 # now: seconds since boot (/proc/uptime); since T: seconds from T to now, one decimal.
 now() { cut -d' ' -f1 /proc/uptime; }
 since() { echo "$1 $(now)" | awk '{ printf "%.1f", $2 - $1 }'; }

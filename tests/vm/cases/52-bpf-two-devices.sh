@@ -4,7 +4,8 @@
 # Two GPUs of one driver (simgpu devices=2), each with jobs the driver submits itself (a clear of
 # every new BO on its copy engine, clear_jobs=1): drmtop keeps one kernel client per device,
 # each with its own device's jobs and busy time, and the devices' GEM totals apart. A tool that
-# keyed kernel clients by driver would merge them. Checked on 6.1, 6.12 and 7.2.
+# keyed kernel clients by driver would merge them; so would an exporter. Checked on 6.1, 6.12
+# and 7.2.
 . tests/vm/case-lib.sh
 
 KO=${VM_SIMGPU:-build/kmod/$(uname -r)/simgpu.ko}
@@ -14,12 +15,14 @@ tmp=${VM_RESULTS:-/tmp}/52-bpf-two-devices
 rm -rf "$tmp"
 mkdir -p "$tmp"
 TOP_PID=
+SERVE_PID=
+PORT=9471
 
 restore() {
-	if [ -n "$TOP_PID" ]; then
-		kill "$TOP_PID" 2>/dev/null
-		wait "$TOP_PID" 2>/dev/null
-	fi
+	for p in $TOP_PID $SERVE_PID; do
+		kill "$p" 2>/dev/null
+		wait "$p" 2>/dev/null
+	done
 	grep -q '^simgpu ' /proc/modules && unload_wait simgpu
 	# shellcheck disable=SC2086 # the parameters are words
 	insmod "$KO" ${VM_SIMGPU_PARAMS:-}
@@ -39,6 +42,7 @@ if [ -z "$m0" ] || [ -z "$m1" ] || [ "$m0" = "$m1" ]; then
 	exit 1
 fi
 pass two-devices-minors
+loopback_up || fail two-devices-loopback "cannot bring the loopback interface up"
 
 # kfield DEV KEY: the kernel client's KEY in simgpu's debugfs for DEV.
 kfield() { awk -v k="$2" '$3 == "kind=kernel" { for (i = 4; i <= NF; i++)
@@ -46,6 +50,13 @@ kfield() { awk -v k="$2" '$3 == "kind=kernel" { for (i = 4; i <= NF; i++)
 kjobs() { kfield "$1" copy_completed; }
 
 drmtop_bg "$tmp/top.json" "$tmp/top.err" -J -d 1
+build/drmtop serve --listen "127.0.0.1:$PORT" -d 0.5 2>"$tmp/serve.err" &
+SERVE_PID=$!
+_t=0
+until curl -sf --max-time 5 -o /dev/null "http://127.0.0.1:$PORT/metrics" || [ $_t -ge 300 ]; do
+	sleep 0.2
+	_t=$((_t + 1))
+done
 # Each BO a clear job of 20 ms on its device's copy engine: 3 on the first device, 5 on the
 # second, so a merged kernel client would show 8 and a swapped one the other's count.
 "$WORKLOAD" -D "/dev/dri/renderD$m0" -s 'proc p; open a; bo a b size=1M count=3' \
@@ -59,6 +70,11 @@ while { [ "$(kjobs simgpu)" != 3 ] || [ "$(kjobs simgpu1)" != 5 ]; } && [ $_t -l
 	_t=$((_t + 1))
 done
 sleep 2.5
+curl -sf --max-time 10 "http://127.0.0.1:$PORT/metrics" >"$tmp/metrics.txt" ||
+	fail two-devices-serve "no answer: $(head -c 300 "$tmp/serve.err")"
+kill "$SERVE_PID"
+wait "$SERVE_PID"
+SERVE_PID=
 kill "$TOP_PID"
 drmtop_bg_last "$tmp/top.json" "$tmp/last.json"
 for d in simgpu simgpu1; do
@@ -83,6 +99,13 @@ for i in 0 1; do
 		(\$e.busy_ns - $kb | fabs) <= ([$kb * 0.01, 1000000] | max) + \$e.start_slack_ns" \
 		"$tmp/last.json" "[.bpf.unmatched_clients[] | select(.kernel)]"
 done
+# The exporter: a kernel client series per GPU, each with its own device's clears.
+kseries=$(grep '^drmtop_client_jobs_total{' "$tmp/metrics.txt" | grep 'comm="\[kernel\]"' |
+	grep 'engine="copy"')
+got=$(printf '%s\n' "$kseries" | awk 'NF { print $NF }' | sort -n | tr '\n' ' ')
+ndev=$(printf '%s\n' "$kseries" | grep -o 'device="[^"]*"' | sort -u | wc -l)
+[ "$got" = "$kt0 $kt1 " ] && [ "$ndev" = 2 ] && pass two-devices-exporter ||
+	fail two-devices-exporter "kernel copy job series: $(echo $kseries)"
 jq_check two-devices-kernel-clients "[.bpf.unmatched_clients[] | select(.kernel)] | length == 2" \
 	"$tmp/last.json" "[.bpf.unmatched_clients[] | select(.kernel)]"
 [ "$case_fails" -eq 0 ]

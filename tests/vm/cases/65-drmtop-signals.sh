@@ -44,7 +44,7 @@ wl_require drmtop-signals-setup
 for tool in "$DRMTOP" bpftool tmux; do
 	command -v "$tool" >/dev/null || { fail drmtop-signals-setup "$tool not found"; exit 1; }
 done
-if ! ip link set lo up 2>/dev/null && ! busybox ip link set lo up 2>/dev/null; then
+if ! loopback_up; then
 	fail drmtop-signals-setup "cannot bring the loopback interface up"
 	exit 1
 fi

@@ -42,9 +42,7 @@ for tool in "$DRMTOP" "$PROMETHEUS" curl; do
 	command -v "$tool" >/dev/null ||
 		{ fail prom-setup "$tool not found (scripts/install-deps.sh installs prometheus, curl)"; exit 1; }
 done
-# The guest's loopback interface starts down: bring it up (iproute2 from the host root, else
-# busybox's).
-if ! ip link set lo up 2>/dev/null && ! busybox ip link set lo up 2>/dev/null; then
+if ! loopback_up; then
 	fail prom-setup "cannot bring the loopback interface up"
 	exit 1
 fi
