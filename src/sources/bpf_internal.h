@@ -99,6 +99,34 @@ struct drmtop_bpf {
 	__u64 timelines_present;	/* entries it had then */
 	__u64 handle_release_misses;	/* drmtop_handle_release's skips when handles were pruned */
 	__u64 handles_pruned;		/* DRMTOP_CNT_HANDLES_PRUNED */
+	/* object entries whose end went unseen, see prune_objects in bpf_reader.c */
+	__u64 object_end_misses;	/* skips and drops of the end hooks when last settled */
+	struct drmtop_object_candidate *obj_cand;	/* sorted by key */
+	size_t n_obj_cand, cap_obj_cand;
+	struct drmtop_gem_pruned *gem_pruned;	/* per device: what pruning took out */
+	size_t n_gem_pruned, cap_gem_pruned;
+	__u64 object_next_ns;		/* when to look again for objects ended unseen */
+	__u64 object_wait_ns;		/* and how long after that */
+	__u64 objects_pruned;		/* of DRMTOP_CNT_OBJECTS_STALE */
+	__u64 object_grace_ns;		/* 0: DRMTOP_BPF_OBJECT_GRACE_NS (tests set others) */
+};
+
+/*
+ * An object entry no handle holds, of a client gone, neither exported nor imported: its end
+ * went unseen if it stays so this long (jobs of a closed client may hold it until they end).
+ */
+#define DRMTOP_BPF_OBJECT_GRACE_NS	(2 * 1000000000ull)
+#define DRMTOP_BPF_OBJECT_WAIT_MAX_NS	(300 * 1000000000ull)
+
+struct drmtop_object_candidate {
+	__u64 key;			/* drm_gem_object address */
+	struct drmtop_object o;
+	__u64 first_ns;			/* first found prunable */
+};
+
+struct drmtop_gem_pruned {
+	__u64 drm_dev;
+	__u64 objects, bytes;
 };
 
 /*
@@ -151,6 +179,7 @@ struct drmtop_walk {
 };
 
 int drmtop_bpf_map_walk(const struct drmtop_walk *w);
+
 
 /* Walks that fell back to the key walk because the kernel refused batch reads (tests). */
 extern unsigned long drmtop_bpf_batch_refused;

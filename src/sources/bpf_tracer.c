@@ -634,6 +634,8 @@ void drmtop_bpf_close(struct drmtop_bpf *b)
 	free(b->pending);
 	free(b->reported);
 	free(b->orphans);
+	free(b->obj_cand);
+	free(b->gem_pruned);
 	free(b->prev_live);
 	free(b);
 }
