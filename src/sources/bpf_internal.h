@@ -3,6 +3,7 @@
 #ifndef DRMTOP_BPF_INTERNAL_H
 #define DRMTOP_BPF_INTERNAL_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -35,6 +36,11 @@ struct drmtop_bpf_map_size {
 extern const struct drmtop_bpf_map_size drmtop_bpf_map_sizes[];
 
 #define DRMTOP_BPF_MAX_HOOKS	48
+/*
+ * Close records queued between two snapshots at most (168 bytes each: 5.5 MiB at worst, only
+ * while that many closes wait): 10,000 closes in one refresh interval are kept.
+ */
+#define DRMTOP_BPF_PENDING_MAX	32768
 #define DRMTOP_BPF_RETIRED	4096	/* closed clients remembered for late job residue */
 
 /*
@@ -65,11 +71,22 @@ struct drmtop_bpf {
 	struct drmtop_bpf_limits limits;	/* map sizes, 0 = default */
 	char reason[512];
 	char adopt_err[128];		/* why the adoption walk failed, empty if it ran */
+	char drain_err[64];		/* why close records wait for refreshes, empty if not */
 	int gpu_mem_fd;			/* the drm part's gpu_mem map where it is traced, else -1 */
 
 	struct ring_buffer *rb;
+	/*
+	 * The drain (src/sources/bpf_drain.c): a thread moving close records from the ring
+	 * buffer into pending as they come. drain_lock guards rb's consumption and pending.
+	 */
+	pthread_mutex_t drain_lock;
+	pthread_t drain_thread;
+	bool drain_running;
+	int drain_stop_fd;
 	struct drmtop_client *pending;	/* closed records drained, not yet in a snapshot */
 	size_t n_pending, cap_pending;
+	size_t pending_max;		/* 0: DRMTOP_BPF_PENDING_MAX (tests set others) */
+	__u64 pending_dropped;		/* records the full queue refused: in ringbuf_full */
 	struct drmtop_client retired[DRMTOP_BPF_RETIRED];	/* ring of recent closed clients */
 	size_t n_retired;
 	/*
@@ -179,6 +196,12 @@ struct drmtop_walk {
 };
 
 int drmtop_bpf_map_walk(const struct drmtop_walk *w);
+
+/* The ring buffer's drain thread (bpf_drain.c): 0 or a negative errno; stop is idempotent. */
+int drmtop_bpf_drain_start(struct drmtop_bpf *b);
+void drmtop_bpf_drain_stop(struct drmtop_bpf *b);
+/* Ring buffer callback, with drain_lock held: queues a close record in b->pending. */
+int drmtop_bpf_on_closed(void *ctx, void *data, size_t len);
 
 
 /* Walks that fell back to the key walk because the kernel refused batch reads (tests). */

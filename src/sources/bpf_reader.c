@@ -8,6 +8,7 @@
  * it stays in the map for the next snapshot.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -21,8 +22,6 @@
 #include "drmtop/util/vec.h"
 #include "drmtop_drm.skel.h"
 
-int drmtop_bpf_on_closed(void *ctx, void *data, size_t len);
-
 /* Indexed by the enum itself: a name cannot land at another counter's index. */
 static const char *const counter_names[] = {
 #define DRMTOP_COUNTER_NAME(id, name, kind) [DRMTOP_CNT_##id] = #name,
@@ -35,21 +34,6 @@ _Static_assert(sizeof(counter_names) / sizeof(counter_names[0]) == DRMTOP_CNT_MA
 const char *drmtop_bpf_counter_name(unsigned int counter)
 {
 	return counter < DRMTOP_CNT_MAX ? counter_names[counter] : NULL;
-}
-
-/* Ring buffer callback: queue a closed client's record for the next snapshot. */
-int drmtop_bpf_on_closed(void *ctx, void *data, size_t len)
-{
-	struct drmtop_bpf *b = ctx;
-	struct drmtop_client *p;
-
-	if (len < sizeof(struct drmtop_client))
-		return 0;
-	p = vec_push(b->pending, b->n_pending, b->cap_pending);
-	if (!p)
-		return -ENOMEM;
-	memcpy(p, data, sizeof(*p));
-	return 0;
 }
 
 static int push_client(struct drmtop_bpf_client **arr, size_t *n, size_t *cap,
@@ -857,16 +841,19 @@ int drmtop_bpf_snapshot(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
 		return -ENOENT;
 	b->seq++;
 
+	/* what the drain thread queued, and what came since it last woke */
+	pthread_mutex_lock(&b->drain_lock);
 	err = ring_buffer__consume(b->rb);
+	for (i = 0; err >= 0 && i < b->n_pending; i++) {
+		err = push_client(&s->closed, &s->n_closed, &s->cap_closed, &b->pending[i]);
+		if (!err)
+			retire(b, &b->pending[i]);
+	}
+	if (err >= 0)
+		b->n_pending = 0;
+	pthread_mutex_unlock(&b->drain_lock);
 	if (err < 0)
 		goto fail;
-	for (i = 0; i < b->n_pending; i++) {
-		err = push_client(&s->closed, &s->n_closed, &s->cap_closed, &b->pending[i]);
-		if (err)
-			goto fail;
-		retire(b, &b->pending[i]);
-	}
-	b->n_pending = 0;
 
 	err = read_clients(b, s);
 	if (err)
@@ -900,6 +887,8 @@ int drmtop_bpf_snapshot(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
 	for (k = 0; k < DRMTOP_CNT_MAX; k++)
 		bpf_map_lookup_elem(b->map_fd[MAP_COUNTERS], &k, &s->counters[k]);
 	s->counters[DRMTOP_CNT_ORPHAN_ENGINES] += b->orphan_engines;
+	/* a record the drain's queue had no room for is lost as one the ring buffer had not */
+	s->counters[DRMTOP_CNT_RINGBUF_FULL] += b->pending_dropped;
 	count_evicted_timelines(b, s);
 	prune_handles(b);
 	s->counters[DRMTOP_CNT_HANDLES_PRUNED] += b->handles_pruned;

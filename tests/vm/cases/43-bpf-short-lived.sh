@@ -96,8 +96,11 @@ SCEN
 					"bpf \($c.client_id)"),
 				check("client-\($rc.client_id)-close-time"; $c.close_ns >= $c.open_ns and $c.close_ns > 0;
 					"open \($c.open_ns) close \($c.close_ns)"),
-				check("client-\($rc.client_id)-mem-at-close"; $c.mem_total == $rc.memory.held_bytes;
-					"bpf \($c.mem_total), workload held \($rc.memory.held_bytes)"),
+				# a GEM hook run the kernel skipped (7.x) may leave it off by whole objects
+				check("client-\($rc.client_id)-mem-at-close";
+					if gem_skips == 0 then $c.mem_total == $rc.memory.held_bytes
+					else within_objects($c.mem_total; $rc.memory.held_bytes) end;
+					"bpf \($c.mem_total), workload held \($rc.memory.held_bytes), GEM hook runs skipped \(gem_skips)"),
 				(if $rc.probe then empty else engine_checks("client-\($rc.client_id)"; $c; $tc; true) end)
 			end),
 		counter_checks_except(if ($orph | length) > 0 then ["orphan_engines"] else [] end),
@@ -131,4 +134,30 @@ BL_BPFDUMP_ARGS="--drop-open 3 --drop-release 2" one_run 43-bpf-short-lived-drop
 		b.counters.open_at_drm_open >= $x - skipped_prog("drmtop_open_exit");
 		"open_at_drm_open \(b.counters.open_at_drm_open), file_alloc skipped \(skipped_prog("drmtop_file_alloc")), dropped \(dropped("open")), drmtop_open_exit skipped \(skipped_prog("drmtop_open_exit"))")'
 echo 0 >$P/own_free
+
+# A burst of closes inside one refresh interval: CASE43_CLOSES (10,000) opens and closes of the
+# render node while the reader takes no snapshot (bpfdump --pause: its only one is at stop).
+# The ring buffer holds ~1,500 close records; the reader's drain thread moves them into its
+# queue as they come, so every close reaches the snapshot (before it, all but ~1,500 were lost,
+# counted in ringbuf_full). The opens and closes are the shell's own (exec 3<>, 3>&-): no fork.
+bl_init 43-bpf-short-lived-close-burst
+touch "$BL/bpf.pause"
+BL_BPFDUMP_ARGS="--pause $BL/bpf.pause" bl_start_bpf || bl_end
+render=$(sed -n 's/.*render_minor=\([0-9]*\).*/\1/p' "$SIMGPU_DBG/device")
+n=0
+t0=$(date +%s)
+while [ $n -lt "${CASE43_CLOSES:-10000}" ]; do
+	exec 3<>"/dev/dri/renderD$render"
+	exec 3>&-
+	n=$((n + 1))
+done
+echo "# $bl_name: $n opens and closes in $(($(date +%s) - t0)) s, no snapshot in between"
+touch "$BL/bpf.stop"
+wait "$bl_bpf_pid"
+bl_bpf_pid=
+bl_jq_checks '
+	[b.closed[] | select(.kind == "user" and .driver == "simgpu")] as $cl |
+	check("every-close-recorded"; ($cl | length) == '"$n"' and b.counters.ringbuf_full == 0;
+		"\($cl | length) closed simgpu clients of '"$n"', ringbuf_full \(b.counters.ringbuf_full)"),
+	check("each-once"; ($cl | map(.uid) | unique | length) == ($cl | length); "uids repeated")'
 bl_end
