@@ -832,6 +832,7 @@ static void name_kernel_clients(struct drmtop_bpf_snapshot *s)
 int drmtop_bpf_snapshot(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
 {
 	struct timespec ts;
+	__u64 dropped;
 	__u32 k;
 	size_t i;
 	int err;
@@ -851,6 +852,7 @@ int drmtop_bpf_snapshot(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
 	}
 	if (err >= 0)
 		b->n_pending = 0;
+	dropped = b->pending_dropped;
 	pthread_mutex_unlock(&b->drain_lock);
 	if (err < 0)
 		goto fail;
@@ -888,7 +890,7 @@ int drmtop_bpf_snapshot(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
 		bpf_map_lookup_elem(b->map_fd[MAP_COUNTERS], &k, &s->counters[k]);
 	s->counters[DRMTOP_CNT_ORPHAN_ENGINES] += b->orphan_engines;
 	/* a record the drain's queue had no room for is lost as one the ring buffer had not */
-	s->counters[DRMTOP_CNT_RINGBUF_FULL] += b->pending_dropped;
+	s->counters[DRMTOP_CNT_RINGBUF_FULL] += dropped;
 	count_evicted_timelines(b, s);
 	prune_handles(b);
 	s->counters[DRMTOP_CNT_HANDLES_PRUNED] += b->handles_pruned;
