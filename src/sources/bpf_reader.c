@@ -845,11 +845,11 @@ int drmtop_bpf_snapshot(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
 	/* what the drain thread queued, and what came since it last woke */
 	pthread_mutex_lock(&b->drain_lock);
 	err = ring_buffer__consume(b->rb);
-	for (i = 0; err >= 0 && i < b->n_pending; i++) {
+	for (i = 0; err >= 0 && i < b->n_pending; i++)
 		err = push_client(&s->closed, &s->n_closed, &s->cap_closed, &b->pending[i]);
-		if (!err)
-			retire(b, &b->pending[i]);
-	}
+	/* taken only whole: a failed snapshot leaves them all for the next one */
+	for (i = 0; err >= 0 && i < b->n_pending; i++)
+		retire(b, &b->pending[i]);
 	if (err >= 0)
 		b->n_pending = 0;
 	dropped = b->pending_dropped;
