@@ -17,7 +17,14 @@
  *   drm_prime_destroy_file_private(prime)    every drm_file_free, after drm_gem_release
  *   drm_ioctl(filp, cmd, arg)                every DRM ioctl (drivers' compat_ioctl ends here)
  *   drm_gem_private_object_init(dev, obj, size)  every GEM object (drm_gem_object_init calls it)
- *   drm_gem_object_release(obj)              every GEM object's end, normal and error paths
+ *   drm_gem_object_release(obj)              every GEM object's end, normal and error paths,
+ *                                            of every driver but i915
+ *   dma_resv_fini(resv) (vmlinux)            of the object's own _resv: every GEM object's end,
+ *                                            i915's too (it calls neither drm_gem_object_release
+ *                                            nor drm_gem_private_object_fini, and
+ *                                            drm_gem_object_free is inlined in drm.ko's handle
+ *                                            close path: undefined symbols of i915.ko and calls
+ *                                            in drm.ko of 6.1.0-56, 6.12.117 and 7.2.13)
  *   drm_gem_handle_create_tail(file, obj, handlep)  every new handle (create, open, import)
  *   drm_gem_object_release_handle(id, obj, file)  GEM_CLOSE and file close (static, address taken)
  *   drm_gem_prime_fd_to_handle(dev, file, fd, handlep)  PRIME import
@@ -69,16 +76,17 @@ static __always_inline void drmtop_send_closed(const struct drmtop_client *c, bo
 
 /*
  * Test only, zero (off) unless a test writes them: bpfdump --drop-open N / --drop-close N /
- * --drop-release N, through this object's mmapped .bss, as --drop-run in drmtop_sched.bpf.c.
- * Every Nth open of a new file skips drmtop_file_alloc ([0]), every Nth close of a client the
- * tracer knows skips drmtop_gem_release_exit ([1]), every Nth handle release in a close skips
- * drmtop_handle_release ([2]), as the kernel may, so the second chances (drmtop_open_exit,
- * drmtop_file_free, the reader's pruning of handles) are proven on every kernel, not only when
- * 7.x happens to skip.
+ * --drop-release N / --drop-object N, through this object's mmapped .bss, as --drop-run in
+ * drmtop_sched.bpf.c. Every Nth open of a new file skips drmtop_file_alloc ([0]), every Nth
+ * close of a client the tracer knows skips drmtop_gem_release_exit ([1]), every Nth handle
+ * release in a close skips drmtop_handle_release ([2]), every Nth GEM object end is missed by
+ * both end hooks ([3]), as the kernel may, so the second chances (drmtop_open_exit,
+ * drmtop_file_free, the reader's pruning of handles and objects) are proven on every kernel,
+ * not only when 7.x happens to skip.
  */
-__u32 drmtop_test_drm_drop_every[3];
-__u64 drmtop_test_drm_seen[3];
-__u64 drmtop_test_drm_dropped[3];
+__u32 drmtop_test_drm_drop_every[4];
+__u64 drmtop_test_drm_seen[4];
+__u64 drmtop_test_drm_dropped[4];
 
 static __always_inline bool test_drop_drm(int role)
 {
@@ -323,10 +331,26 @@ static __always_inline void mem_sub(__u64 *v, __u64 bytes)
 		drmtop_count(DRMTOP_CNT_MEM_UNDERFLOW);
 }
 
+/* Takes GEM object entry @o out of its device's totals, if it was counted there. */
+static __always_inline void device_sub(const struct drmtop_object *o)
+{
+	struct drmtop_device *d;
+
+	if (!(o->flags & DRMTOP_OBJ_SEEN_INIT))
+		return;
+	d = bpf_map_lookup_elem(&devices, &o->drm_dev);
+	if (d) {
+		mem_sub(&d->gem_objects, 1);
+		mem_sub(&d->gem_bytes, o->size);
+	}
+}
+
 /*
  * The device totals count the object before its entry exists, and the entry says it was
- * counted only if it was: the release, which finds the entry, then always subtracts what an
- * add put there (drmtop_mem_sub).
+ * counted only if it was: the end, which finds the entry, then always subtracts what an add
+ * put there (drmtop_mem_sub). An entry already at this address is an object whose end no hook
+ * saw (both end hooks skipped, or a free path neither reaches): freed, so out of the totals
+ * now, counted objects_stale.
  */
 SEC("fexit/drm_gem_private_object_init")
 int BPF_PROG(drmtop_gem_init, struct drm_device *dev, struct drm_gem_object *obj, size_t size)
@@ -336,8 +360,14 @@ int BPF_PROG(drmtop_gem_init, struct drm_device *dev, struct drm_gem_object *obj
 		.size = size,
 		.drm_dev = (__u64)dev,
 	};
-	struct drmtop_device *d = device_of(dev);
+	struct drmtop_object *stale = bpf_map_lookup_elem(&objects, &key);
+	struct drmtop_device *d;
 
+	if (stale && (stale->flags & DRMTOP_OBJ_SEEN_INIT)) {
+		device_sub(stale);
+		drmtop_count(DRMTOP_CNT_OBJECTS_STALE);
+	}
+	d = device_of(dev);
 	if (d) {
 		__sync_fetch_and_add(&d->gem_objects, 1);
 		drmtop_mem_add(&d->gem_bytes, size);
@@ -353,25 +383,50 @@ int BPF_PROG(drmtop_gem_init, struct drm_device *dev, struct drm_gem_object *obj
 	return 0;
 }
 
+/*
+ * The end of the GEM object at @key, from either end hook: out of its device's totals and the
+ * map; the second hook to meet the same end finds nothing. Returns whether it ended one.
+ */
+static __always_inline bool object_end(__u64 key)
+{
+	struct drmtop_object *o = bpf_map_lookup_elem(&objects, &key);
+
+	if (!o || (o->flags & DRMTOP_OBJ_END_DROPPED))
+		return false;
+	if (drmtop_test_drm_drop_every[3] && test_drop_drm(3)) {
+		o->flags |= DRMTOP_OBJ_END_DROPPED;
+		return false;
+	}
+	device_sub(o);
+	bpf_map_delete_elem(&objects, &key);
+	return true;
+}
+
 SEC("fentry/drm_gem_object_release")
 int BPF_PROG(drmtop_gem_object_release, struct drm_gem_object *obj)
 {
 	__u64 key = (__u64)obj;
-	struct drmtop_object *o = bpf_map_lookup_elem(&objects, &key);
-	struct drmtop_device *d;
 
-	if (!o) {
+	if (!bpf_map_lookup_elem(&objects, &key))
 		drmtop_count(DRMTOP_CNT_OBJECT_UNKNOWN);
-		return 0;
-	}
-	if (o->flags & DRMTOP_OBJ_SEEN_INIT) {
-		d = bpf_map_lookup_elem(&devices, &o->drm_dev);
-		if (d) {
-			mem_sub(&d->gem_objects, 1);
-			mem_sub(&d->gem_bytes, o->size);
-		}
-	}
-	bpf_map_delete_elem(&objects, &key);
+	else
+		object_end(key);
+	return 0;
+}
+
+/*
+ * The second end hook. drm_gem_object_release calls dma_resv_fini(&obj->_resv) after the hook
+ * above ended the object (nothing left here then); i915 calls it from its own free path. Most
+ * calls are of other reservation objects, at addresses no entry is at: one lookup each. No
+ * other dma_resv can sit at a live object's _resv, so a hit is that object's end.
+ */
+SEC("fentry/dma_resv_fini")
+int BPF_PROG(drmtop_gem_resv_fini, struct dma_resv *resv)
+{
+	__u64 key = (__u64)resv - bpf_core_field_offset(struct drm_gem_object, _resv);
+
+	if (resv && object_end(key))
+		drmtop_count(DRMTOP_CNT_OBJECT_END_AT_RESV);
 	return 0;
 }
 
@@ -433,6 +488,9 @@ static __always_inline bool handle_add(struct drmtop_client *c, __u64 file, __u3
 
 	h.size = o ? o->size : BPF_CORE_READ(obj, size);
 	h.uid = c ? c->uid : 0;
+	/* whose exit lets the reader prune it if its end goes unseen (prune_objects) */
+	if (o && !o->uid)
+		o->uid = h.uid;
 	h.imported = imported || (o && (o->flags & DRMTOP_OBJ_FOREIGN));
 	if (c)
 		client_mem(c, &h, true);

@@ -171,12 +171,14 @@ struct drmtop_handle {
 #define DRMTOP_OBJ_DMABUF	(1u << 0)	/* drm_gem_object.dma_buf was set when last seen */
 #define DRMTOP_OBJ_FOREIGN	(1u << 1)	/* import_attach set: memory of another device */
 #define DRMTOP_OBJ_SEEN_INIT	(1u << 2)	/* counted in its device's totals */
+#define DRMTOP_OBJ_END_DROPPED	(1u << 3)	/* test: its end dropped (bpfdump --drop-object) */
 
 struct drmtop_object {
 	__u64 size;
 	__u64 drm_dev;
 	__u32 handle_count;	/* drm_gem_object.handle_count as of the last handle event */
 	__u32 flags;		/* DRMTOP_OBJ_* */
+	__u64 uid;		/* client of its first handle, 0 if none had one */
 };
 
 /* Per device ("devices" map, keyed by struct drm_device address). */
@@ -249,6 +251,13 @@ struct drmtop_fd_rec {
 	/* a client whose drm_file_alloc exit was skipped, made where drm_open returns */	\
 	X(OPEN_AT_DRM_OPEN, open_at_drm_open, NOTE)				\
 	X(MEM_UNDERFLOW, mem_underflow, LOSS)	/* a release took more than was held */	\
+	/* GEM objects whose end no hook saw (a skipped run, a free path not hooked),	\
+	 * settled when drm_gem_private_object_init handed their address out again, or	\
+	 * pruned by the reader: device GEM totals were high by them until then */	\
+	X(OBJECTS_STALE, objects_stale, LOSS)					\
+	/* objects ended at dma_resv_fini of their own reservation object, not at	\
+	 * drm_gem_object_release (i915's free path, or a skipped release run) */	\
+	X(OBJECT_END_AT_RESV, object_end_at_resv, NOTE)				\
 	X(GPU_MEM_FULL, gpu_mem_full, LOSS)	/* a gpu_mem_total report dropped */	\
 	/* counted by the reader: engine entries of a client neither live nor known	\
 	 * closed (its close record was lost), reported as orphans and deleted */	\

@@ -3,6 +3,7 @@
 #ifndef DRMTOP_BPF_INTERNAL_H
 #define DRMTOP_BPF_INTERNAL_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -36,6 +37,11 @@ struct drmtop_bpf_map_size {
 extern const struct drmtop_bpf_map_size drmtop_bpf_map_sizes[];
 
 #define DRMTOP_BPF_MAX_HOOKS	48
+/*
+ * Close records queued between two snapshots at most (168 bytes each: 5.5 MiB at worst, only
+ * while that many closes wait): 10,000 closes in one refresh interval are kept.
+ */
+#define DRMTOP_BPF_PENDING_MAX	32768
 #define DRMTOP_BPF_RETIRED	4096	/* closed clients remembered for late job residue */
 
 /*
@@ -68,11 +74,22 @@ struct drmtop_bpf {
 	struct drmtop_bpf_limits limits;	/* map sizes, 0 = default */
 	char reason[512];
 	char adopt_err[128];		/* why the adoption walk failed, empty if it ran */
+	char drain_err[64];		/* why close records wait for refreshes, empty if not */
 	int gpu_mem_fd;			/* the drm part's gpu_mem map where it is traced, else -1 */
 
 	struct ring_buffer *rb;
+	/*
+	 * The drain (src/sources/bpf_drain.c): a thread moving close records from the ring
+	 * buffer into pending as they come. drain_lock guards rb's consumption and pending.
+	 */
+	pthread_mutex_t drain_lock;
+	pthread_t drain_thread;
+	bool drain_running;
+	int drain_stop_fd;
 	struct drmtop_client *pending;	/* closed records drained, not yet in a snapshot */
 	size_t n_pending, cap_pending;
+	size_t pending_max;		/* 0: DRMTOP_BPF_PENDING_MAX (tests set others) */
+	__u64 pending_dropped;		/* records the full queue refused: in ringbuf_full */
 	struct drmtop_client retired[DRMTOP_BPF_RETIRED];	/* ring of recent closed clients */
 	size_t n_retired;
 	/*
@@ -108,6 +125,34 @@ struct drmtop_bpf {
 	__u64 timelines_present;	/* entries it had then */
 	__u64 handle_release_misses;	/* drmtop_handle_release's skips when handles were pruned */
 	__u64 handles_pruned;		/* DRMTOP_CNT_HANDLES_PRUNED */
+	/* object entries whose end went unseen, see prune_objects in bpf_reader.c */
+	__u64 object_end_misses;	/* skips and drops of the end hooks when last settled */
+	struct drmtop_object_candidate *obj_cand;	/* sorted by key */
+	size_t n_obj_cand, cap_obj_cand;
+	struct drmtop_gem_pruned *gem_pruned;	/* per device: what pruning took out */
+	size_t n_gem_pruned, cap_gem_pruned;
+	__u64 object_next_ns;		/* when to look again for objects ended unseen */
+	__u64 object_wait_ns;		/* and how long after that */
+	__u64 objects_pruned;		/* of DRMTOP_CNT_OBJECTS_STALE */
+	__u64 object_grace_ns;		/* 0: DRMTOP_BPF_OBJECT_GRACE_NS (tests set others) */
+};
+
+/*
+ * An object entry no handle holds, of a client gone, neither exported nor imported: its end
+ * went unseen if it stays so this long (jobs of a closed client may hold it until they end).
+ */
+#define DRMTOP_BPF_OBJECT_GRACE_NS	(2 * 1000000000ull)
+#define DRMTOP_BPF_OBJECT_WAIT_MAX_NS	(300 * 1000000000ull)
+
+struct drmtop_object_candidate {
+	__u64 key;			/* drm_gem_object address */
+	struct drmtop_object o;
+	__u64 first_ns;			/* first found prunable */
+};
+
+struct drmtop_gem_pruned {
+	__u64 drm_dev;
+	__u64 objects, bytes;
 };
 
 /*
@@ -161,6 +206,13 @@ struct drmtop_walk {
 };
 
 int drmtop_bpf_map_walk(const struct drmtop_walk *w);
+
+/* The ring buffer's drain thread (bpf_drain.c): 0 or a negative errno; stop is idempotent. */
+int drmtop_bpf_drain_start(struct drmtop_bpf *b);
+void drmtop_bpf_drain_stop(struct drmtop_bpf *b);
+/* Ring buffer callback, with drain_lock held: queues a close record in b->pending. */
+int drmtop_bpf_on_closed(void *ctx, void *data, size_t len);
+
 
 /* Walks that fell back to the key walk because the kernel refused batch reads (tests). */
 extern unsigned long drmtop_bpf_batch_refused;

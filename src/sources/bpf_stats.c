@@ -34,14 +34,18 @@
  * that ended without done while the cleanup was skipped. drmtop_open_exit and drmtop_file_free
  * likewise find nothing to do after an open or close whose first hook ran, and a skipped first
  * hook is counted where it was skipped. Every other program's skipped run is an event lost; one of
- * the GEM hooks may leave a client's memory figure wrong until it closes.
+ * the GEM hooks may leave a client's memory figure wrong until it closes. A skipped end of a GEM
+ * object at drm_gem_object_release is made up at dma_resv_fini of its reservation object
+ * (object_end_at_resv), and that hook finds nothing to do after a release that ran (i915's
+ * objects, which only it sees, then go stale: counted objects_stale when settled).
  */
 static void skip_cost(const struct drmtop_bpf *b, struct drmtop_bpf_prog_stat *ps)
 {
 	/* GEM object and handle hooks (drmtop_drm.bpf.c): memory is a running sum of them */
 	static const char *const memory[] = {
 		"drmtop_gem_release_enter", "drmtop_gem_release_exit", "drmtop_gem_init",
-		"drmtop_gem_object_release", "drmtop_handle_create", "drmtop_handle_release",
+		"drmtop_gem_object_release", "drmtop_gem_resv_fini", "drmtop_handle_create",
+		"drmtop_handle_release",
 		"drmtop_import_enter", "drmtop_import_exit", "drmtop_export",
 	};
 	bool by_id = b->sched && b->sched->bss && b->sched->bss->drmtop_by_client_id;
@@ -66,11 +70,15 @@ static void skip_cost(const struct drmtop_bpf *b, struct drmtop_bpf_prog_stat *p
 	} else if (!strcmp(ps->name, "drmtop_gem_release_exit")) {
 		ps->skip_cost = DRMTOP_SKIP_MADE_UP;
 		ps->made_up_by = DRMTOP_CNT_CLOSE_AT_FREE;
+	} else if (!strcmp(ps->name, "drmtop_gem_object_release")) {
+		ps->skip_cost = DRMTOP_SKIP_MADE_UP;
+		ps->made_up_by = DRMTOP_CNT_OBJECT_END_AT_RESV;
 	} else if (!strcmp(ps->name, "drmtop_file_alloc")) {
 		ps->skip_cost = DRMTOP_SKIP_MADE_UP;
 		ps->made_up_by = DRMTOP_CNT_OPEN_AT_DRM_OPEN;
 	} else if (!strcmp(ps->name, "drmtop_job_cleanup") ||
-		   !strcmp(ps->name, "drmtop_file_free") || !strcmp(ps->name, "drmtop_open_exit")) {
+		   !strcmp(ps->name, "drmtop_file_free") || !strcmp(ps->name, "drmtop_open_exit") ||
+		   !strcmp(ps->name, "drmtop_gem_resv_fini")) {
 		ps->skip_cost = DRMTOP_SKIP_HARMLESS;
 	}
 }

@@ -246,7 +246,12 @@ static int adopt_maps(struct drmtop_bpf *b, struct bpf_object *obj)
 		b->map_fd[i] = fd;
 	}
 	b->rb = ring_buffer__new(b->map_fd[MAP_CLOSED], drmtop_bpf_on_closed, b, NULL);
-	return b->rb ? 0 : -errno;
+	if (!b->rb)
+		return -errno;
+	/* without the thread, each snapshot still drains the ring buffer (the old way) */
+	if (drmtop_bpf_drain_start(b))
+		say(b->drain_err, sizeof(b->drain_err), "close records drained once a refresh");
+	return 0;
 }
 
 static bool hook_attached(const struct drmtop_bpf *b, const char *prog)
@@ -543,6 +548,8 @@ int drmtop_bpf_poll(struct drmtop_bpf *b)
 	}
 	if (!extra[0] && b->adopt_err[0])
 		say(extra, sizeof(extra), "%s", b->adopt_err);
+	if (!extra[0] && b->drain_err[0])
+		say(extra, sizeof(extra), "%s", b->drain_err);
 	if (n || ret || !b->reason[0])
 		compose_reason(b, extra[0] ? extra : NULL);
 	return ret < 0 ? ret : n;
@@ -574,6 +581,8 @@ int drmtop_bpf_open(struct drmtop_bpf **out, const struct drmtop_bpf_limits *lim
 	for (i = 0; i < MAP_COUNT; i++)
 		b->map_fd[i] = -1;
 	b->gpu_mem_fd = -1;
+	b->drain_stop_fd = -1;
+	pthread_mutex_init(&b->drain_lock, NULL);
 	if (limits)
 		b->limits = *limits;
 	b->vmlinux_btf = btf__load_vmlinux_btf();
@@ -622,6 +631,7 @@ void drmtop_bpf_close(struct drmtop_bpf *b)
 		return;
 	for (i = 0; i < b->n_hooks; i++)
 		bpf_link__destroy(b->links[i]);
+	drmtop_bpf_drain_stop(b);
 	ring_buffer__free(b->rb);
 	drmtop_drm_bpf__destroy(b->drm);
 	drmtop_sched_bpf__destroy(b->sched);
@@ -636,6 +646,9 @@ void drmtop_bpf_close(struct drmtop_bpf *b)
 	strmap_fini(&b->reported_at);
 	strmap_fini(&b->reported_uid);
 	free(b->orphans);
+	free(b->obj_cand);
+	free(b->gem_pruned);
 	free(b->prev_live);
+	pthread_mutex_destroy(&b->drain_lock);
 	free(b);
 }

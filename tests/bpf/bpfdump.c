@@ -10,7 +10,7 @@
  *
  * Usage: bpfdump [-i MS] [-t SEC] [--ready FILE] [--status FILE] [--stop FILE] [--pause FILE]
  *                [--fds] [--drop-queue N] [--drop-run N] [--drop-open N] [--drop-close N]
- *                [--drop-release N]
+ *                [--drop-release N] [--drop-object N]
  *   -i MS       snapshot interval (default 200)
  *   -t SEC      stop after SEC seconds (default: run until --stop FILE exists or SIGINT/TERM)
  *   --ready F   create F once the tracer is opened (the test starts its workload then)
@@ -23,12 +23,13 @@
  *               test only: the scheduler part drops every Nth queue / run event as if the
  *               kernel had skipped the program (bpf/drmtop_sched.bpf.c, test_drop); the JSON
  *               then has "test_dropped": {"queue": n, "run": n, "open": n, "close": n,
- *               "release": n}
- *   --drop-open N, --drop-close N, --drop-release N
+ *               "release": n, "object": n}
+ *   --drop-open N, --drop-close N, --drop-release N, --drop-object N
  *               test only: the DRM part skips every Nth run of drmtop_file_alloc / every Nth
- *               drm_gem_release exit of a known client / every Nth handle release in a close
- *               (bpf/drmtop_drm.bpf.c, test_drop_drm)
- * The JSON's "handles_left" is the number of entries in the handles map at stop.
+ *               drm_gem_release exit of a known client / every Nth handle release in a close /
+ *               both end hooks of every Nth GEM object (bpf/drmtop_drm.bpf.c, test_drop_drm)
+ * The JSON's "handles_left" and "objects_left" are the entries in the handles and objects maps
+ * at stop.
  * Exit status: 0, or 1 when the tracer could not be opened (the JSON then has "error").
  */
 #include <errno.h>
@@ -80,8 +81,9 @@ struct merged {
 
 static struct merged closed, orphans;
 
-/* --drop-queue, --drop-run, --drop-open, --drop-close, --drop-release: to each part's .bss. */
-static __u32 drop_every[5];
+/* --drop-queue, --drop-run, --drop-open, --drop-close, --drop-release, --drop-object: to each
+ * part's .bss. */
+static __u32 drop_every[6];
 
 static void set_drops(struct drmtop_bpf *b)
 {
@@ -93,14 +95,15 @@ static void set_drops(struct drmtop_bpf *b)
 		b->drm->bss->drmtop_test_drm_drop_every[0] = drop_every[2];
 		b->drm->bss->drmtop_test_drm_drop_every[1] = drop_every[3];
 		b->drm->bss->drmtop_test_drm_drop_every[2] = drop_every[4];
+		b->drm->bss->drmtop_test_drm_drop_every[3] = drop_every[5];
 	}
 }
 
-/* Entries in the handles map now (taken at stop, when nothing changes it any more). */
-static __u64 handles_left(const struct drmtop_bpf *b)
+/* Entries in map @map now (taken at stop, when nothing changes it any more). */
+static __u64 entries_left(const struct drmtop_bpf *b, enum drmtop_bpf_map map)
 {
-	struct drmtop_handle_key k, next;
-	int fd = b->map_fd[MAP_HANDLES];
+	struct drmtop_handle_key k, next;	/* the larger key of the two maps asked about */
+	int fd = b->map_fd[map];
 	__u64 n = 0;
 
 	if (fd < 0 || bpf_map_get_next_key(fd, NULL, &k))
@@ -109,6 +112,31 @@ static __u64 handles_left(const struct drmtop_bpf *b)
 		n++;
 	} while (!bpf_map_get_next_key(fd, &k, &next) && (k = next, 1));
 	return n;
+}
+
+/* The objects map's entries at stop, the first 16: what a test finds left over is named. */
+static void objects_left(struct json_writer *w, const struct drmtop_bpf *b)
+{
+	int fd = b->map_fd[MAP_OBJECTS], n = 0;
+	struct drmtop_object o;
+	__u64 k, next;
+
+	jw_key(w, "objects_left_entries");
+	jw_array_begin(w);
+	for (int more = fd >= 0 && !bpf_map_get_next_key(fd, NULL, &k); more && n < 16;
+	     more = !bpf_map_get_next_key(fd, &k, &next), k = next) {
+		if (bpf_map_lookup_elem(fd, &k, &o))
+			continue;
+		jw_object_begin(w);
+		hex(w, "obj", k);
+		u64(w, "size", o.size);
+		u64(w, "uid", o.uid);
+		u64(w, "handle_count", o.handle_count);
+		u64(w, "flags", o.flags);
+		jw_object_end(w);
+		n++;
+	}
+	jw_array_end(w);
 }
 
 static int merge_closed(struct merged *m, const struct drmtop_bpf_client *in)
@@ -280,7 +308,8 @@ static void print_all(struct drmtop_bpf *b, const struct drmtop_bpf_snapshot *s,
 	for (i = 0; i < DRMTOP_CNT_MAX; i++)
 		u64(&w, drmtop_bpf_counter_name(i), s->counters[i]);
 	jw_object_end(&w);
-	if (drop_every[0] || drop_every[1] || drop_every[2] || drop_every[3] || drop_every[4]) {
+	if (drop_every[0] || drop_every[1] || drop_every[2] || drop_every[3] || drop_every[4] ||
+	    drop_every[5]) {
 		const __u64 *d = b->sched && b->sched->bss ? b->sched->bss->drmtop_test_dropped
 							    : NULL;
 		const __u64 *dd = b->drm && b->drm->bss ? b->drm->bss->drmtop_test_drm_dropped
@@ -293,10 +322,13 @@ static void print_all(struct drmtop_bpf *b, const struct drmtop_bpf_snapshot *s,
 		u64(&w, "open", dd ? dd[0] : 0);
 		u64(&w, "close", dd ? dd[1] : 0);
 		u64(&w, "release", dd ? dd[2] : 0);
+		u64(&w, "object", dd ? dd[3] : 0);
 		jw_object_end(&w);
 	}
 	/* runs of each loaded program the kernel skipped (recursion_misses): events never seen */
-	u64(&w, "handles_left", handles_left(b));
+	u64(&w, "handles_left", entries_left(b, MAP_HANDLES));
+	u64(&w, "objects_left", entries_left(b, MAP_OBJECTS));
+	objects_left(&w, b);
 	jw_key(&w, "recursion_misses");
 	jw_object_begin(&w);
 	n = drmtop_bpf_prog_stats(b, progs, DRMTOP_BPF_MAX_PROGS);
@@ -368,6 +400,7 @@ int main(int argc, char **argv)
 		{ "drop-open", required_argument, NULL, 'O' },
 		{ "drop-close", required_argument, NULL, 'C' },
 		{ "drop-release", required_argument, NULL, 'L' },
+		{ "drop-object", required_argument, NULL, 'J' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *ready = NULL, *stopfile = NULL, *status = NULL, *pause = NULL;
@@ -422,11 +455,14 @@ int main(int argc, char **argv)
 		case 'L':
 			drop_every[4] = (__u32)strtoul(optarg, NULL, 10);
 			break;
+		case 'J':
+			drop_every[5] = (__u32)strtoul(optarg, NULL, 10);
+			break;
 		default:
 			fprintf(stderr, "usage: bpfdump [-i MS] [-t SEC] [--ready FILE] "
 				"[--status FILE] [--stop FILE] [--pause FILE] [--fds] "
 				"[--drop-queue N] [--drop-run N] [--drop-open N] [--drop-close N] "
-				"[--drop-release N]\n");
+				"[--drop-release N] [--drop-object N]\n");
 			return 2;
 		}
 	}

@@ -202,10 +202,13 @@ def within_busy($got; $slack; $want): ([($want * $pct / 100), $tolns] | max) as 
 def check($name; $ok; $why): if $ok then "PASS \($case)-\($name)" else "FAIL \($case)-\($name): \($why)" end;
 # Runs of one program the kernel skipped.
 def skipped_prog($name): (b.recursion_misses // {})[$name] // 0;
+# Events bpfdump --drop-* made the tracer drop on purpose, per role.
+def dropped($role): b.test_dropped[$role] // 0;
 # Skipped runs of the GEM hooks (7.x), each of which may leave one object or handle uncounted
 # or counted too long: memory then differs from the truth by at most that many objects, none
 # larger than the most one client of the workload created.
-def gem_skips: ["drmtop_gem_init", "drmtop_gem_object_release", "drmtop_handle_create",
+def gem_skips: ["drmtop_gem_init", "drmtop_gem_object_release", "drmtop_gem_resv_fini",
+	"drmtop_handle_create",
 	"drmtop_handle_release", "drmtop_import_enter", "drmtop_import_exit", "drmtop_export",
 	"drmtop_gem_release_enter", "drmtop_gem_release_exit"] | map(skipped_prog(.)) | add;
 def within_objects($got; $want): (($got - $want) | fabs) <=
@@ -303,8 +306,10 @@ def counter_checks_except($ok):
 	"_full$|_unknown$|_truncated$|done_without_run|done_no_hw_time|mem_underflow|orphan_engines"
 		as $losses |
 	# releases of handles or objects whose creation run the kernel skipped: no more than those
+	# and objects whose end both end hooks missed (dropped on purpose, or skipped), settled
 	{handle_unknown: (skipped_prog("drmtop_handle_create") + skipped_prog("drmtop_import_exit")),
-	 object_unknown: skipped_prog("drmtop_gem_init"), mem_underflow: gem_skips} as $skip |
+	 object_unknown: skipped_prog("drmtop_gem_init"), mem_underflow: gem_skips,
+	 objects_stale: (dropped("object") + skipped_prog("drmtop_gem_object_release"))} as $skip |
 	([$k | to_entries[] | select((.key | test($losses)) and .value > ($skip[.key] // 0) and
 		(.key as $n | $ok | index($n) | not))]) as $bad |
 	check("counters-clean"; ($bad | length) == 0; "\($bad)"),
@@ -316,8 +321,6 @@ def counter_checks: counter_checks_except([]);
 # per role: "queue", "run", "done" match drmtop_<role>_{btf,raw}[_617].
 def skipped($role): [(b.recursion_misses // {}) | to_entries[] |
 	select(.key | test("^drmtop_\($role)_(btf|raw)")) | .value] | add // 0;
-# Events bpfdump --drop-queue/--drop-run made the tracer drop on purpose, per role.
-def dropped($role): b.test_dropped[$role] // 0;
 # For a case whose jobs all come after attach: every skipped or dropped scheduler event was made
 # up for, one job made from its run event per lost queue event, one start bracketed by the queue
 # time and the scheduled fence per lost run event, one job made from its done event per job that

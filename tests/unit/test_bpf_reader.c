@@ -26,7 +26,6 @@
 #include "../../src/sources/bpf_internal.h"
 #include "drmtop/bpf_reader.h"
 
-int drmtop_bpf_on_closed(void *ctx, void *data, size_t len);	/* src/sources/bpf_reader.c */
 
 #define TEST_MAX	1024	/* entries per map: small maps walk the same way as big ones */
 
@@ -860,6 +859,72 @@ static void test_kernel_clients_take_their_device(void **state)
 	drmtop_bpf_close(b);
 }
 
+/*
+ * The close-record queue between the drain thread and the snapshots: every record queued reaches
+ * the next snapshot once, none beyond its bound, and each refused record is counted as a ring
+ * buffer loss (in the snapshot's ringbuf_full, with what the kernel counted there).
+ */
+static void test_close_queue_bounded(void **state)
+{
+	struct drmtop_bpf *b = fake_tracer();
+	struct drmtop_bpf_snapshot s;
+	struct drmtop_client c;
+	__u64 uid;
+	size_t i;
+
+	(void)state;
+	b->pending_max = 4;
+	for (uid = 10; uid < 16; uid++) {
+		c = client(uid);
+		c.flags |= DRMTOP_CLIENT_CLOSED;
+		assert_int_equal(drmtop_bpf_on_closed(b, &c, sizeof(c)), 0);
+	}
+	assert_int_equal(drmtop_bpf_snapshot(b, &s), 0);
+	assert_int_equal(s.n_closed, 4);
+	for (i = 0; i < s.n_closed; i++)
+		assert_int_equal(s.closed[i].c.uid, 10 + i);	/* the first ones, in order */
+	assert_int_equal(s.counters[DRMTOP_CNT_RINGBUF_FULL], 2);
+	drmtop_bpf_snapshot_free(&s);
+	/* taken: the queue is empty again, and the loss stays counted */
+	c = client(20);
+	assert_int_equal(drmtop_bpf_on_closed(b, &c, sizeof(c)), 0);
+	assert_int_equal(drmtop_bpf_snapshot(b, &s), 0);
+	assert_int_equal(s.n_closed, 1);
+	assert_int_equal(s.closed[0].c.uid, 20);
+	assert_int_equal(s.counters[DRMTOP_CNT_RINGBUF_FULL], 2);
+	drmtop_bpf_snapshot_free(&s);
+	drmtop_bpf_close(b);
+}
+
+/*
+ * The drain thread runs beside the snapshots (which take the same lock to drain what came
+ * since it last woke) and stops when the tracer closes: no snapshot waits for it, and closing
+ * does not hang.
+ */
+static void test_drain_thread_stops(void **state)
+{
+	struct drmtop_bpf *b = fake_tracer();
+	struct drmtop_bpf_snapshot s;
+	struct drmtop_client c = client(30);
+	int i;
+
+	(void)state;
+	pthread_mutex_init(&b->drain_lock, NULL);
+	assert_int_equal(drmtop_bpf_drain_start(b), 0);
+	assert_true(b->drain_running);
+	for (i = 0; i < 3; i++) {
+		pthread_mutex_lock(&b->drain_lock);
+		assert_int_equal(drmtop_bpf_on_closed(b, &c, sizeof(c)), 0);
+		pthread_mutex_unlock(&b->drain_lock);
+		assert_int_equal(drmtop_bpf_snapshot(b, &s), 0);
+		assert_int_equal(s.n_closed, 1);
+		drmtop_bpf_snapshot_free(&s);
+	}
+	drmtop_bpf_drain_stop(b);
+	assert_false(b->drain_running);
+	drmtop_bpf_close(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -876,6 +941,8 @@ int main(void)
 		cmocka_unit_test(test_owner_survives_reported_growth),
 		cmocka_unit_test(test_failed_snapshot_keeps_close_records),
 		cmocka_unit_test(test_kernel_clients_take_their_device),
+		cmocka_unit_test(test_close_queue_bounded),
+		cmocka_unit_test(test_drain_thread_stops),
 	};
 
 	if (geteuid() != 0)

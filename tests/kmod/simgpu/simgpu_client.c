@@ -149,7 +149,7 @@ static bool simgpu_bo_is_resident(struct drm_gem_object *obj)
 {
 	struct drm_gem_shmem_object *shmem = to_drm_gem_shmem_obj(obj);
 
-	return shmem->pages || shmem->sgt;
+	return simgpu_bo_has_pages(obj) && (shmem->pages || shmem->sgt);
 }
 
 /* Memory of the objects @file holds a handle to, counted per handle as fdinfo does. */

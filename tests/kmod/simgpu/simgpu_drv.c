@@ -41,6 +41,11 @@ bool simgpu_clear_jobs;
 module_param_named(clear_jobs, simgpu_clear_jobs, bool, 0644);
 MODULE_PARM_DESC(clear_jobs, "clear each new BO with a driver-internal copy-engine job (default 0)");
 
+bool simgpu_own_free;
+module_param_named(own_free, simgpu_own_free, bool, 0644);
+MODULE_PARM_DESC(own_free,
+		 "BO_CREATE makes objects freed as i915 frees its own, without drm_gem_object_release (default 0)");
+
 unsigned int simgpu_clear_ns_per_mib = 100000;
 module_param_named(clear_ns_per_mib, simgpu_clear_ns_per_mib, uint, 0644);
 MODULE_PARM_DESC(clear_ns_per_mib,

@@ -35,6 +35,7 @@ extern unsigned int simgpu_queue_depth[SIMGPU_ENGINE_COUNT];
 extern unsigned int simgpu_engine_capacity[SIMGPU_ENGINE_COUNT];
 extern unsigned int simgpu_fdinfo_scale_pct;
 extern bool simgpu_clear_jobs;
+extern bool simgpu_own_free;
 extern unsigned int simgpu_clear_ns_per_mib;
 extern unsigned int simgpu_max_bo_mib;
 extern unsigned int simgpu_keep_closed;
@@ -241,6 +242,7 @@ int simgpu_ioctl_wait(struct drm_device *drm, void *data, struct drm_file *file)
 struct drm_gem_object *simgpu_gem_create_object(struct drm_device *drm, size_t size);
 int simgpu_ioctl_bo_create(struct drm_device *drm, void *data, struct drm_file *file);
 int simgpu_bo_make_resident(struct drm_gem_object *obj);
+bool simgpu_bo_has_pages(struct drm_gem_object *obj);	/* false: an own_free object */
 
 /* simgpu_client.c: client lifetime and figures. */
 struct simgpu_client *simgpu_client_create(struct simgpu_device *sdev, struct drm_file *file);

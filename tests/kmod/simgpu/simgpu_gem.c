@@ -83,12 +83,55 @@ struct drm_gem_object *simgpu_gem_create_object(struct drm_device *drm, size_t s
 	return &bo->base.base;
 }
 
+/*
+ * own_free=1: BO_CREATE makes objects with no backing store that end the way i915's do: the
+ * free callback tears the object down itself (mmap offset, dma_resv_fini of its own _resv, then
+ * the memory) and never calls drm_gem_object_release (nor drm_gem_private_object_fini): checked
+ * in the undefined symbols of i915.ko of Debian 6.1.0-56, 6.12.117 and 7.2.13, which import
+ * neither. Jobs may use them (they need no pages); they cannot be mmapped or exported.
+ */
+static void simgpu_own_free_object(struct drm_gem_object *obj)
+{
+	struct simgpu_device *sdev = to_simgpu(obj->dev);
+
+	atomic64_dec(&sdev->bo_alive);
+	atomic64_sub(obj->size, &sdev->bo_alive_bytes);
+	drm_gem_free_mmap_offset(obj);
+	dma_resv_fini(&obj->_resv);
+	kfree(obj);
+}
+
+static const struct drm_gem_object_funcs simgpu_own_free_funcs = {
+	.free = simgpu_own_free_object,
+	.open = simgpu_gem_open,
+	.close = simgpu_gem_close,
+};
+
+bool simgpu_bo_has_pages(struct drm_gem_object *obj)
+{
+	return obj->funcs != &simgpu_own_free_funcs;
+}
+
+static struct drm_gem_object *simgpu_own_free_create(struct drm_device *drm, size_t size)
+{
+	struct simgpu_device *sdev = to_simgpu(drm);
+	struct drm_gem_object *obj = kzalloc(sizeof(*obj), GFP_KERNEL);
+
+	if (!obj)
+		return ERR_PTR(-ENOMEM);
+	obj->funcs = &simgpu_own_free_funcs;
+	drm_gem_private_object_init(drm, obj, size);
+	atomic64_inc(&sdev->bo_alive);
+	atomic64_add(size, &sdev->bo_alive_bytes);
+	return obj;
+}
+
 /* Backs @obj with pages (idempotent; they stay until the object is freed). */
 int simgpu_bo_make_resident(struct drm_gem_object *obj)
 {
 	struct sg_table *sgt;
 
-	if (obj->import_attach)		/* the exporter owns the pages */
+	if (obj->import_attach || !simgpu_bo_has_pages(obj))	/* the exporter owns the pages */
 		return 0;
 	sgt = drm_gem_shmem_get_pages_sgt(to_drm_gem_shmem_obj(obj));
 	return PTR_ERR_OR_ZERO(sgt);
@@ -145,7 +188,7 @@ int simgpu_ioctl_bo_create(struct drm_device *drm, void *data, struct drm_file *
 {
 	struct simgpu_device *sdev = to_simgpu(drm);
 	struct drm_simgpu_bo_create *args = data;
-	struct drm_gem_shmem_object *shmem;
+	struct drm_gem_object *obj;
 	int ret;
 
 	if (args->flags) {
@@ -157,17 +200,23 @@ int simgpu_ioctl_bo_create(struct drm_device *drm, void *data, struct drm_file *
 			simgpu_max_bo_mib);
 		return -EINVAL;
 	}
-	shmem = drm_gem_shmem_create(drm, args->size);
-	if (IS_ERR(shmem))
-		return PTR_ERR(shmem);
+	if (READ_ONCE(simgpu_own_free)) {
+		obj = simgpu_own_free_create(drm, PAGE_ALIGN(args->size));
+	} else {
+		struct drm_gem_shmem_object *shmem = drm_gem_shmem_create(drm, args->size);
+
+		obj = IS_ERR(shmem) ? ERR_CAST(shmem) : &shmem->base;
+	}
+	if (IS_ERR(obj))
+		return PTR_ERR(obj);
 	if (READ_ONCE(simgpu_clear_jobs)) {
-		ret = simgpu_bo_clear(sdev, &shmem->base);
+		ret = simgpu_bo_clear(sdev, obj);
 		if (ret) {
-			drm_gem_object_put(&shmem->base);
+			drm_gem_object_put(obj);
 			return ret;
 		}
 	}
-	ret = drm_gem_handle_create(file, &shmem->base, &args->handle);
-	drm_gem_object_put(&shmem->base);	/* the handle holds it now */
+	ret = drm_gem_handle_create(file, obj, &args->handle);
+	drm_gem_object_put(obj);	/* the handle holds it now */
 	return ret;
 }
