@@ -317,6 +317,30 @@ int BPF_PROG(drmtop_file_free, struct drm_prime_file_private *prime)
 	return 0;
 }
 
+/*
+ * A device goes (unbind, module unload): its entry and its kernel client (keyed by the parent
+ * device, drmtop_sched.bpf.c) leave the maps, the kernel client's figures in a close record, so
+ * neither is listed for ever after nor taken for a later device at the same addresses. Every
+ * driver's remove path calls drm_dev_unregister (Debian 6.1.0-56, 6.12.117, 7.2.13).
+ */
+SEC("fentry/drm_dev_unregister")
+int BPF_PROG(drmtop_dev_unregister, struct drm_device *dev)
+{
+	__u64 key = (__u64)dev, parent = (__u64)BPF_CORE_READ(dev, dev);
+	struct drmtop_device *d = bpf_map_lookup_elem(&devices, &key);
+	struct drmtop_client *k = bpf_map_lookup_elem(&clients, &parent);
+
+	/* the reader names a live kernel client from its device, which this record outlives */
+	if (d && k && (k->flags & DRMTOP_CLIENT_KERNEL)) {
+		__builtin_memcpy(k->driver, d->driver, sizeof(k->driver));
+		k->minor_index = d->primary_index;
+	}
+	bpf_map_delete_elem(&devices, &key);
+	if (k && (k->flags & DRMTOP_CLIENT_KERNEL))
+		forget_client(parent, true);
+	return 0;
+}
+
 static __always_inline struct drmtop_device *device_of(struct drm_device *dev)
 {
 	__u64 key = (__u64)dev;

@@ -65,6 +65,7 @@ bl_jq_checks '
 	  "fentry/drm_gem_object_release", "fexit/drm_gem_handle_create_tail",
 	  "fentry/drm_gem_object_release_handle", "fentry/drm_gem_prime_fd_to_handle",
 	  "fexit/drm_gem_prime_handle_to_fd", "iter/task_file", "fentry/drm_sched_job_cleanup",
+	  "fentry/drm_dev_unregister",
 	  '"$tps"'][] as $h |
 	  check("hook-\($h)"; any(b.hooks[]; .target == $h and .attached); "not attached")),
 	# who queued a job: from the fence where the kernel puts the client id there, else

@@ -4,8 +4,9 @@
 # Two GPUs of one driver (simgpu devices=2), each with jobs the driver submits itself (a clear of
 # every new BO on its copy engine, clear_jobs=1): drmtop keeps one kernel client per device,
 # each with its own device's jobs and busy time, and the devices' GEM totals apart. A tool that
-# keyed kernel clients by driver would merge them; so would an exporter. Checked on 6.1, 6.12
-# and 7.2.
+# keyed kernel clients by driver would merge them; so would an exporter. Unbound, both devices
+# and their kernel clients leave the tracer's maps, the kernel clients' figures in close records.
+# Checked on 6.1, 6.12 and 7.2.
 . tests/vm/case-lib.sh
 
 KO=${VM_SIMGPU:-build/kmod/$(uname -r)/simgpu.ko}
@@ -75,8 +76,6 @@ curl -sf --max-time 10 "http://127.0.0.1:$PORT/metrics" >"$tmp/metrics.txt" ||
 kill "$SERVE_PID"
 wait "$SERVE_PID"
 SERVE_PID=
-kill "$TOP_PID"
-drmtop_bg_last "$tmp/top.json" "$tmp/last.json"
 for d in simgpu simgpu1; do
 	cp "$DBG/$d/clients" "$tmp/$d.clients"
 	cp "$DBG/$d/device" "$tmp/$d.device"
@@ -85,6 +84,14 @@ kt0=$(kjobs simgpu)
 kt1=$(kjobs simgpu1)
 kb0=$(kfield simgpu copy_busy_ns)
 kb1=$(kfield simgpu1 copy_busy_ns)
+# The frame before the devices go; then both are unbound (module unload) under the same drmtop.
+frames=$(wc -l <"$tmp/top.json")
+sed -n "${frames}p" "$tmp/top.json" >"$tmp/last.json"
+unload_wait simgpu || fail two-devices-unload "rmmod simgpu failed"
+sleep 2.5
+kill "$TOP_PID"
+drmtop_bg_last "$tmp/top.json" "$tmp/gone.json"
+tail -n "+$((frames + 1))" "$tmp/top.json" >"$tmp/after.json"
 [ "$kt0" = 3 ] && [ "$kt1" = 5 ] && pass two-devices-truth ||
 	fail two-devices-truth "simgpu kernel copy jobs: $kt0 and $kt1, expected 3 and 5"
 
@@ -108,4 +115,15 @@ ndev=$(printf '%s\n' "$kseries" | grep -o 'device="[^"]*"' | sort -u | wc -l)
 	fail two-devices-exporter "kernel copy job series: $(echo $kseries)"
 jq_check two-devices-kernel-clients "[.bpf.unmatched_clients[] | select(.kernel)] | length == 2" \
 	"$tmp/last.json" "[.bpf.unmatched_clients[] | select(.kernel)]"
+# Unbound, the devices and their kernel clients are gone from the tracer's live figures, each
+# kernel client's final figures in a close record.
+jq_check two-devices-unbound-forgotten "([.bpf.unmatched_clients[] | select(.kernel and
+	.driver == \"simgpu\")] | length) == 0 and
+	([.bpf.devices[] | select(.driver == \"simgpu\")] | length) == 0" "$tmp/gone.json" \
+	"{k: [.bpf.unmatched_clients[] | select(.kernel)], d: .bpf.devices}"
+jq -s '[.[].bpf.closed_clients[] | select(.kernel and .driver == "simgpu")]' "$tmp/after.json" \
+	>"$tmp/closed-kernel.json"
+jq_check two-devices-unbound-closed "([.[] | [.engines[] | select(.name == \"copy\") | .jobs] |
+	add] | sort) == [$kt0, $kt1] and ([.[].minor] | sort) == ([$m0, $m1] | sort)" \
+	"$tmp/closed-kernel.json"
 [ "$case_fails" -eq 0 ]
