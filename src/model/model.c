@@ -848,6 +848,7 @@ static void build_scan(struct build *b)
 	ms->unsupported_format = st->unsupported;
 	ms->no_client_id = st->no_client_id;
 	ms->kcmp_failed = st->kcmp_failed;
+	ms->cmdline_blocked = st->cmdline_blocked;
 	ms->new_clients = st->new_clients;
 	ms->gone_clients = st->gone_clients;
 }
