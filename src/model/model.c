@@ -814,6 +814,9 @@ static void build_gpu_mem(struct build *b)
 
 		if (b->in->nr_pids && (!g->pid || !wants_pid(b->in, (pid_t)g->pid)))
 			continue;
+		/* In a container a report's pid may be the number of another process here. */
+		if (g->pid && s->gpu_mem_foreign_pids)
+			continue;
 		m->gpu_mem[m->nr_gpu_mem++] = (struct drmtop_model_gpu_mem){
 			.gpu_id = g->gpu_id, .pid = (pid_t)g->pid, .bytes = g->bytes,
 		};

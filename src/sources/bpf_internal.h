@@ -66,6 +66,7 @@ struct drmtop_bpf {
 	char reason[512];
 	char adopt_err[128];		/* why the adoption walk failed, empty if it ran */
 	int gpu_mem_fd;			/* the drm part's gpu_mem map where it is traced, else -1 */
+	__u64 pidns_ino;		/* drmtop's pid namespace, 0 for the initial one */
 
 	struct ring_buffer *rb;
 	struct drmtop_client *pending;	/* closed records drained, not yet in a snapshot */
