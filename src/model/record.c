@@ -134,8 +134,14 @@ static struct record_client *add_bpf_client(struct record_session *rs,
 	set_comm(rc->comm, sizeof(rc->comm), b->kernel ? "[kernel]" : b->comm);
 	rc->has_client_id = b->has_client_id;
 	rc->client_id = b->client_id;
-	/* Left in the session without its uid on -ENOMEM: the caller fails the refresh. */
-	return take_bpf_identity(rs, rc, b) ? NULL : rc;
+	if (take_bpf_identity(rs, rc, b)) {
+		/* Unfindable by its uid: dropped, or the next try would add a twin. */
+		strmap_del(&rs->by_key, rc->key);
+		rs->nr_clients--;
+		free_client(rc);
+		return NULL;
+	}
+	return rc;
 }
 
 static struct record_ring *find_ring(struct record_client *rc, const char *name)
