@@ -613,6 +613,10 @@ got=$(jq -sc '[.[] | [.clients[0].comm, .clients[0].cmdline, .scan.cmdline_block
 [ "$rc" -eq 0 ] && [ "$got" = '[["hung",null,1],["hung",null,1],["hung",null,1]]' ] &&
 	ok "a command line that blocks stops no frame" ||
 	bad "a command line that blocks stops no frame" "rc=$rc $got $(head -c 300 "$T/hung.err")"
+htext=$(timeout -k 5 20 "$DRMTOP" --proc-root "$G/proc" --sys-root "" --source fdinfo -b -n 1 \
+	2>/dev/null)
+grep -q 'command lines not read: 1, their read blocked' <<<"$htext" &&
+	ok "text: says a command line was not read" || bad "text: blocked command line note" "$htext"
 
 # Record: the client that closes during the session is still in the summary.
 # The fd goes first, as when a process closes it: drmtop stops opening its fdinfo FIFO before the
