@@ -21,6 +21,7 @@
 
 #include "drmtop_bpf.h"
 #include "drmtop_account.bpf.h"
+#include "drmtop_pidns.bpf.h"
 
 #define EEXIST 17
 
@@ -255,11 +256,11 @@ static __always_inline struct drmtop_client *drmtop_client_get_task(struct drm_f
 	c.uid = drmtop_next_uid();
 	c.open_ns = bpf_ktime_get_ns();
 	if (task) {
-		c.tgid = BPF_CORE_READ(task, tgid);
+		c.tgid = drmtop_ns_tgid(task);
 		c.pid = BPF_CORE_READ(task, pid);
 		bpf_probe_read_kernel_str(c.comm, sizeof(c.comm), &task->comm);
 	} else {
-		c.tgid = bpf_get_current_pid_tgid() >> 32;
+		c.tgid = drmtop_ns_tgid((struct task_struct *)bpf_get_current_task());
 		c.pid = (__u32)bpf_get_current_pid_tgid();
 		bpf_get_current_comm(c.comm, sizeof(c.comm));
 	}

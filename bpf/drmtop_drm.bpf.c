@@ -672,7 +672,7 @@ int drmtop_fds(struct bpf_iter__task_file *ctx)
 	r.file = (__u64)file;
 	if (bpf_core_field_exists(file->client_id))
 		r.client_id = BPF_CORE_READ(file, client_id);
-	r.tgid = BPF_CORE_READ(task, tgid);
+	r.tgid = drmtop_ns_tgid(task);
 	r.fd = ctx->fd;
 	r.rdev_major = major;
 	r.rdev_minor = rdev & 0xfffff;

@@ -75,8 +75,12 @@ struct drmtop_client {
 	__u64 mem_shared;	/* only filled at close; live value comes from the handles map */
 	__u64 mem_imported;	/* bytes of handles made by PRIME fd-to-handle */
 	__u64 handles;		/* GEM handles held */
-	__u32 tgid;		/* process that opened it (first ioctl user for LATE clients) */
-	__u32 pid;		/* thread that opened it */
+	/*
+	 * Process that opened it (first ioctl user for LATE clients), in drmtop's pid namespace:
+	 * 0 for a process outside it (bpf/drmtop_pidns.bpf.h).
+	 */
+	__u32 tgid;
+	__u32 pid;		/* thread that opened it (the kernel's id, never shown) */
 	__u32 dev_major;	/* char device of the minor opened, 0:0 if unknown */
 	__u32 dev_minor;
 	__s32 minor_index;	/* drm_minor.index, -1 if unknown */
@@ -195,7 +199,7 @@ struct drmtop_device {
 struct drmtop_fd_rec {
 	__u64 file;		/* drm_file address */
 	__u64 client_id;	/* 0 where drm_file has no client_id */
-	__u32 tgid;
+	__u32 tgid;		/* in drmtop's pid namespace, as the tracer's clients */
 	__u32 fd;
 	__u32 rdev_major;
 	__u32 rdev_minor;

@@ -92,6 +92,11 @@ struct drmtop_bpf_snapshot {
 	 * (GPU, process) whose last report since attach was not 0.
 	 */
 	bool gpu_mem_traced;
+	/*
+	 * The reports' pids are the kernel's (initial namespace) while drmtop runs in a pid
+	 * namespace of its own: they name no process drmtop can see.
+	 */
+	bool gpu_mem_foreign_pids;
 	size_t n_gpu_mem, cap_gpu_mem;
 	struct drmtop_bpf_gpu_mem *gpu_mem;
 };

@@ -19,12 +19,17 @@
  * or the btf_trace_<tracepoint> typedef): a hook the kernel lacks is not loaded and is listed
  * with the reason; the scheduler's tracepoints are taken from whichever name set the kernel has
  * (6.1-6.16 or 6.17+), as tp_btf, or as raw_tp where tp_btf cannot load or attach.
+ *
+ * Process ids are those of drmtop's own pid namespace, as its /proc shows them (a container's):
+ * the tracer records a client's tgid there, 0 for a process outside it.
  */
 #ifndef DRMTOP_BPF_TRACER_H
 #define DRMTOP_BPF_TRACER_H
 
 #include <stdbool.h>
 #include <stddef.h>
+
+#include <linux/types.h>
 
 struct drmtop_bpf;
 struct drmtop_bpf_limits;
@@ -53,6 +58,12 @@ int drmtop_bpf_open(struct drmtop_bpf **out, const struct drmtop_bpf_limits *lim
  * failed (drmtop_bpf_reason() says why; the other part keeps running).
  */
 int drmtop_bpf_poll(struct drmtop_bpf *b);
+
+/*
+ * The inode of the pid namespace at @ns_path ("/proc/self/ns/pid"), which the tracer translates
+ * tgids into; 0 for the initial namespace, or when it cannot be told (no translation).
+ */
+__u64 drmtop_pidns_of(const char *ns_path);
 
 /* True once at least one hook is attached. */
 bool drmtop_bpf_ready(const struct drmtop_bpf *b);

@@ -326,7 +326,8 @@ struct drmtop_model_bpf_device {
 
 struct drmtop_model_scan {
 	unsigned int processes, fds, drm_fds, vanished, denied, errors, malformed_lines,
-		unsupported_format, no_client_id, kcmp_failed, new_clients, gone_clients;
+		unsupported_format, no_client_id, kcmp_failed, new_clients, gone_clients,
+		cmdline_blocked;
 };
 
 struct drmtop_model {

@@ -74,7 +74,12 @@ struct drm_scan_opts {
 	const char *proc_root;		/* NULL: "/proc" */
 	const char *sys_root;		/* NULL: "/sys"; "": no sysfs lookups (dev_key rule 4) */
 	const struct drm_scan_ops *ops;	/* NULL: real system calls */
-	bool read_cmdline;		/* also read /proc/<pid>/cmdline */
+	/*
+	 * Also read /proc/<pid>/cmdline: once per process (pid and start time), on a worker
+	 * thread waited for cmdline_timeout_ms at most (0: 500 ms; see guarded_read.h).
+	 */
+	bool read_cmdline;
+	unsigned int cmdline_timeout_ms;
 };
 
 /* One (pid, fd) through which a client's open file is reachable. */
@@ -129,6 +134,7 @@ struct drm_scan_stats {
 	unsigned int unsupported;	/* fds in DRM_FDINFO_FMT_AMDGPU_LEGACY format */
 	unsigned int no_client_id;	/* DRM fds without drm-client-id */
 	unsigned int kcmp_failed;	/* fd comparisons kcmp could not do */
+	unsigned int cmdline_blocked;	/* command lines not read: their read blocked */
 	unsigned int clients;
 	unsigned int new_clients;
 	unsigned int gone_clients;
@@ -172,6 +178,9 @@ const struct drm_scan_stats *drm_scan_stats(const struct drm_scan *scan);
  * Link texts as printed by d_path() on 6.1, 6.12 and the host's 6.18.
  */
 bool drm_fd_link_may_be_node(const char *link, size_t len);
+
+/* starttime (field 22) of the text of /proc/<pid>/stat, 0 when it has none. */
+uint64_t drm_proc_start_time(const char *stat);
 
 /*
  * Name of a device node from its number, as under /dev: "dri/card<N>" (226, minor < 128),

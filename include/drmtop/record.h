@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #include "drmtop/model.h"
+#include "drmtop/util/strmap.h"
 
 struct record_engine {
 	char *name;
@@ -37,6 +38,7 @@ struct record_ring {
 
 struct record_client {
 	char *key;		/* fdinfo key, or "bpf:<uid>" for a client only the tracer saw */
+	size_t slot;		/* its index in record_session.clients */
 	char *dev_key;
 	char *driver;
 	int pid;
@@ -87,8 +89,11 @@ struct record_session {
 	bool bpf_seen;
 	uint64_t missed;
 	uint64_t skipped_runs;
-	struct record_client *clients;
+	/* Each record allocated on its own: the maps hold them while the array grows. */
+	struct record_client **clients;
 	size_t nr_clients, cap;
+	struct strmap by_key;	/* record_client.key -> record */
+	struct strmap by_uid;	/* tracer uid (decimal) -> record; checked against bpf_uid */
 };
 
 /* Folds one refresh into the session. 0 or -ENOMEM. */

@@ -862,6 +862,9 @@ static void build_gpu_mem(struct build *b)
 
 		if (b->in->nr_pids && (!g->pid || !wants_pid(b->in, (pid_t)g->pid)))
 			continue;
+		/* In a container a report's pid may be the number of another process here. */
+		if (g->pid && s->gpu_mem_foreign_pids)
+			continue;
 		m->gpu_mem[m->nr_gpu_mem++] = (struct drmtop_model_gpu_mem){
 			.gpu_id = g->gpu_id, .pid = (pid_t)g->pid, .bytes = g->bytes,
 		};
@@ -896,6 +899,7 @@ static void build_scan(struct build *b)
 	ms->unsupported_format = st->unsupported;
 	ms->no_client_id = st->no_client_id;
 	ms->kcmp_failed = st->kcmp_failed;
+	ms->cmdline_blocked = st->cmdline_blocked;
 	ms->new_clients = st->new_clients;
 	ms->gone_clients = st->gone_clients;
 }

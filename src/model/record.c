@@ -5,6 +5,7 @@
  * record once the two are matched.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,22 +14,23 @@
 
 static struct record_client *find_client(struct record_session *rs, const char *key)
 {
-	size_t i;
-
-	for (i = 0; i < rs->nr_clients; i++)
-		if (!strcmp(rs->clients[i].key, key))
-			return &rs->clients[i];
-	return NULL;
+	return strmap_get(&rs->by_key, key);
 }
 
+static void uid_key(char *buf, size_t len, uint64_t uid)
+{
+	snprintf(buf, len, "%llu", (unsigned long long)uid);
+}
+
+/* A record that took another uid since (an fdinfo key the tracer saw reopened) is no match. */
 static struct record_client *find_uid(struct record_session *rs, uint64_t uid)
 {
-	size_t i;
+	struct record_client *rc;
+	char k[24];
 
-	for (i = 0; i < rs->nr_clients; i++)
-		if (rs->clients[i].has_bpf && rs->clients[i].bpf_uid == uid)
-			return &rs->clients[i];
-	return NULL;
+	uid_key(k, sizeof(k), uid);
+	rc = strmap_get(&rs->by_uid, k);
+	return rc && rc->has_bpf && rc->bpf_uid == uid ? rc : NULL;
 }
 
 static void free_client(struct record_client *rc)
@@ -44,24 +46,32 @@ static void free_client(struct record_client *rc)
 	free(rc->key);
 	free(rc->dev_key);
 	free(rc->driver);
+	free(rc);
 }
 
 /* A new record keyed @key; the caller fills in the rest. */
 static struct record_client *add_client(struct record_session *rs, const char *key,
 					const char *dev_key, const char *driver, uint64_t offset)
 {
-	struct record_client *rc = vec_push(rs->clients, rs->nr_clients, rs->cap);
+	struct record_client **slot, *rc = calloc(1, sizeof(*rc));
 
 	if (!rc)
 		return NULL;
 	rc->key = strdup(key);
 	rc->dev_key = strdup(dev_key ? dev_key : "");
 	rc->driver = driver ? strdup(driver) : NULL;
-	if (!rc->key || !rc->dev_key || (driver && !rc->driver)) {
+	if (!rc->key || !rc->dev_key || (driver && !rc->driver) ||
+	    !(slot = vec_push(rs->clients, rs->nr_clients, rs->cap))) {
 		free_client(rc);
-		rs->nr_clients--;
 		return NULL;
 	}
+	if (strmap_put(&rs->by_key, key, rc)) {
+		rs->nr_clients--;
+		free_client(rc);
+		return NULL;
+	}
+	*slot = rc;
+	rc->slot = rs->nr_clients - 1;
 	rc->first_seen_ns = rc->last_seen_ns = offset;
 	return rc;
 }
@@ -71,7 +81,7 @@ static void set_comm(char *dst, size_t len, const char *src)
 	snprintf(dst, len, "%s", src ? src : "");
 }
 
-static void take_bpf_identity(struct record_client *rc, const struct drmtop_model_bpf *b)
+static void copy_bpf_identity(struct record_client *rc, const struct drmtop_model_bpf *b)
 {
 	rc->has_bpf = true;
 	rc->bpf_uid = b->uid;
@@ -85,6 +95,23 @@ static void take_bpf_identity(struct record_client *rc, const struct drmtop_mode
 	rc->bpf_mem_imported = b->mem_imported;
 	if (b->mem_total > rc->bpf_peak_bytes)
 		rc->bpf_peak_bytes = b->mem_total;
+}
+
+/* The tracer's identity of @b into @rc, which its uid then finds. 0 or -ENOMEM. */
+static int take_bpf_identity(struct record_session *rs, struct record_client *rc,
+			     const struct drmtop_model_bpf *b)
+{
+	char k[24];
+
+	if (rc->has_bpf && rc->bpf_uid == b->uid) {
+		copy_bpf_identity(rc, b);
+		return 0;
+	}
+	uid_key(k, sizeof(k), b->uid);
+	if (strmap_put(&rs->by_uid, k, rc))
+		return -ENOMEM;
+	copy_bpf_identity(rc, b);
+	return 0;
 }
 
 /* A client only the tracer has seen so far: its device named by driver and node. */
@@ -107,7 +134,13 @@ static struct record_client *add_bpf_client(struct record_session *rs,
 	set_comm(rc->comm, sizeof(rc->comm), b->kernel ? "[kernel]" : b->comm);
 	rc->has_client_id = b->has_client_id;
 	rc->client_id = b->client_id;
-	take_bpf_identity(rc, b);
+	if (take_bpf_identity(rs, rc, b)) {
+		/* Unfindable by its uid: dropped, or the next try would add a twin. */
+		strmap_del(&rs->by_key, rc->key);
+		rs->nr_clients--;
+		free_client(rc);
+		return NULL;
+	}
 	return rc;
 }
 
@@ -135,13 +168,15 @@ static struct record_ring *find_ring(struct record_client *rc, const char *name)
  * record. At the session's first sample they are the baseline; an engine that appears later
  * started in the session, so its baseline is 0.
  */
-static int bpf_live(struct record_client *rc, const struct drmtop_model_client *c, bool first)
+static int bpf_live(struct record_session *rs, struct record_client *rc,
+		    const struct drmtop_model_client *c, bool first)
 {
 	size_t i;
 
 	if (!rc->has_bpf)
 		rc->bpf_at_start = first;
-	take_bpf_identity(rc, c->bpf);
+	if (take_bpf_identity(rs, rc, c->bpf))
+		return -ENOMEM;
 	for (i = 0; i < rc->nr_rings; i++) {
 		rc->rings[i].busy_last_ns = 0;
 		rc->rings[i].jobs_last = 0;
@@ -166,12 +201,15 @@ static int bpf_live(struct record_client *rc, const struct drmtop_model_client *
 }
 
 /* A close record: its figures are the client's totals (or a later residue): they add up. */
-static int bpf_closed(struct record_client *rc, const struct drmtop_model_closed *c)
+static int bpf_closed(struct record_session *rs, struct record_client *rc,
+		      const struct drmtop_model_closed *c)
 {
 	size_t i;
 
 	if (!rc->bpf_closed) {
-		take_bpf_identity(rc, &c->bpf);	/* the first carries the memory held at close */
+		/* the first carries the memory held at close */
+		if (take_bpf_identity(rs, rc, &c->bpf))
+			return -ENOMEM;
 		rc->bpf_orphan = c->orphan;
 	}
 	rc->bpf_closed = true;
@@ -188,41 +226,44 @@ static int bpf_closed(struct record_client *rc, const struct drmtop_model_closed
 }
 
 /* Moves the tracer's side of @from (a "bpf:<uid>" record) into @to and drops @from. */
-static struct record_client *merge_into(struct record_session *rs, struct record_client *to,
-					struct record_client *from)
+static int merge_into(struct record_session *rs, struct record_client *to,
+		      struct record_client *from)
 {
-	struct record_client moved = *from;
-	size_t j, from_i = (size_t)(from - rs->clients);
-	char *key = to->key;
+	size_t j, from_i = from->slot;
+	char k[24];
 
+	uid_key(k, sizeof(k), from->bpf_uid);
+	if (strmap_put(&rs->by_uid, k, to))
+		return -ENOMEM;
+	strmap_del(&rs->by_key, from->key);
 	for (j = 0; j < to->nr_rings; j++)
 		free(to->rings[j].name);
 	free(to->rings);
-	to->rings = moved.rings;
-	to->nr_rings = moved.nr_rings;
-	to->rings_cap = moved.rings_cap;
+	to->rings = from->rings;
+	to->nr_rings = from->nr_rings;
+	to->rings_cap = from->rings_cap;
 	to->has_bpf = true;
-	to->bpf_uid = moved.bpf_uid;
-	to->bpf_kernel = moved.bpf_kernel;
-	to->bpf_late = moved.bpf_late;
-	to->bpf_tgid = moved.bpf_tgid;
-	memcpy(to->bpf_comm, moved.bpf_comm, sizeof(to->bpf_comm));
-	to->bpf_has_client_id = moved.bpf_has_client_id;
-	to->bpf_client_id = moved.bpf_client_id;
-	to->bpf_mem_total = moved.bpf_mem_total;
-	to->bpf_mem_imported = moved.bpf_mem_imported;
-	to->bpf_at_start = moved.bpf_at_start;
-	to->bpf_closed = moved.bpf_closed;
-	to->bpf_orphan = moved.bpf_orphan;
-	to->bpf_peak_bytes = moved.bpf_peak_bytes;
-	if (moved.first_seen_ns < to->first_seen_ns)
-		to->first_seen_ns = moved.first_seen_ns;
+	to->bpf_uid = from->bpf_uid;
+	to->bpf_kernel = from->bpf_kernel;
+	to->bpf_late = from->bpf_late;
+	to->bpf_tgid = from->bpf_tgid;
+	memcpy(to->bpf_comm, from->bpf_comm, sizeof(to->bpf_comm));
+	to->bpf_has_client_id = from->bpf_has_client_id;
+	to->bpf_client_id = from->bpf_client_id;
+	to->bpf_mem_total = from->bpf_mem_total;
+	to->bpf_mem_imported = from->bpf_mem_imported;
+	to->bpf_at_start = from->bpf_at_start;
+	to->bpf_closed = from->bpf_closed;
+	to->bpf_orphan = from->bpf_orphan;
+	to->bpf_peak_bytes = from->bpf_peak_bytes;
+	if (from->first_seen_ns < to->first_seen_ns)
+		to->first_seen_ns = from->first_seen_ns;
 	from->rings = NULL;
 	from->nr_rings = 0;
 	free_client(from);
 	rs->clients[from_i] = rs->clients[--rs->nr_clients];
-	/* The swap may have moved @to; its key string stayed where it was. */
-	return find_client(rs, key);
+	rs->clients[from_i]->slot = from_i;
+	return 0;
 }
 
 static int update_engine(struct record_client *rc, const struct drmtop_model_engine *e,
@@ -299,9 +340,9 @@ static int record_bpf_client(struct record_session *rs, const struct drmtop_mode
 
 	if (c->in_fdinfo)
 		fd_rc = find_client(rs, c->key);
-	if (fd_rc && rc && rc != fd_rc)
-		rc = merge_into(rs, fd_rc, rc);
-	else if (fd_rc)
+	if (fd_rc && rc && rc != fd_rc && merge_into(rs, fd_rc, rc))
+		return -ENOMEM;
+	if (fd_rc)
 		rc = fd_rc;
 	if (!rc) {
 		rc = add_bpf_client(rs, c->bpf, c->node, offset);
@@ -310,7 +351,7 @@ static int record_bpf_client(struct record_session *rs, const struct drmtop_mode
 		rc->bpf_at_start = first;
 	}
 	rc->last_seen_ns = offset;
-	return bpf_live(rc, c, first);
+	return bpf_live(rs, rc, c, first);
 }
 
 int record_session_add(struct record_session *rs, const struct drmtop_model *m, uint64_t now_ns)
@@ -364,7 +405,7 @@ int record_session_add(struct record_session *rs, const struct drmtop_model *m, 
 			if (!rc)
 				return -ENOMEM;
 		}
-		err = bpf_closed(rc, c);
+		err = bpf_closed(rs, rc, c);
 		if (err)
 			return err;
 	}
@@ -408,7 +449,9 @@ void record_session_free(struct record_session *rs)
 	size_t i;
 
 	for (i = 0; i < rs->nr_clients; i++)
-		free_client(&rs->clients[i]);
+		free_client(rs->clients[i]);
 	free(rs->clients);
+	strmap_fini(&rs->by_key);
+	strmap_fini(&rs->by_uid);
 	memset(rs, 0, sizeof(*rs));
 }

@@ -76,6 +76,7 @@ struct drmtop_bpf {
 	char adopt_err[128];		/* why the adoption walk failed, empty if it ran */
 	char drain_err[64];		/* why close records wait for refreshes, empty if not */
 	int gpu_mem_fd;			/* the drm part's gpu_mem map where it is traced, else -1 */
+	__u64 pidns_ino;		/* drmtop's pid namespace, 0 for the initial one */
 
 	struct ring_buffer *rb;
 	/*

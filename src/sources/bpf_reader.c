@@ -1040,6 +1040,7 @@ static int read_gpu_mem(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
 	struct drmtop_walk w = { .fd = b->gpu_mem_fd, .each = each_gpu_mem, .ctx = s };
 
 	s->gpu_mem_traced = b->gpu_mem_fd >= 0;
+	s->gpu_mem_foreign_pids = b->pidns_ino != 0;
 	return s->gpu_mem_traced ? drmtop_bpf_map_walk(&w) : 0;
 }
 

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -363,6 +364,7 @@ static int load_drm(struct drmtop_bpf *b)
 		goto out;
 	}
 	learn_job_client_ids(b, NULL);
+	skel->rodata->drmtop_pidns_ino = b->pidns_ino;
 	bpf_object__for_each_program(p, skel->obj) {
 		char why[128];
 
@@ -555,6 +557,19 @@ int drmtop_bpf_poll(struct drmtop_bpf *b)
 	return ret < 0 ? ret : n;
 }
 
+/* The kernel's inode number of the initial pid namespace (PROC_PID_INIT_INO). */
+#define PID_INIT_INO	0xEFFFFFFCu
+
+__u64 drmtop_pidns_of(const char *ns_path)
+{
+	struct stat st;
+
+	/* Unknown (no /proc): pids stay the kernel's, as in the initial namespace. */
+	if (stat(ns_path, &st) || st.st_ino == PID_INIT_INO)
+		return 0;
+	return st.st_ino;
+}
+
 int drmtop_bpf_open(struct drmtop_bpf **out, const struct drmtop_bpf_limits *limits, char *why,
 		    size_t why_len)
 {
@@ -583,6 +598,7 @@ int drmtop_bpf_open(struct drmtop_bpf **out, const struct drmtop_bpf_limits *lim
 	b->gpu_mem_fd = -1;
 	b->drain_stop_fd = -1;
 	pthread_mutex_init(&b->drain_lock, NULL);
+	b->pidns_ino = drmtop_pidns_of("/proc/self/ns/pid");
 	if (limits)
 		b->limits = *limits;
 	b->vmlinux_btf = btf__load_vmlinux_btf();

@@ -19,14 +19,31 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "drmtop/guarded_read.h"
 #include "drmtop/proc_read.h"
 #include "drmtop/proc_scan.h"
 #include "drmtop/sysfs_device.h"
+#include "drmtop/util/strmap.h"
 #include "drmtop/util/vec.h"
+
+/*
+ * How long a sample waits for a command line before going on without it: paid once per hung
+ * process, whose worker is then left blocked and replaced, a few times at most.
+ */
+#define CMDLINE_TIMEOUT_MS	500
+#define CMDLINE_STUCK_MAX	4
 
 struct clients {
 	struct drm_client *v;
 	size_t nr, cap;
+};
+
+/* A process's command line, read once in its life: keyed "<pid>@<start time>". */
+struct proc_cmdline {
+	char *key;
+	char *cmdline;		/* NULL: empty, or blocked */
+	bool blocked;		/* its read never returned in time: not tried again */
+	unsigned long gen;	/* sample that last saw the process */
 };
 
 struct drm_scan {
@@ -34,6 +51,14 @@ struct drm_scan {
 	char *sys_root;		/* "" disables sysfs lookups */
 	struct drm_scan_ops ops;
 	bool read_cmdline;
+	struct guarded_read *cmdline_reader;
+	bool cmdline_in_place;		/* no thread to be had: read in the sampler itself */
+	unsigned int cmdline_timeout_ms;
+	unsigned int cmdline_stuck;	/* workers left blocked (then no reader past the max) */
+	struct strmap cmdline_by_proc;	/* proc_cmdline.key -> entry of cmdlines */
+	struct proc_cmdline **cmdlines;
+	size_t nr_cmdlines, cap_cmdlines;
+	unsigned long gen;		/* samples taken */
 
 	struct clients cur;	/* latest sample */
 	struct clients gone;	/* of the previous sample, absent from the latest */
@@ -148,7 +173,38 @@ struct drm_scan *drm_scan_new(const struct drm_scan_opts *opts)
 	if (!s->ops.hook)
 		s->ops.hook = no_hook;
 	s->read_cmdline = opts && opts->read_cmdline;
+	if (s->read_cmdline) {
+		s->cmdline_timeout_ms = opts->cmdline_timeout_ms ? opts->cmdline_timeout_ms
+								 : CMDLINE_TIMEOUT_MS;
+		s->cmdline_reader = guarded_read_new(s->cmdline_timeout_ms);
+		/* Without a thread the read is done in place, as before: unguarded but not lost. */
+		s->cmdline_in_place = !s->cmdline_reader;
+	}
 	return s;
+}
+
+static void drop_cmdline(struct drm_scan *s, size_t i)
+{
+	struct proc_cmdline *pc = s->cmdlines[i];
+
+	strmap_del(&s->cmdline_by_proc, pc->key);
+	free(pc->key);
+	free(pc->cmdline);
+	free(pc);
+	s->cmdlines[i] = s->cmdlines[--s->nr_cmdlines];
+}
+
+/* Forgets the processes the latest sample did not see (gone, or without DRM files now). */
+static void prune_cmdlines(struct drm_scan *s)
+{
+	size_t i = 0;
+
+	while (i < s->nr_cmdlines) {
+		if (s->cmdlines[i]->gen != s->gen)
+			drop_cmdline(s, i);
+		else
+			i++;
+	}
 }
 
 static void client_free(struct drm_client *c)
@@ -183,6 +239,11 @@ void drm_scan_free(struct drm_scan *scan)
 		return;
 	clients_free(&scan->cur);
 	clients_free(&scan->gone);
+	while (scan->nr_cmdlines)
+		drop_cmdline(scan, 0);
+	free(scan->cmdlines);
+	strmap_fini(&scan->cmdline_by_proc);
+	guarded_read_free(scan->cmdline_reader);
 	free(scan->root);
 	free(scan->sys_root);
 	free(scan);
@@ -238,7 +299,132 @@ static bool parse_num(const char *s, long max, long *out)
 	return true;
 }
 
-/* comm and cmdline once per process, on its first DRM fd. */
+uint64_t drm_proc_start_time(const char *stat)
+{
+	const char *p = strrchr(stat, ')');
+	unsigned long long v;
+	int field;
+
+	/* comm may hold spaces and parentheses: fields are counted from the last ')' */
+	if (!p)
+		return 0;
+	p++;
+	for (field = 3; field < 22 && *p; field++) {
+		while (*p == ' ')
+			p++;
+		while (*p && *p != ' ')
+			p++;
+	}
+	return sscanf(p, " %llu", &v) == 1 ? v : 0;
+}
+
+/* The process's start time (clock ticks after boot), 0 when its stat cannot tell. */
+static uint64_t start_time_of(struct drm_scan *s, pid_t pid)
+{
+	char path[PATH_MAX];
+	uint64_t t;
+	size_t len;
+	char *buf;
+
+	snprintf(path, sizeof(path), "%s/%d/stat", s->root, (int)pid);
+	if (drm_read_file(path, &buf, &len))
+		return 0;
+	t = drm_proc_start_time(buf);
+	free(buf);
+	return t;
+}
+
+static int dup_cmdline(const char *cmdline, char **out)
+{
+	*out = cmdline ? strdup(cmdline) : NULL;
+	return cmdline && !*out ? -ENOMEM : 0;
+}
+
+static int remember_cmdline(struct drm_scan *s, const char *key, const char *cmdline,
+			    bool blocked)
+{
+	struct proc_cmdline *pc = calloc(1, sizeof(*pc)), **slot;
+
+	if (!pc || !(pc->key = strdup(key)) || dup_cmdline(cmdline, &pc->cmdline) ||
+	    !(slot = vec_push(s->cmdlines, s->nr_cmdlines, s->cap_cmdlines))) {
+		if (pc) {
+			free(pc->key);
+			free(pc->cmdline);
+		}
+		free(pc);
+		return -ENOMEM;
+	}
+	if (strmap_put(&s->cmdline_by_proc, key, pc)) {
+		s->nr_cmdlines--;
+		free(pc->key);
+		free(pc->cmdline);
+		free(pc);
+		return -ENOMEM;
+	}
+	pc->blocked = blocked;
+	pc->gen = s->gen;
+	*slot = pc;
+	return 0;
+}
+
+/* drm_read_cmdline on the guarded reader; -EBUSY when no reader is left to ask. */
+static int read_cmdline(struct drm_scan *s, const char *path, char **cmdline)
+{
+	int err;
+
+	if (s->cmdline_in_place)
+		return drm_read_cmdline(path, cmdline);
+	if (!s->cmdline_reader)
+		return -EBUSY;
+	err = guarded_read_cmdline(s->cmdline_reader, path, cmdline);
+	if (err == -ETIMEDOUT) {
+		/* The worker stays blocked with that process; a fresh one serves the others. */
+		guarded_read_free(s->cmdline_reader);
+		s->cmdline_reader = ++s->cmdline_stuck < CMDLINE_STUCK_MAX ?
+				    guarded_read_new(s->cmdline_timeout_ms) : NULL;
+	}
+	return err;
+}
+
+/*
+ * The command line of @pid, read once in the process's life (pid and start time: a reused pid
+ * is another process) and on the guarded reader: reading it takes the process's mmap_lock, held
+ * for ever by a fault on a hung mount. One not read in time is left NULL and counted at every
+ * sample; a process whose read timed out is not asked again.
+ */
+static int note_cmdline(struct drm_scan *s, pid_t pid, char **cmdline)
+{
+	uint64_t start = start_time_of(s, pid);
+	struct proc_cmdline *pc = NULL;
+	char path[PATH_MAX], key[48];
+	int err;
+
+	*cmdline = NULL;
+	snprintf(key, sizeof(key), "%d@%llu", (int)pid, (unsigned long long)start);
+	if (start)
+		pc = strmap_get(&s->cmdline_by_proc, key);
+	if (pc) {
+		pc->gen = s->gen;
+		s->stats.cmdline_blocked += pc->blocked;
+		return dup_cmdline(pc->cmdline, cmdline);
+	}
+	snprintf(path, sizeof(path), "%s/%d/cmdline", s->root, (int)pid);
+	err = read_cmdline(s, path, cmdline);
+	if (err == -ETIMEDOUT || err == -EBUSY) {
+		s->stats.cmdline_blocked++;
+		/* Without a start time the pid could be reused unseen: asked again next time. */
+		return start && err == -ETIMEDOUT ? remember_cmdline(s, key, NULL, true) : 0;
+	}
+	if (err == -ENOMEM)
+		return err;
+	if (err) {
+		count_error(&s->stats, err);
+		return 0;
+	}
+	return start ? remember_cmdline(s, key, *cmdline, false) : 0;
+}
+
+/* comm (every sample: a process may rename itself) and cmdline, on its first DRM fd. */
 static int note_process(struct drm_scan *s, struct walk *w, pid_t pid)
 {
 	char path[PATH_MAX];
@@ -257,15 +443,7 @@ static int note_process(struct drm_scan *s, struct walk *w, pid_t pid)
 		return err;
 	if (err)
 		count_error(&s->stats, err);
-	if (s->read_cmdline) {
-		snprintf(path, sizeof(path), "%s/%d/cmdline", s->root, (int)pid);
-		err = drm_read_cmdline(path, &p->cmdline);
-		if (err == -ENOMEM)
-			return err;
-		if (err)
-			count_error(&s->stats, err);
-	}
-	return 0;
+	return s->read_cmdline ? note_cmdline(s, pid, &p->cmdline) : 0;
 }
 
 static bool has_prefix(const char *s, size_t len, const char *prefix)
@@ -735,7 +913,10 @@ int drm_scan_sample(struct drm_scan *s)
 
 	memset(&s->stats, 0, sizeof(s->stats));
 	s->stats.sample_ns = s->ops.now_ns(s->ops.ctx);
+	s->gen++;
 	err = walk_root(s, &w);
+	if (!err)
+		prune_cmdlines(s);
 	if (!err) {
 		/* qsort's base must be valid even for no elements: a tree without fds has none. */
 		if (w.nr_fds)

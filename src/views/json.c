@@ -435,6 +435,7 @@ static void json_scan(struct json_writer *w, const struct drmtop_model_scan *s)
 		{ "kcmp_failed", s->kcmp_failed },
 		{ "new_clients", s->new_clients },
 		{ "gone_clients", s->gone_clients },
+		{ "cmdline_blocked", s->cmdline_blocked },
 	};
 	size_t i;
 

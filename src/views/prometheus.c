@@ -607,6 +607,7 @@ static void health(struct out *o, const struct drmtop_series *s,
 			{ "malformed_lines", sc->malformed_lines },
 			{ "unsupported_format", sc->unsupported_format },
 			{ "no_client_id", sc->no_client_id }, { "kcmp_failed", sc->kcmp_failed },
+			{ "cmdline_blocked", sc->cmdline_blocked },
 		};
 
 		for (i = 0; i < sizeof(items) / sizeof(items[0]); i++)

@@ -115,7 +115,7 @@ int record_session_print_json(const struct record_session *rs, const struct drmt
 	jw_key(&w, "clients");
 	jw_array_begin(&w);
 	for (i = 0; i < rs->nr_clients; i++)
-		json_record_client(&w, &rs->clients[i], span, last->bpf_active);
+		json_record_client(&w, rs->clients[i], span, last->bpf_active);
 	jw_array_end(&w);
 	jw_object_end(&w);
 	return jw_finish_line(&w);

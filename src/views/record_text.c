@@ -74,6 +74,6 @@ int record_session_print_text(const struct record_session *rs, const struct drmt
 	fprintf(out, "%8s %-16s %-22s %10s %-8s %10s %10s  %s\n", "PID", "COMMAND", "DEVICE",
 		"CLIENT", "STATE", "PEAK MEM", "END MEM", "ENGINES (busy in session)");
 	for (i = 0; i < rs->nr_clients; i++)
-		print_client(out, &rs->clients[i], span);
+		print_client(out, rs->clients[i], span);
 	return fflush(out) || ferror(out) ? -1 : 0;
 }

@@ -299,6 +299,11 @@ static void render_scan_notes(struct sink *s, const struct drmtop_model *m)
 			  st->unsupported_format, st->kcmp_failed);
 		flush(s, DRMTOP_LINE_NOTE);
 	}
+	if (m->has_scan && st->cmdline_blocked) {
+		sb_printf(&s->sb, "command lines not read: %u, their read blocked (a hung process?)",
+			  st->cmdline_blocked);
+		flush(s, DRMTOP_LINE_NOTE);
+	}
 	for (i = 0; i < m->nr_closed; i++)
 		if (!m->closed[i].from_bpf)
 			render_closed(s, &m->closed[i]);

@@ -663,6 +663,29 @@ for how in INT TERM HUP nohup; do
 		ok "SIG$how: exit 0, output whole" || bad "SIG$how" "rc=$rc $(cat "$T/sig.err")"; }
 done
 
+# A process whose command line cannot be read: /proc/<pid>/cmdline takes its mmap_lock, held for
+# ever by a fault on a hung NFS or FUSE mapping. Here a FIFO nobody writes blocks the same way.
+# drmtop goes on: every frame on time, the client listed without a command line, the blocked
+# read counted (scan.cmdline_blocked). Its worker stays blocked; drmtop exits all the same.
+G=$T/hung
+mkdir -p "$G/proc/400/fd" "$G/proc/400/fdinfo"
+echo hung >"$G/proc/400/comm"
+mkfifo "$G/proc/400/cmdline"
+ln -s "$T/dev/dri/renderD128" "$G/proc/400/fd/3"
+printf 'pos:\t0\nflags:\t02100002\ndrm-driver:\tsimgpu\ndrm-client-id:\t40\ndrm-engine-gfx:\t0 ns\n' \
+	>"$G/proc/400/fdinfo/3"
+hung=$(timeout -k 5 20 "$DRMTOP" --proc-root "$G/proc" --sys-root "" --source fdinfo -J -n 3 -d 0.3 \
+	2>"$T/hung.err")
+rc=$?
+got=$(jq -sc '[.[] | [.clients[0].comm, .clients[0].cmdline, .scan.cmdline_blocked]]' <<<"$hung")
+[ "$rc" -eq 0 ] && [ "$got" = '[["hung",null,1],["hung",null,1],["hung",null,1]]' ] &&
+	ok "a command line that blocks stops no frame" ||
+	bad "a command line that blocks stops no frame" "rc=$rc $got $(head -c 300 "$T/hung.err")"
+htext=$(timeout -k 5 20 "$DRMTOP" --proc-root "$G/proc" --sys-root "" --source fdinfo -b -n 1 \
+	2>/dev/null)
+grep -q 'command lines not read: 1, their read blocked' <<<"$htext" &&
+	ok "text: says a command line was not read" || bad "text: blocked command line note" "$htext"
+
 # Record: the client that closes during the session is still in the summary. Its fd goes once
 # record has read it (its FIFO's writer marks each read), however late a loaded machine lets
 # record start, as when a process closes it; the directory after record ended (drmtop stops

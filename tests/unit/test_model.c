@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "drmtop/model_build.h"
 #include "drmtop/views.h"
@@ -595,6 +597,18 @@ static void test_gpu_mem_total(void **state)
 	assert_int_equal(m.gpu_mem[0].pid, 100);
 	assert_int_equal(m.gpu_mem[1].pid, 100);
 	assert_int_equal(m.clients[0].gpu_mem_bytes, 4 << 20);
+
+	/*
+	 * drmtop in a pid namespace of its own: the reports' pids are the kernel's, and pid 100
+	 * here is not the process the driver meant. Only the GPU totals are kept.
+	 */
+	l.in.nr_pids = 0;
+	l.snap.gpu_mem_foreign_pids = true;
+	l.snap.taken_ns += S;
+	lossy_step(&l, &m);
+	assert_int_equal(m.nr_gpu_mem, 1);
+	assert_int_equal(m.gpu_mem[0].pid, 0);
+	assert_false(m.clients[0].has_gpu_mem);
 	drmtop_model_fini(&m);
 	drmtop_reconciler_free(l.r);
 }
@@ -906,10 +920,67 @@ static void test_device_totals(void **state)
 	}
 }
 
+/*
+ * A client of a process outside drmtop's pid namespace: the tracer gives tgid 0 (no pid there).
+ * It is listed with pid 0, its owner is not read from <proc root>/0 or any other entry, and
+ * -p never selects it; a client of pid 10 inside is matched as usual.
+ */
+static void test_client_outside_pid_namespace(void **state)
+{
+	struct drmtop_reconciler *r = drmtop_reconciler_new();
+	struct drmtop_bpf_client live[2];
+	struct drmtop_bpf_snapshot snap;
+	struct drmtop_model m = { 0 };
+	struct fake_bpf in_ns, out_ns;
+	struct fake_fdinfo a;
+	pid_t want = 10;
+	char root[] = "/tmp/drmtop-pidns-XXXXXX", dir[64];
+	struct drmtop_model_input in = {
+		.bpf_active = true, .bpf_reason = "attached", .snap = &snap, .rec = r,
+		.diverge_pct = 5.0, .proc_root = root,
+	};
+
+	(void)state;
+	assert_non_null(mkdtemp(root));
+	snprintf(dir, sizeof(dir), "%s/0", root);	/* a trap: no process has pid 0 */
+	assert_int_equal(mkdir(dir, 0755), 0);
+	fake_fdinfo_init(&a, 1, "gfx", 30.0, 1000, 10, 3);
+	identity(&a, "kA", "inside");
+	fake_bpf_init(&in_ns, 1, 0x1000, 1, 1000);
+	in_ns.bc.c.tgid = 10;
+	fake_bpf_init(&out_ns, 2, 0x2000, 2, 100);
+	out_ns.bc.c.tgid = 0;
+	snprintf(out_ns.bc.c.comm, sizeof(out_ns.bc.c.comm), "outside");
+	live[0] = in_ns.bc;
+	live[1] = out_ns.bc;
+	fake_snap(&snap, live, 2, S);
+	in.clients = &a.c;
+	in.nr_clients = 1;
+	assert_int_equal(drmtop_reconcile(r, &snap, &a.c, 1), 0);
+	assert_int_equal(drmtop_model_build(&m, &in), 0);
+	assert_int_equal(m.nr_clients, 2);
+	assert_non_null(m.clients[0].bpf);		/* the inside one, matched */
+	assert_int_equal(m.clients[0].pid, 10);
+	assert_string_equal(m.clients[1].comm, "outside");
+	assert_int_equal(m.clients[1].pid, 0);
+	assert_false(m.clients[1].has_uid);
+
+	in.pids = &want;
+	in.nr_pids = 1;
+	assert_int_equal(drmtop_model_build(&m, &in), 0);
+	assert_int_equal(m.nr_clients, 1);
+	assert_string_equal(m.clients[0].key, "kA");
+	drmtop_model_fini(&m);
+	drmtop_reconciler_free(r);
+	rmdir(dir);
+	rmdir(root);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pid_filter_everywhere),
+		cmocka_unit_test(test_client_outside_pid_namespace),
 		cmocka_unit_test(test_divergence_windows),
 		cmocka_unit_test(test_notes_reach_views),
 		cmocka_unit_test(test_derived_memory_and_sort),

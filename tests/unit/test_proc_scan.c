@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <grp.h>
+#include <signal.h>
 #include <limits.h>
 #include <math.h>
 #include <setjmp.h>
@@ -773,6 +774,146 @@ static void over_100_allows_for_read_time(void **state)
 	}
 }
 
+/* A stat line as procfs prints it, start time @start (field 22), a comm with ") (" in it. */
+static void write_stat(struct fake_proc *fp, pid_t pid, unsigned long long start)
+{
+	FILE *f = fopen(fp_path(fp, pid, "stat"), "w");
+
+	assert_non_null(f);
+	fprintf(f, "%d (a) (b) S 1 1 1 0 -1 4194304 100 0 0 0 5 3 0 0 20 0 4 0 %llu 1000 2 "
+		"18446744073709551615 0 0 0 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0\n", (int)pid, start);
+	fclose(f);
+}
+
+static void write_cmdline(struct fake_proc *fp, pid_t pid, const char *text)
+{
+	FILE *f = fopen(fp_path(fp, pid, "cmdline"), "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static void start_time_parse(void **state)
+{
+	(void)state;
+	assert_int_equal(drm_proc_start_time("7 (x) S 1 1 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 "
+					     "987654 1 2\n"), 987654);
+	/* the last ')' ends the comm, whatever it holds */
+	assert_int_equal(drm_proc_start_time("7 (a) (b) ) S 1 1 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 "
+					     "0 42 1\n"), 42);
+	assert_int_equal(drm_proc_start_time("7 (x) S 1 1"), 0);	/* cut short */
+	assert_int_equal(drm_proc_start_time("garbage"), 0);
+}
+
+/*
+ * The command line is read once in a process's life: reading it takes the process's mmap_lock,
+ * every sample would risk blocking on a process stuck in a fault. A change of the file is not
+ * seen while the process (pid and start time) is the same; a pid reused by a new process (other
+ * start time) is read again.
+ */
+static void cmdline_read_once_per_process(void **state)
+{
+	struct fake_proc *fp = fp_new();
+	struct drm_scan *s;
+	const struct drm_client *c;
+	size_t nr;
+
+	*state = fp;
+	fp_node(fp, "card0", DRM_MAJOR, 0);
+	fp_proc(fp, 100, "glxgears", "first", 5);
+	fp_fd(fp, 100, 3, "card0", 1, I915(5, 0));
+	write_stat(fp, 100, 5555);
+	s = new_scan(fp, true);
+	assert_int_equal(drm_scan_sample(s), 0);
+	c = drm_scan_clients(s, &nr);
+	assert_int_equal(nr, 1);
+	assert_string_equal(c[0].cmdline, "first");
+
+	write_cmdline(fp, 100, "second");
+	assert_int_equal(drm_scan_sample(s), 0);
+	c = drm_scan_clients(s, &nr);
+	assert_string_equal(c[0].cmdline, "first");	/* same process: not read again */
+
+	write_stat(fp, 100, 6666);			/* pid 100 reused */
+	assert_int_equal(drm_scan_sample(s), 0);
+	c = drm_scan_clients(s, &nr);
+	assert_string_equal(c[0].cmdline, "second");
+	assert_int_equal(drm_scan_stats(s)->cmdline_blocked, 0);
+	drm_scan_free(s);
+}
+
+/*
+ * In a forked child: two samples over a tree where process 100's cmdline blocks and 200's does
+ * not. 0 when both samples came back with what they should.
+ */
+static int sample_hung_tree(struct fake_proc *fp)
+{
+	struct drm_scan_opts o = { .proc_root = fp->proc, .sys_root = fp->sys, .ops = &fp->ops,
+				   .read_cmdline = true, .cmdline_timeout_ms = 50 };
+	struct drm_scan *s = drm_scan_new(&o);
+	const struct drm_client *c;
+	size_t nr;
+	int i;
+
+	if (!s)
+		return 10;
+	for (i = 0; i < 2; i++) {
+		if (drm_scan_sample(s))
+			return 11;
+		c = drm_scan_clients(s, &nr);
+		/* sorted by pid: the hung process first, without its command line */
+		if (nr != 2 || strcmp(c[0].comm, "hung") || c[0].cmdline)
+			return 12;
+		/* the stuck worker was replaced: the next process's read still happens */
+		if (!c[1].cmdline || strcmp(c[1].cmdline, "vkcube --fast"))
+			return 13;
+		/* blocked at the first sample, not asked again at the second: counted in both */
+		if (drm_scan_stats(s)->cmdline_blocked != 1)
+			return 14;
+	}
+	drm_scan_free(s);
+	return 0;
+}
+
+/*
+ * A process whose command line cannot be read (a FIFO without writer blocks in open as a
+ * process stuck in a fault on a hung mount blocks the read): samples still come back, the
+ * client listed without its command line, the read counted as blocked, the other processes'
+ * command lines read. The scan runs in a child the test gives 10 s: one that blocks is killed
+ * and the test fails.
+ */
+static void hung_cmdline_does_not_block_the_scan(void **state)
+{
+	struct fake_proc *fp = fp_new();
+	int status = -1, t;
+	pid_t child;
+
+	*state = fp;
+	fp_node(fp, "card0", DRM_MAJOR, 0);
+	fp_proc(fp, 100, "hung", "", 0);
+	fp_fd(fp, 100, 3, "card0", 1, I915(5, 0));
+	write_stat(fp, 100, 5555);
+	assert_int_equal(unlink(fp_path(fp, 100, "cmdline")), 0);
+	assert_int_equal(mkfifo(fp_path(fp, 100, "cmdline"), 0600), 0);
+	fp_proc(fp, 200, "vkcube", "vkcube\0--fast", 14);
+	fp_fd(fp, 200, 3, "card0", 2, I915(6, 0));
+	write_stat(fp, 200, 6666);
+	child = fork();
+	assert_true(child >= 0);
+	if (!child)
+		_exit(sample_hung_tree(fp));
+	for (t = 0; t < 1000 && waitpid(child, &status, WNOHANG) == 0; t++)
+		usleep(10000);
+	if (t == 1000) {
+		kill(child, SIGKILL);
+		waitpid(child, &status, 0);
+		fail_msg("the scan blocked on a command line that cannot be read");
+	}
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -791,6 +932,9 @@ int main(void)
 		cmocka_unit_test_teardown(missing_root, fp_teardown),
 		cmocka_unit_test_teardown(real_proc, fp_teardown),
 		cmocka_unit_test_teardown(node_names, fp_teardown),
+		cmocka_unit_test(start_time_parse),
+		cmocka_unit_test_teardown(cmdline_read_once_per_process, fp_teardown),
+		cmocka_unit_test_teardown(hung_cmdline_does_not_block_the_scan, fp_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

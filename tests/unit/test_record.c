@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <cmocka.h>
 
 #include "drmtop/model_build.h"
@@ -19,8 +20,8 @@ static const struct record_client *rec_find(const struct record_session *rs, con
 	size_t i;
 
 	for (i = 0; i < rs->nr_clients; i++)
-		if (!strcmp(rs->clients[i].key, key))
-			return &rs->clients[i];
+		if (!strcmp(rs->clients[i]->key, key))
+			return rs->clients[i];
 	fail_msg("no record client %s", key);
 	return NULL;
 }
@@ -392,6 +393,127 @@ static void test_pid_filter_applies_to_record(void **state)
 	drmtop_reconciler_free(r);
 }
 
+/*
+ * A session that has seen @n clients (closed ones stay in it): the tracer's close records of
+ * uids 1..n, folded in batches as the refreshes of a long record would bring them.
+ */
+static void grow_session(struct record_session *rs, size_t n)
+{
+	struct drmtop_model_closed_engine eng = { .name = "gfx", .busy_ns = 1, .jobs = 1 };
+	struct drmtop_model_closed *closed = calloc(1000, sizeof(*closed));
+	struct drmtop_model m = { .bpf_active = true };
+	size_t done, i;
+
+	assert_non_null(closed);
+	for (done = 0; done < n; done += m.nr_closed) {
+		m.nr_closed = n - done < 1000 ? n - done : 1000;
+		for (i = 0; i < m.nr_closed; i++) {
+			closed[i] = (struct drmtop_model_closed){ .from_bpf = true, .pid = 1,
+				.comm = "gone", .driver = "simgpu", .engines = &eng, .nr_engines = 1 };
+			closed[i].bpf.uid = done + i + 1;
+			closed[i].bpf.comm = "gone";
+			closed[i].bpf.driver = "simgpu";
+		}
+		m.closed = closed;
+		assert_int_equal(record_session_add(rs, &m, 1 + done), 0);
+	}
+	free(closed);
+	assert_int_equal(rs->nr_clients, n);
+}
+
+#define LIVE 64
+
+/* The refresh of a long record's steady state: LIVE clients both sources know, still open. */
+struct live_refresh {
+	struct drmtop_model m;
+	struct drmtop_model_client c[LIVE];
+	struct drmtop_model_bpf b[LIVE];
+	struct drmtop_model_engine e[LIVE];
+	char keys[LIVE][16];
+};
+
+static void live_refresh_init(struct live_refresh *l, uint64_t first_uid)
+{
+	size_t i;
+
+	memset(l, 0, sizeof(*l));
+	for (i = 0; i < LIVE; i++) {
+		snprintf(l->keys[i], sizeof(l->keys[i]), "live#%zu", i);
+		l->b[i] = (struct drmtop_model_bpf){ .uid = first_uid + i, .tgid = 2,
+			.comm = "live", .driver = "simgpu" };
+		l->e[i] = (struct drmtop_model_engine){ .name = "gfx", .in_fdinfo = true,
+			.in_bpf = true };
+		l->e[i].fd.flags = DRMTOP_FD_BUSY;
+		l->c[i] = (struct drmtop_model_client){ .key = l->keys[i], .dev_key = "d",
+			.driver = "simgpu", .pid = 2, .comm = "live", .in_fdinfo = true,
+			.engines = &l->e[i], .nr_engines = 1, .bpf = &l->b[i] };
+	}
+	l->m.bpf_active = true;
+	l->m.clients = l->c;
+	l->m.nr_clients = l->m.nr_fdinfo_clients = LIVE;
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * S + (uint64_t)ts.tv_nsec;
+}
+
+/* Time of one round of refreshes folded into @rs. */
+static uint64_t round_ns(struct record_session *rs, struct live_refresh *l, int refreshes)
+{
+	uint64_t t0 = mono_ns(), t;
+	int k;
+
+	for (k = 0; k < refreshes; k++) {
+		l->e[k % LIVE].fd.busy_effective_ns++;
+		assert_int_equal(record_session_add(rs, &l->m, rs->end_ns + 1), 0);
+	}
+	t = mono_ns() - t0;
+	return t ? t : 1;
+}
+
+/*
+ * A refresh costs the same whatever the session has already seen: a record of days keeps
+ * thousands of closed clients, and finding each live one among them by a linear search made
+ * every refresh slower than the last. A refresh of 64 live clients is timed over a session of
+ * 10,000 and one of 40,000 clients, in interleaved rounds, the fastest round of each kept (a
+ * loaded machine only ever adds time). Constant cost gives a ratio near 1, linear search 4 or
+ * more; 2.5 leaves room for the larger session's caches.
+ */
+static void test_refresh_cost_does_not_grow_with_the_session(void **state)
+{
+	static struct live_refresh l10, l40;
+	struct record_session s10 = { 0 }, s40 = { 0 };
+	uint64_t best10 = UINT64_MAX, best40 = UINT64_MAX, t;
+	double ratio;
+	int round;
+
+	(void)state;
+	grow_session(&s10, 10000);
+	grow_session(&s40, 40000);
+	live_refresh_init(&l10, 10001);
+	live_refresh_init(&l40, 40001);
+	round_ns(&s10, &l10, 1);	/* the live clients join their sessions */
+	round_ns(&s40, &l40, 1);
+	assert_int_equal(s40.nr_clients, 40000 + LIVE);
+	for (round = 0; round < 9; round++) {
+		t = round_ns(&s10, &l10, 20);
+		best10 = t < best10 ? t : best10;
+		t = round_ns(&s40, &l40, 20);
+		best40 = t < best40 ? t : best40;
+	}
+	ratio = (double)best40 / (double)best10;
+	print_message("refresh of %d live clients: %.1f us at 10k session clients, %.1f us at "
+		      "40k (ratio %.2f)\n", LIVE, best10 / 20e3, best40 / 20e3, ratio);
+	assert_true(ratio < 2.5);
+	assert_int_equal(s40.nr_clients, 40000 + LIVE);
+	record_session_free(&s10);
+	record_session_free(&s40);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -401,6 +523,7 @@ int main(void)
 		cmocka_unit_test(test_engine_appearing_later_counts_from_zero),
 		cmocka_unit_test(test_pid_filter_applies_to_record),
 		cmocka_unit_test(test_busy_share_over_the_clients_window),
+		cmocka_unit_test(test_refresh_cost_does_not_grow_with_the_session),
 	};
 
 	return cmocka_run_group_tests_name("record", tests, NULL, NULL);

@@ -1,0 +1,116 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# case-timeout: 180
+#
+# drmtop inside a pid namespace of its own (a container's: unshare --pid --fork --mount-proc),
+# both sources on, simgpu clients inside and outside it. The tracer sees every process; /proc
+# only the namespace's. Inside, each inside client is listed once, with the pid the namespace
+# gives its process, and matched to its tracer figures; `-p` with that pid selects exactly its
+# clients; a client outside the namespace (seen by the tracer when it opens) has pid 0, never
+# the number of some process inside. The host's drmtop lists the same inside clients once,
+# with their host pids. Paths the tracer takes a process id from: drm_file_alloc (inside and
+# outside clients open while the first drmtop runs), the attach-time task_file iterator (inside
+# clients, for the `-p` drmtop; it walks drmtop's namespace only).
+set -u
+
+. tests/workload/vmcheck.sh
+
+DRMTOP=${DRMTOP:-build/drmtop}
+wl_require drmtop-pidns-setup
+[ -x "$DRMTOP" ] || { fail drmtop-pidns-setup "$DRMTOP not built"; exit 1; }
+command -v unshare >/dev/null || { fail drmtop-pidns-setup "unshare not found"; exit 1; }
+tmp=$(mktemp -d)
+OUT_PID=
+keep() {
+	[ -n "$OUT_PID" ] && kill -TERM "$OUT_PID" 2>/dev/null && wait "$OUT_PID"
+	[ "$case_fails" -gt 0 ] && [ -n "${VM_RESULTS:-}" ] && mkdir -p "$VM_RESULTS/62" &&
+		cp -r "$tmp"/* "$VM_RESULTS/62/" 2>/dev/null
+	rm -rf "$tmp"
+}
+trap keep EXIT
+
+# Inside, one shell as the namespace's init: drmtop first (8 frames), then two clients of one
+# process; once drmtop is done, a second drmtop `-p` that process's pid (3 frames).
+export DRMTOP WL tmp
+unshare --pid --fork --mount-proc sh -c '
+	"$DRMTOP" -J -n 8 -d 1 >"$tmp/ns.all" 2>"$tmp/ns.err" &
+	top=$!
+	_t=0
+	until [ -s "$tmp/ns.all" ] || [ $_t -ge 600 ]; do sleep 0.1; _t=$((_t + 1)); done
+	echo attached >"$tmp/ns.attached"
+	"$WL" -r "$tmp/in.ready" -s "proc inner; open a count=2;
+		duty a engine=gfx dur=2ms period=20ms until=stop" </dev/null >/dev/null \
+		2>"$tmp/in.err" &
+	wl=$!
+	_t=0
+	until [ -s "$tmp/in.ready" ] || [ $_t -ge 600 ]; do sleep 0.1; _t=$((_t + 1)); done
+	# The host drmtop samples while both workloads run (it waits for this file).
+	echo go >"$tmp/in.go"
+	wait "$top"
+	pid=$(jq "[.open[] | select(.comm == \"inner\") | .pid] | first" "$tmp/in.ready")
+	echo "$pid" >"$tmp/in.pid"
+	"$DRMTOP" -J -n 3 -d 1 -p "$pid" >"$tmp/nsp.all" 2>"$tmp/nsp.err"
+	while [ ! -s "$tmp/host.all" ] && [ $_t -lt 1200 ]; do sleep 0.1; _t=$((_t + 1)); done
+	kill -TERM "$wl"
+	wait "$wl"
+' >"$tmp/ns.out" 2>&1 &
+NS_PID=$!
+# Outside, once the inside drmtop is attached (its tracer sees the opens): two clients
+# submitting a short job every 20 ms until stopped.
+_t=0
+until [ -s "$tmp/ns.attached" ] || [ $_t -ge 600 ]; do sleep 0.1; _t=$((_t + 1)); done
+"$WL" -r "$tmp/out.ready" -s 'proc outer; open a count=2;
+	duty a engine=gfx dur=2ms period=20ms until=stop' </dev/null >/dev/null 2>"$tmp/out.err" &
+OUT_PID=$!
+_t=0
+until [ -s "$tmp/out.ready" ] || [ $_t -ge 600 ]; do sleep 0.1; _t=$((_t + 1)); done
+[ -s "$tmp/out.ready" ] || fail drmtop-pidns-setup "outside workload not ready"
+_t=0
+until [ -s "$tmp/in.go" ] || [ $_t -ge 900 ]; do sleep 0.1; _t=$((_t + 1)); done
+"$DRMTOP" -J -n 3 -d 1 >"$tmp/host.all.tmp" 2>"$tmp/host.err"
+mv "$tmp/host.all.tmp" "$tmp/host.all"
+# The inside process's host pid: the one whose comm is "inner".
+host_pid=$(for p in /proc/[0-9]*; do
+	[ "$(cat "$p/comm" 2>/dev/null)" = inner ] && echo "${p#/proc/}"; done | head -n 1)
+wait "$NS_PID"
+kill -TERM "$OUT_PID" 2>/dev/null
+wait "$OUT_PID"
+OUT_PID=
+
+for f in ns nsp host; do
+	if [ -s "$tmp/$f.all" ]; then
+		tail -n 1 "$tmp/$f.all" >"$tmp/$f.json"
+	else
+		fail "drmtop-pidns-$f-ran" "no frame: $(tail -n 3 "$tmp/$f.err" "$tmp/ns.out" 2>/dev/null)"
+		echo '{}' >"$tmp/$f.json"
+	fi
+done
+ns_pid=$(cat "$tmp/in.pid" 2>/dev/null || echo 0)
+# The inside clients (the probe open of the main process has another comm).
+n_in=$(jq '[.open[] | select(.comm == "inner") | .client_id] | unique | length' "$tmp/in.ready")
+echo "info: inside process pid $ns_pid in its namespace, $host_pid on the host; $n_in clients"
+SIM='[.clients[] | select(.driver == "simgpu")]'
+GIST="$SIM | map({comm, pid, client_id, in_fdinfo: .fdinfo_format, bpf: (.bpf | if . then
+	{match, tgid} else null end)})"
+jq_check drmtop-pidns-bpf-active '.bpf.active == true' "$tmp/ns.json" '.bpf'
+# Once: neither a second time among the tracer's unmatched clients (its tgid not this /proc's).
+jq_check drmtop-pidns-inside-once "($SIM | map(select(.comm == \"inner\"))) as \$c |
+	$n_in >= 2 and (\$c | length) == $n_in and ([\$c[].client_id] | unique | length) == $n_in and
+	([.bpf.unmatched_clients[]? | select(.comm == \"inner\")] | length) == 0" \
+	"$tmp/ns.json" "{unmatched: [.bpf.unmatched_clients[]? | {comm, tgid}], clients: $GIST}"
+jq_check drmtop-pidns-inside-pid-and-matched "$SIM | map(select(.comm == \"inner\")) |
+	length > 0 and all(.pid == $ns_pid and .bpf != null and .bpf.match != \"none\" and
+	.bpf.tgid == $ns_pid)" "$tmp/ns.json" "$GIST"
+# Outside clients are known to the tracer only (their process is not in this /proc): listed
+# among its unmatched clients with tgid 0, and never as a client of some process in here.
+jq_check drmtop-pidns-outside-not-misattributed "([.bpf.unmatched_clients[]? |
+	select(.comm == \"outer\")] | length >= 2 and all(.tgid == 0)) and
+	($SIM | map(select(.comm == \"outer\")) | all(.pid == 0))" "$tmp/ns.json" \
+	"{unmatched: [.bpf.unmatched_clients[]? | {comm, tgid, client_id}], clients: $GIST}"
+jq_check drmtop-pidns-p-selects-inside "$SIM | length == $n_in and
+	all(.comm == \"inner\" and .pid == $ns_pid)" "$tmp/nsp.json" "$GIST"
+jq_check drmtop-pidns-host-view "($SIM | map(select(.comm == \"inner\"))) as \$c |
+	(\$c | length) == $n_in and all(\$c[]; .pid == ${host_pid:-0} and .bpf.tgid == .pid) and
+	($SIM | map(select(.comm == \"outer\")) | length >= 2 and all(.pid > 0))" \
+	"$tmp/host.json" "$GIST"
+[ "$case_fails" -eq 0 ]
