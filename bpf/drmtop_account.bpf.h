@@ -9,6 +9,20 @@
 
 #include "drmtop_bpf.h"
 
+#define EEXIST 17
+
+/*
+ * Whether an insert with BPF_NOEXIST lost the entry: a racing insert of the same key is no
+ * loss; anything else is: E2BIG for a full map, and also EBUSY (a bucket lock held by a
+ * program this one interrupted). Compared as int: on 6.1.0-56 the helper's result reaches the
+ * program zero-extended (-EEXIST seen as 4294967279 in VM case 47), so a 64-bit compare with
+ * -E2BIG never matched there and full maps went uncounted.
+ */
+static __always_inline bool drmtop_insert_lost(long err)
+{
+	return (int)err && (int)err != -EEXIST;
+}
+
 /*
  * Busy time of a job that ran from @run_ns to @done_ns on a ring whose previous job finished at
  * *@last_done_ns. A ring with a hardware queue deeper than one has several jobs "running" at
@@ -116,6 +130,58 @@ static __always_inline __u64 drmtop_start_slack(__u64 run_ns, __u64 start, __u64
 	if (!busy || fence_ns <= counted || (run_ns && counted != start))
 		return 0;
 	return fence_ns - counted < busy ? fence_ns - counted : busy;
+}
+
+/*
+ * The rings entry of scheduler @key, made from @fresh (its name and device, read by the caller)
+ * if missing; NULL and *@lost set when the map refused it (full). Entries live as long as their
+ * scheduler: drmtop_ring_end() at drm_sched_init (a new scheduler at an address an old one had:
+ * its name is read again) and at drm_sched_fini (firmware-scheduled drivers make thousands over
+ * a day, one per user queue, each freed at queue destroy).
+ */
+static __always_inline struct drmtop_ring *drmtop_ring_get(void *rings, __u64 key,
+							    const struct drmtop_ring *fresh,
+							    bool *lost)
+{
+	struct drmtop_ring *r = bpf_map_lookup_elem(rings, &key);
+
+	*lost = false;
+	if (r)
+		return r;
+	*lost = drmtop_insert_lost(bpf_map_update_elem(rings, &key, fresh, BPF_NOEXIST));
+	return bpf_map_lookup_elem(rings, &key);
+}
+
+static __always_inline void drmtop_ring_end(void *rings, __u64 key)
+{
+	bpf_map_delete_elem(rings, &key);
+}
+
+/*
+ * The engines entry of (@uid, @ring), made if missing with the name of @r (the ring's entry, may
+ * be NULL): the name stays with the client's figures after the scheduler is gone. NULL and
+ * *@lost set when the map refused it.
+ */
+static __always_inline struct drmtop_engine *drmtop_engine_get(void *engines, __u64 uid,
+								__u64 ring,
+								const struct drmtop_ring *r,
+								bool *lost)
+{
+	struct drmtop_engine_key k = { .uid = uid, .ring = ring };
+	struct drmtop_engine *e = bpf_map_lookup_elem(engines, &k);
+	static const struct drmtop_engine zero;
+
+	*lost = false;
+	if (e)
+		return e;
+	if (drmtop_insert_lost(bpf_map_update_elem(engines, &k, &zero, BPF_NOEXIST))) {
+		*lost = true;
+		return NULL;
+	}
+	e = bpf_map_lookup_elem(engines, &k);
+	if (e && r && !e->ring_name[0])
+		__builtin_memcpy(e->ring_name, r->name, sizeof(e->ring_name));
+	return e;
 }
 
 /* log2 bucket of a latency in ns: 0 and 1 ns land in bucket 0, the last bucket is open-ended. */

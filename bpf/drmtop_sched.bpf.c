@@ -163,6 +163,7 @@ static __always_inline struct drmtop_ring *ring_get(struct drm_gpu_scheduler *sc
 	__u64 key = (__u64)sched;
 	struct drmtop_ring r = {}, *rp;
 	const char *name;
+	bool lost;
 
 	rp = bpf_map_lookup_elem(&rings, &key);
 	if (rp || !sched)
@@ -171,24 +172,22 @@ static __always_inline struct drmtop_ring *ring_get(struct drm_gpu_scheduler *sc
 	name = BPF_CORE_READ(sched, name);
 	if (name)
 		bpf_probe_read_kernel_str(r.name, sizeof(r.name), name);
-	if (drmtop_insert_lost(bpf_map_update_elem(&rings, &key, &r, BPF_NOEXIST)))
+	rp = drmtop_ring_get(&rings, key, &r, &lost);
+	if (lost)
 		drmtop_count(DRMTOP_CNT_RINGS_FULL);
-	return bpf_map_lookup_elem(&rings, &key);
+	return rp;
 }
 
-static __always_inline struct drmtop_engine *engine_get(__u64 uid, __u64 ring)
+static __always_inline struct drmtop_engine *engine_get(__u64 uid, __u64 ring,
+							 const struct drmtop_ring *r)
 {
-	struct drmtop_engine_key k = { .uid = uid, .ring = ring };
-	struct drmtop_engine *e = bpf_map_lookup_elem(&engines, &k);
-	static const struct drmtop_engine zero;
+	struct drmtop_engine *e;
+	bool lost;
 
-	if (e)
-		return e;
-	if (drmtop_insert_lost(bpf_map_update_elem(&engines, &k, &zero, BPF_NOEXIST))) {
+	e = drmtop_engine_get(&engines, uid, ring, r, &lost);
+	if (lost)
 		drmtop_count(DRMTOP_CNT_ENGINES_FULL);
-		return NULL;
-	}
-	return bpf_map_lookup_elem(&engines, &k);
+	return e;
 }
 
 /*
@@ -322,7 +321,7 @@ static __always_inline void on_run(struct drm_sched_job *job)
 		return;
 	}
 	j->ring = (__u64)BPF_CORE_READ(job, sched);
-	e = engine_get(j->uid, j->ring);
+	e = engine_get(j->uid, j->ring, ring_get((struct drm_gpu_scheduler *)j->ring));
 	/*
 	 * The driver's run_job callback, where the hardware starts the job, comes right after
 	 * this tracepoint: read the clock last, so this program's own map work is not counted.
@@ -484,7 +483,7 @@ static __always_inline void on_done(struct drm_sched_fence *s_fence)
 	busy = job_busy(s_fence, r, start, now);
 	latest = drmtop_latest_start(j.run_ns, fence_ns, now);
 	slack = drmtop_start_slack(j.run_ns, start, latest, busy, now);
-	e = engine_get(j.uid, (__u64)sched);
+	e = engine_get(j.uid, (__u64)sched, r);
 	if (e) {
 		__sync_fetch_and_add(&e->busy_ns, busy);
 		__sync_fetch_and_add(&e->jobs, 1);
@@ -626,6 +625,27 @@ int BPF_PROG(drmtop_job_cleanup, struct drm_sched_job *job)
 	/* done deleted nearly every job already: a lockless lookup first, the delete seldom */
 	if (fence && bpf_map_lookup_elem(&jobs, &fence) && !bpf_map_delete_elem(&jobs, &fence))
 		drmtop_count(DRMTOP_CNT_ENDED_WITHOUT_DONE);
+	return 0;
+}
+
+/*
+ * A scheduler's rings entry lives as long as the scheduler: made at its first job, deleted when
+ * it is torn down, and when a scheduler is made at an address (a new one where an old one was
+ * freed, its fini hook skipped: its name is read again at its first job). Both are exported
+ * functions of gpu_sched with BTF on Debian 6.1, 6.12 and 7.2 (drm_sched_init's arguments
+ * changed in 6.15 to an args struct: only the first, the scheduler, is read here).
+ */
+SEC("fentry/drm_sched_init")
+int BPF_PROG(drmtop_sched_init, struct drm_gpu_scheduler *sched)
+{
+	drmtop_ring_end(&rings, (__u64)sched);
+	return 0;
+}
+
+SEC("fentry/drm_sched_fini")
+int BPF_PROG(drmtop_sched_fini, struct drm_gpu_scheduler *sched)
+{
+	drmtop_ring_end(&rings, (__u64)sched);
 	return 0;
 }
 

@@ -135,3 +135,53 @@ int BPF_PROG(test_mem, __u64 start, __u64 op, __u64 bytes)
 	out_mem = v;
 	return 0;
 }
+
+/* Schedulers and (client, scheduler) figures of test_ring_job, as the tracer's own maps, small. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 8);
+	__type(key, __u64);
+	__type(value, struct drmtop_ring);
+} rings SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 64);
+	__type(key, struct drmtop_engine_key);
+	__type(value, struct drmtop_engine);
+} engines SEC(".maps");
+
+__u32 out_ring_lost;
+__u32 out_engine_lost;
+
+/*
+ * A job of client @uid done on scheduler @sched named by the 32 bytes @n0..@n3, as on_done in
+ * drmtop_sched.bpf.c meets it: the ring's entry (made with that name if missing), then the
+ * client's engine entry on it.
+ */
+SEC("raw_tp/drmtop_test_ring_job")
+int BPF_PROG(test_ring_job, __u64 sched, __u64 uid, __u64 n0, __u64 n1, __u64 n2, __u64 n3)
+{
+	struct drmtop_ring fresh = {}, *r;
+	__u64 *name = (__u64 *)fresh.name;
+	bool lost;
+
+	name[0] = n0;
+	name[1] = n1;
+	name[2] = n2;
+	name[3] = n3;
+	fresh.name[DRMTOP_NAME_LEN - 1] = 0;
+	r = drmtop_ring_get(&rings, sched, &fresh, &lost);
+	out_ring_lost = lost;
+	drmtop_engine_get(&engines, uid, sched, r, &lost);
+	out_engine_lost = lost;
+	return 0;
+}
+
+/* drm_sched_init or drm_sched_fini of @sched */
+SEC("raw_tp/drmtop_test_ring_end")
+int BPF_PROG(test_ring_end, __u64 sched)
+{
+	drmtop_ring_end(&rings, sched);
+	return 0;
+}

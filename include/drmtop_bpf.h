@@ -26,11 +26,15 @@
  * fails (a full map) bumps a DRMTOP_CNT_*_FULL counter. The hash maps are preallocated: an
  * insert on a hot path (every job, every buffer) never allocates, so it costs no allocator
  * call and never fails for want of memory in atomic context. With these sizes they hold about
- * 13 MiB of kernel memory (src/sources/bpf_limits.c), under the 16 MiB drmtop promises.
+ * 14 MiB of kernel memory (src/sources/bpf_limits.c), under the 16 MiB drmtop promises.
  */
 #define DRMTOP_MAX_CLIENTS	4096
 #define DRMTOP_MAX_ENGINES	8192	/* (client, ring) pairs */
-#define DRMTOP_MAX_RINGS	256
+/*
+ * GPU schedulers alive: firmware-scheduled drivers (xe, panthor, pvr, amdxdna) make one per user
+ * queue, and an 8-GPU node has over a thousand at boot; entries go at drm_sched_fini.
+ */
+#define DRMTOP_MAX_RINGS	4096
 #define DRMTOP_MAX_JOBS		16384	/* jobs queued and not yet done */
 #define DRMTOP_MAX_HANDLES	32768	/* (drm_file, GEM handle) pairs */
 #define DRMTOP_MAX_OBJECTS	32768	/* live GEM objects */
@@ -136,6 +140,12 @@ struct drmtop_engine {
 	 */
 	__u64 start_slack_ns;
 	__u64 lat_hist[DRMTOP_LAT_BUCKETS];	/* queue-to-run latency, log2 buckets */
+	/*
+	 * The ring's name when this entry was made: the rings entry goes with its scheduler
+	 * (drm_sched_fini) while the client's figures wait to be read, and its address may be
+	 * another scheduler's by then.
+	 */
+	char ring_name[DRMTOP_NAME_LEN];
 };
 
 /* A hardware ring (struct drm_gpu_scheduler): value of the "rings" map, keyed by address. */

@@ -97,7 +97,10 @@ static int add_engine(struct drmtop_bpf_client *cl, __u64 ring, const struct drm
 	if (!p)
 		return -ENOMEM;
 	p->ring = ring;
-	if (!bpf_map_lookup_elem(rings_fd, &ring, &r))
+	/* the name the ring had for this client: its scheduler may be gone, its address reused */
+	if (e->ring_name[0])
+		memcpy(p->name, e->ring_name, sizeof(p->name));
+	else if (!bpf_map_lookup_elem(rings_fd, &ring, &r))
 		memcpy(p->name, r.name, sizeof(p->name));
 	p->busy_ns = e->busy_ns;
 	p->jobs = e->jobs;
@@ -285,6 +288,7 @@ static bool engine_growth(const struct drmtop_engine *now, const struct drmtop_e
 	d->start_slack_ns = now->start_slack_ns > before->start_slack_ns ?
 			    now->start_slack_ns - before->start_slack_ns : 0;
 	grew = d->busy_ns || d->jobs;
+	memcpy(d->ring_name, now->ring_name, sizeof(d->ring_name));
 	for (i = 0; i < DRMTOP_LAT_BUCKETS; i++) {
 		d->lat_hist[i] = now->lat_hist[i] > before->lat_hist[i] ?
 				 now->lat_hist[i] - before->lat_hist[i] : 0;

@@ -510,6 +510,75 @@ static void test_gpu_mem_report(void **state)
 	assert_true(gpu_mem(0, 0, 0));
 }
 
+/* A job of client @uid done on scheduler @sched named @name; true if no map refused an entry. */
+static bool ring_job(__u64 sched, __u64 uid, const char *name)
+{
+	__u64 a[6] = { sched, uid };
+
+	memcpy(&a[2], name, strnlen(name, 4 * sizeof(__u64) - 1));
+	run(skel->progs.test_ring_job, a, 6);
+	return !skel->bss->out_ring_lost && !skel->bss->out_engine_lost;
+}
+
+static void ring_end(__u64 sched)
+{
+	__u64 a[1] = { sched };
+
+	run(skel->progs.test_ring_end, a, 1);
+}
+
+/* The ring name the (client, scheduler) figures carry; "" if there is no such entry. */
+static const char *engine_name(__u64 uid, __u64 sched, struct drmtop_engine *e)
+{
+	struct drmtop_engine_key k = { .uid = uid, .ring = sched };
+
+	if (bpf_map_lookup_elem(bpf_map__fd(skel->maps.engines), &k, e))
+		return "";
+	e->ring_name[DRMTOP_NAME_LEN - 1] = 0;
+	return e->ring_name;
+}
+
+/*
+ * Firmware-scheduled GPUs make a scheduler per user queue, thousands over a day, freed at queue
+ * destroy and their addresses handed out again. 2,000 of them, at most four alive at once, on 64
+ * addresses, in a rings map of 8 (the tracer's holds 4,096): none may be refused, and each
+ * client's figures carry the name its own scheduler had, also once that scheduler is gone and
+ * its address another's. A map that only ever grows refused the ninth; one whose entries outlive
+ * their scheduler gave the next scheduler at the address the old name.
+ */
+static void test_rings_follow_schedulers(void **state)
+{
+	enum { SCHEDS = 2000, ALIVE = 4, ADDRS = 64 };
+	__u64 base = 0xffff888100000000ull;
+	struct drmtop_engine e;
+	char want[32];
+	int i;
+
+	(void)state;
+	for (i = 0; i < SCHEDS; i++) {
+		__u64 sched = base + (__u64)(i % ADDRS) * 0x1000, uid = 1000 + (__u64)i;
+		struct drmtop_engine_key k = { .uid = uid, .ring = sched };
+
+		if (i >= ALIVE)
+			ring_end(base + (__u64)((i - ALIVE) % ADDRS) * 0x1000);
+		ring_end(sched);		/* drm_sched_init */
+		snprintf(want, sizeof(want), "%s%d", i % 3 ? "rcs" : "bcs", i);
+		if (!ring_job(sched, uid, want))
+			fail_msg("scheduler %d of %d: an entry refused (ring %u, engine %u)", i,
+				 SCHEDS, skel->bss->out_ring_lost, skel->bss->out_engine_lost);
+		assert_true(ring_job(sched, uid, "not read again"));
+		if (strcmp(engine_name(uid, sched, &e), want))
+			fail_msg("scheduler %d at %#llx: figures named \"%s\", not \"%s\"", i,
+				 (unsigned long long)sched, e.ring_name, want);
+		/* the reader deletes a closed client's figures once read */
+		bpf_map_delete_elem(bpf_map__fd(skel->maps.engines), &k);
+	}
+	/* the last one's figures keep its name once it is gone */
+	assert_true(ring_job(base + 0x1000 * 5, 7, "ccs7"));
+	ring_end(base + 0x1000 * 5);
+	assert_string_equal(engine_name(7, base + 0x1000 * 5, &e), "ccs7");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -523,6 +592,7 @@ int main(void)
 		cmocka_unit_test(test_mem_add_sub),
 		cmocka_unit_test(test_mem_concurrent_release),
 		cmocka_unit_test(test_gpu_mem_report),
+		cmocka_unit_test(test_rings_follow_schedulers),
 	};
 
 	return cmocka_run_group_tests_name("bpf_account", tests, setup, teardown);
