@@ -39,6 +39,66 @@ static __always_inline __u64 drmtop_busy_ns(__u64 run_ns, __u64 done_ns, __u64 *
 	return done_ns > start ? done_ns - start : 0;
 }
 
+/* Tries of a compare-and-swap loop: each failed try means another CPU moved the value on. */
+#define DRMTOP_CAS_TRIES	16
+
+/* *@v raised to @t if lower, against concurrent raises on other CPUs. */
+static __always_inline void drmtop_raise(__u64 *v, __u64 t)
+{
+	__u64 old;
+	int i;
+
+	for (i = 0; i < DRMTOP_CAS_TRIES; i++) {
+		old = *(volatile __u64 *)v;
+		if (old >= t || __sync_val_compare_and_swap(v, old, t) == old)
+			return;
+	}
+}
+
+/*
+ * drmtop_busy_ns() on a *@last_done_ns in a map, that done events on other CPUs update at the
+ * same time: each job counts only the time between the value it replaced and its end, so two
+ * jobs never both count the same stretch (a read, then a store, let both count it, and let an
+ * earlier end overwrite a later one). Should the value move on at every try (never seen: each
+ * try is a few instructions), the last try's figure stands.
+ */
+static __always_inline __u64 drmtop_busy_ns_shared(__u64 run_ns, __u64 done_ns,
+						   __u64 *last_done_ns)
+{
+	__u64 last, next, busy = 0;
+	int i;
+
+	for (i = 0; i < DRMTOP_CAS_TRIES; i++) {
+		last = *(volatile __u64 *)last_done_ns;
+		next = last;
+		busy = drmtop_busy_ns(run_ns, done_ns, &next);
+		if (next == last || __sync_val_compare_and_swap(last_done_ns, last, next) == last)
+			return busy;
+	}
+	drmtop_raise(last_done_ns, done_ns);
+	return busy;
+}
+
+/*
+ * Sets @set and clears @clear in a 32-bit flags word @flags that shares its aligned 64-bit word
+ * with @other (the word starts at @other, flags its upper half: little-endian, as x86-64 and
+ * arm64): BPF has no 32-bit atomic or/and before -mcpu=v3, so a compare-and-swap of the whole
+ * word, which a plain store to @other in between makes retry. A read-modify-write of the flags
+ * lost a bit another CPU set meanwhile.
+ */
+static __always_inline void drmtop_flags_update(__u32 *other, __u32 set, __u32 clear)
+{
+	__u64 *w = (__u64 *)other, old, next;
+	int i;
+
+	for (i = 0; i < DRMTOP_CAS_TRIES; i++) {
+		old = *(volatile __u64 *)w;
+		next = (old | (__u64)set << 32) & ~((__u64)clear << 32);
+		if (next == old || __sync_val_compare_and_swap(w, old, next) == old)
+			return;
+	}
+}
+
 /*
  * Busy time of a job that ran on the hardware timeline @ctx from @run_ns to @done_ns:
  * drmtop_busy_ns() against that timeline's previous completion, kept in @timelines.
@@ -61,7 +121,7 @@ static __always_inline __u64 drmtop_timeline_busy_ns(void *timelines, __u64 ctx,
 						     __u64 done_ns, bool *made)
 {
 	struct drmtop_timeline zero = {}, *t;
-	__u64 last = 0, busy;
+	__u64 last = 0;
 
 	*made = false;
 	t = bpf_map_lookup_elem(timelines, &ctx);
@@ -71,11 +131,11 @@ static __always_inline __u64 drmtop_timeline_busy_ns(void *timelines, __u64 ctx,
 	}
 	if (!t)
 		return drmtop_busy_ns(run_ns, done_ns, &last);
-	/* one context's fences signal one at a time, in order: no other done writes this entry */
-	last = t->last_done_ns;
-	busy = drmtop_busy_ns(run_ns, done_ns, &last);
-	t->last_done_ns = last;
-	return busy;
+	/*
+	 * One context's fences signal in order, but their done callbacks may run on two CPUs at
+	 * once (a job made up at its cleanup, or two completion paths).
+	 */
+	return drmtop_busy_ns_shared(run_ns, done_ns, &t->last_done_ns);
 }
 
 /* When the last job on hardware timeline @ctx ended; 0 if the map holds no such timeline. */

@@ -286,8 +286,15 @@ static __always_inline struct drmtop_job *job_from_run(struct drm_sched_job *job
 	bool kernel;
 
 	c = fence_client(s_fence, parent, &kernel);
-	if (!c)
+	if (!c) {
+		/*
+		 * A client id no open client has, counted once here: the job's entry says so
+		 * (uid 0) to its done event, which would otherwise count it again.
+		 */
+		if (bpf_core_field_exists(s_fence->drm_client_id))
+			bpf_map_update_elem(&jobs, &fence, &j, BPF_NOEXIST);
 		return NULL;
+	}
 	ring_get(sched);
 	j.uid = c->uid;
 	if (bpf_core_field_exists(job->submit_ts))
@@ -414,8 +421,8 @@ static __always_inline __u64 job_busy(struct drm_sched_fence *s_fence, struct dr
 	} else {
 		busy = drmtop_busy_ns(start, now, &last);
 	}
-	if (r && now > r->last_done_ns)
-		r->last_done_ns = now;
+	if (r)
+		drmtop_raise(&r->last_done_ns, now);
 	return r || hw ? busy : 0;
 }
 
@@ -445,7 +452,8 @@ static __always_inline bool job_from_done(struct drm_sched_fence *s_fence, struc
 	return true;
 }
 
-static __always_inline void on_done(struct drm_sched_fence *s_fence)
+/* A job's end: at its done event, or at its cleanup (@late) when the kernel skipped that. */
+static __always_inline void on_done(struct drm_sched_fence *s_fence, bool late)
 {
 	__u64 fence = (__u64)s_fence;
 	__u64 now = done_time(s_fence, bpf_ktime_get_ns());
@@ -458,10 +466,18 @@ static __always_inline void on_done(struct drm_sched_fence *s_fence)
 	bool from_done = false;
 	__u32 b;
 
-	drmtop_count(DRMTOP_CNT_JOBS_DONE);
+	drmtop_count(late ? DRMTOP_CNT_DONE_AT_CLEANUP : DRMTOP_CNT_JOBS_DONE);
 	/* a copy: a pointer to either the map or the stack is more than the verifier takes */
-	if (jm) {
+	if (jm && !jm->uid) {
+		/* its client unknown at its run event, counted there (job_from_run) */
+		job_busy(s_fence, r, 0, now);
+		bpf_map_delete_elem(&jobs, &fence);
+		drmtop_count(DRMTOP_CNT_DONE_UNKNOWN);
+		return;
+	} else if (jm) {
 		j = *jm;
+	} else if (late) {
+		return;		/* its done event came after all, and accounted it */
 	} else if (job_from_done(s_fence, &j)) {
 		drmtop_count(DRMTOP_CNT_JOB_FROM_DONE);
 		from_done = true;
@@ -531,7 +547,7 @@ int BPF_PROG(drmtop_done_btf, struct drm_sched_fence *fence)
 {
 	if (!fence)
 		return 0;
-	on_done(fence);
+	on_done(fence, false);
 	return 0;
 }
 
@@ -558,7 +574,7 @@ int BPF_PROG(drmtop_done_raw, struct drm_sched_fence *fence)
 {
 	if (!fence)
 		return 0;
-	on_done(fence);
+	on_done(fence, false);
 	return 0;
 }
 
@@ -586,7 +602,7 @@ int BPF_PROG(drmtop_done_btf_617, struct drm_sched_fence *fence)
 {
 	if (!fence)
 		return 0;
-	on_done(fence);
+	on_done(fence, false);
 	return 0;
 }
 
@@ -613,17 +629,36 @@ int BPF_PROG(drmtop_done_raw_617, struct drm_sched_fence *fence)
 {
 	if (!fence)
 		return 0;
-	on_done(fence);
+	on_done(fence, false);
 	return 0;
 }
 
+/*
+ * A job still in the jobs map when it is freed had no done event: either the kernel skipped it
+ * (7.x: the done runs in a kworker on the fence-already-signalled path, and another completion on
+ * that CPU was inside the program), then its finished fence is signalled and its hardware
+ * fence still holds its end (the job holds its fences until here): accounted now, as the done
+ * event would have (done_at_cleanup); or it never finished (a GPU reset, an entity killed with
+ * jobs queued): ended_without_done. An entry of a job whose client was unknown (uid 0) was
+ * counted at its run event.
+ */
 SEC("fentry/drm_sched_job_cleanup")
 int BPF_PROG(drmtop_job_cleanup, struct drm_sched_job *job)
 {
-	__u64 fence = (__u64)BPF_CORE_READ(job, s_fence);
+	struct drm_sched_fence *s_fence = BPF_CORE_READ(job, s_fence);
+	__u64 fence = (__u64)s_fence;
+	__u64 bit = bpf_core_enum_value(enum dma_fence_flag_bits, DMA_FENCE_FLAG_SIGNALED_BIT);
+	struct drmtop_job *j;
 
-	/* done deleted nearly every job already: a lockless lookup first, the delete seldom */
-	if (fence && bpf_map_lookup_elem(&jobs, &fence) && !bpf_map_delete_elem(&jobs, &fence))
+	/* done deleted nearly every job already: a lockless lookup first, the rest seldom */
+	j = fence ? bpf_map_lookup_elem(&jobs, &fence) : NULL;
+	if (!j)
+		return 0;
+	if (j->uid && (BPF_CORE_READ(s_fence, finished.flags) & (1ull << bit))) {
+		on_done(s_fence, true);
+		return 0;
+	}
+	if (!bpf_map_delete_elem(&jobs, &fence) && j->uid)
 		drmtop_count(DRMTOP_CNT_ENDED_WITHOUT_DONE);
 	return 0;
 }

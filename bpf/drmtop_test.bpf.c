@@ -185,3 +185,59 @@ int BPF_PROG(test_ring_end, __u64 sched)
 	drmtop_ring_end(&rings, sched);
 	return 0;
 }
+
+/*
+ * A hardware timeline whose done events several CPUs run at once (test_busy_race): race_last is
+ * its latest end, race_busy what the jobs counted. Each of @n jobs is the 1 ns after the latest
+ * end its CPU sees, so the CPUs keep finishing the same job at once: together they may count
+ * no more than the timeline covers, race_last ns.
+ */
+__u64 race_last;
+__u64 race_busy;
+
+static long busy_race_step(__u32 i, void *ctx)
+{
+	__u64 t = *(volatile __u64 *)&race_last;
+
+	__sync_fetch_and_add(&race_busy, drmtop_busy_ns_shared(t, t + 1, &race_last));
+	return 0;
+}
+
+SEC("raw_tp/drmtop_test_busy_race")
+int BPF_PROG(test_busy_race, __u64 unused, __u64 n)
+{
+	bpf_loop(n, busy_race_step, NULL, 0);
+	return 0;
+}
+
+/*
+ * Flags of one object that several CPUs update (test_flags_race): each call sets its bit @bit,
+ * checks that it is set, clears it and checks that it is clear, @n times, while other CPUs do
+ * the same with other bits and store the handle count beside the flags; flags_broken counts the
+ * checks that failed (an update of another CPU undid this one's).
+ */
+struct drmtop_object race_obj;
+__u64 flags_broken;
+
+static long flags_race_step(__u32 i, __u32 *bit)
+{
+	__u32 b = 1u << (*bit & 15);
+
+	race_obj.handle_count = i;
+	drmtop_flags_update(&race_obj.handle_count, b, 0);
+	if (!(*(volatile __u32 *)&race_obj.flags & b))
+		__sync_fetch_and_add(&flags_broken, 1);
+	drmtop_flags_update(&race_obj.handle_count, 0, b);
+	if (*(volatile __u32 *)&race_obj.flags & b)
+		__sync_fetch_and_add(&flags_broken, 1);
+	return 0;
+}
+
+SEC("raw_tp/drmtop_test_flags_race")
+int BPF_PROG(test_flags_race, __u64 bit, __u64 n)
+{
+	__u32 b = bit;
+
+	bpf_loop(n, flags_race_step, &b, 0);
+	return 0;
+}

@@ -185,6 +185,7 @@ struct drmtop_handle {
 struct drmtop_object {
 	__u64 size;
 	__u64 drm_dev;
+	/* one aligned 64-bit word, flags its upper half: drmtop_flags_update() swaps it whole */
 	__u32 handle_count;	/* drm_gem_object.handle_count as of the last handle event */
 	__u32 flags;		/* DRMTOP_OBJ_* */
 };
@@ -241,6 +242,8 @@ struct drmtop_fd_rec {
 	 * (drm_client_id), from its unit's previous end to its end */			\
 	X(JOB_FROM_DONE, job_from_done, NOTE)					\
 	X(ENDED_WITHOUT_DONE, ended_without_done, LOSS)	/* cleanup while in flight */	\
+	/* a finished job whose done event the kernel skipped, accounted when freed */	\
+	X(DONE_AT_CLEANUP, done_at_cleanup, NOTE)				\
 	/* a user client's job whose client is unknown (its open missed): not accounted */	\
 	X(JOB_CLIENT_UNKNOWN, job_client_unknown, LOSS)				\
 	X(HANDLE_UNKNOWN, handle_unknown, NOTE)	/* released, made before attach */	\

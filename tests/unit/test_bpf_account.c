@@ -579,6 +579,88 @@ static void test_rings_follow_schedulers(void **state)
 	assert_string_equal(engine_name(7, base + 0x1000 * 5, &e), "ccs7");
 }
 
+/* Runs @prog with @args (@n of them) @calls times, from a thread of its own. */
+struct prog_thread {
+	struct bpf_program *prog;
+	__u64 args[2];
+	unsigned int calls;
+	pthread_t t;
+};
+
+static void *prog_thread_run(void *p)
+{
+	struct prog_thread *a = p;
+	unsigned int i;
+
+	for (i = 0; i < a->calls; i++) {
+		LIBBPF_OPTS(bpf_test_run_opts, opts, .ctx_in = a->args, .ctx_size_in = sizeof(a->args));
+
+		if (bpf_prog_test_run_opts(bpf_program__fd(a->prog), &opts))
+			return (void *)1;
+	}
+	return NULL;
+}
+
+static void run_threads(struct prog_thread *t, int n)
+{
+	void *ret;
+	int i;
+
+	for (i = 0; i < n; i++)
+		assert_int_equal(pthread_create(&t[i].t, NULL, prog_thread_run, &t[i]), 0);
+	for (i = 0; i < n; i++) {
+		assert_int_equal(pthread_join(t[i].t, &ret), 0);
+		assert_null(ret);
+	}
+}
+
+/*
+ * Done events of one timeline (or ring) run on several CPUs at once: three CPUs keep ending the
+ * job just after the timeline's latest end, 20 x 1,000,000 times each, so they often end the
+ * same one together. What they count together must be what the timeline covers, no more: a read
+ * of the previous end, then a store, let two CPUs both count the same job (and an earlier end
+ * overwrite a later one).
+ */
+static void test_busy_concurrent_done(void **state)
+{
+	struct prog_thread t[3];
+	int i;
+
+	(void)state;
+	skel->bss->race_last = 0;
+	skel->bss->race_busy = 0;
+	for (i = 0; i < 3; i++)
+		t[i] = (struct prog_thread){ .prog = skel->progs.test_busy_race,
+					     .args = { 0, 1000000 }, .calls = 20 };
+	run_threads(t, 3);
+	if (skel->bss->race_busy != skel->bss->race_last || !skel->bss->race_last)
+		fail_msg("busy %llu counted for a timeline covering %llu ns",
+			 (unsigned long long)skel->bss->race_busy,
+			 (unsigned long long)skel->bss->race_last);
+}
+
+/*
+ * A shared GEM object's flags, updated from several CPUs (two clients' handle events): three
+ * CPUs each set and clear a bit of their own 20 x 1,000,000 times, storing the handle count beside
+ * them, and no CPU may ever find its own update undone by another's.
+ */
+static void test_flags_concurrent_update(void **state)
+{
+	struct prog_thread t[3];
+	int i;
+
+	(void)state;
+	skel->bss->flags_broken = 0;
+	memset(&skel->bss->race_obj, 0, sizeof(skel->bss->race_obj));
+	for (i = 0; i < 3; i++)
+		t[i] = (struct prog_thread){ .prog = skel->progs.test_flags_race,
+					     .args = { (__u64)i, 1000000 }, .calls = 20 };
+	run_threads(t, 3);
+	if (skel->bss->flags_broken || skel->bss->race_obj.flags)
+		fail_msg("%llu updates undone by another CPU's, flags left %#x",
+			 (unsigned long long)skel->bss->flags_broken, skel->bss->race_obj.flags);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -593,6 +675,8 @@ int main(void)
 		cmocka_unit_test(test_mem_concurrent_release),
 		cmocka_unit_test(test_gpu_mem_report),
 		cmocka_unit_test(test_rings_follow_schedulers),
+		cmocka_unit_test(test_busy_concurrent_done),
+		cmocka_unit_test(test_flags_concurrent_update),
 	};
 
 	return cmocka_run_group_tests_name("bpf_account", tests, setup, teardown);
