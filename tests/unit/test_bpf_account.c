@@ -593,7 +593,8 @@ static void *prog_thread_run(void *p)
 	unsigned int i;
 
 	for (i = 0; i < a->calls; i++) {
-		LIBBPF_OPTS(bpf_test_run_opts, opts, .ctx_in = a->args, .ctx_size_in = sizeof(a->args));
+		LIBBPF_OPTS(bpf_test_run_opts, opts, .ctx_in = a->args,
+			    .ctx_size_in = sizeof(a->args));
 
 		if (bpf_prog_test_run_opts(bpf_program__fd(a->prog), &opts))
 			return (void *)1;

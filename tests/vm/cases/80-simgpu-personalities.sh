@@ -338,7 +338,7 @@ personality_fw_churn() {
 	fi
 	jq_check pers-fw-churn-queue-names '[.clients[].bpf.engines[]? | select(.jobs > 0) |
 		.name] | unique | length >= 800' "$d/rec.json" \
-		'[.clients[].bpf.engines[]? | .name] | unique | length' 
+		'[.clients[].bpf.engines[]? | .name] | unique | length'
 }
 
 personality v3d "" '["v3d_render", "v3d_csd", "v3d_tfu"]' '["render", "csd", "tfu"]'
