@@ -24,10 +24,11 @@
  * from its done event when both were lost (job_from_done), the exit of drm_file_alloc (a client's
  * open) by drmtop_open_exit where drm_open returns (open_at_drm_open), the exit of drm_gem_release
  * (a client's close) by drmtop_file_free later in the same drm_file_free (close_at_free), as far
- * as those counters grow, a done event by the job accounted when it is freed (done_at_cleanup);
- * a skipped scheduler init or fini leaves a rings entry until a scheduler is made at that
- * address again, no figure wrong; where jobs are attributed through their fence's
- * drm_client_id, the DRM ioctl entry and exit feed nothing the figures use (they tell entity and job owners on kernels
+ * as those counters grow, and a done event by the job accounted when it is freed
+ * (done_at_cleanup); a skipped scheduler init or fini leaves a rings entry until a scheduler is
+ * made at that address again, no figure wrong; where jobs are attributed through their fence's
+ * drm_client_id, the DRM ioctl entry and exit feed nothing the figures use (they tell entity and
+ * job owners on kernels
  * without it; a client first seen there is also learnt at its next event). The job cleanup hook
  * ends only jobs whose done event never came (a GPU reset, an entity killed with jobs queued): for
  * every job that had its done, the cleanup finds nothing to do, and a done event the kernel
