@@ -40,7 +40,7 @@ static __always_inline __u64 drmtop_busy_ns(__u64 run_ns, __u64 done_ns, __u64 *
 }
 
 /* Tries of a compare-and-swap loop: each failed try means another CPU moved the value on. */
-#define DRMTOP_CAS_TRIES	16
+#define DRMTOP_CAS_TRIES	64
 
 /* *@v raised to @t if lower, against concurrent raises on other CPUs. */
 static __always_inline void drmtop_raise(__u64 *v, __u64 t)
@@ -80,23 +80,28 @@ static __always_inline __u64 drmtop_busy_ns_shared(__u64 run_ns, __u64 done_ns,
 }
 
 /*
- * Sets @set and clears @clear in a 32-bit flags word @flags that shares its aligned 64-bit word
- * with @other (the word starts at @other, flags its upper half: little-endian, as x86-64 and
- * arm64): BPF has no 32-bit atomic or/and before -mcpu=v3, so a compare-and-swap of the whole
- * word, which a plain store to @other in between makes retry. A read-modify-write of the flags
- * lost a bit another CPU set meanwhile.
+ * Sets @set and clears @clear in the 32-bit flags that share an aligned 64-bit word with a count
+ * (the word starts at @count, the flags its upper half: little-endian, as x86-64 and arm64), and
+ * stores @new_count (if not negative) in the same swap: BPF has no 32-bit atomic or/and before
+ * -mcpu=v3, so a compare-and-swap of the whole word. A read-modify-write of the flags lost a
+ * bit another CPU set meanwhile. False if other CPUs kept changing the word (never seen: each
+ * try is a few instructions).
  */
-static __always_inline void drmtop_flags_update(__u32 *other, __u32 set, __u32 clear)
+static __always_inline bool drmtop_flags_update(__u32 *count, long new_count, __u32 set,
+						__u32 clear)
 {
-	__u64 *w = (__u64 *)other, old, next;
+	__u64 *w = (__u64 *)count, old, next;
 	int i;
 
 	for (i = 0; i < DRMTOP_CAS_TRIES; i++) {
 		old = *(volatile __u64 *)w;
 		next = (old | (__u64)set << 32) & ~((__u64)clear << 32);
+		if (new_count >= 0)
+			next = (next & ~0xffffffffull) | (__u32)new_count;
 		if (next == old || __sync_val_compare_and_swap(w, old, next) == old)
-			return;
+			return true;
 	}
+	return false;
 }
 
 /*
@@ -242,6 +247,35 @@ static __always_inline struct drmtop_engine *drmtop_engine_get(void *engines, __
 	if (e && r && !e->ring_name[0])
 		__builtin_memcpy(e->ring_name, r->name, sizeof(e->ring_name));
 	return e;
+}
+
+/*
+ * Busy time of a job made from its done event alone (its queue and run events skipped), counted
+ * when it is freed, and in *@slack how much of it may precede its start. The evidence: it started
+ * no earlier than its unit's previous end @unit_end (0: unknown, the first job seen there or the
+ * LRU dropped the entry) nor than it was queued, @queue_ns (drm_sched_job.submit_ts, read at its
+ * cleanup; 0: unknown), and ended at @done_ns. Its scheduled fence's time @fence_ns is no bound:
+ * drm_sched moves it, when the job before it in the ring is freed, to that one's end, which on a
+ * ring of several units is another unit's and may be well after this job started (a 70 ms job
+ * counted 39 ms from it) or, behind an idle gap, before it was queued. So the job counts from the
+ * later of the two earliest starts (never a whole idle gap of its unit), and the time up to its
+ * fence, or all of it if the fence is before that, is the bracket. Nothing earlier known: from
+ * its fence, no bracket (as before).
+ */
+static __always_inline __u64 drmtop_done_only_busy(__u64 unit_end, __u64 queue_ns,
+						   __u64 fence_ns, __u64 done_ns, __u64 *slack)
+{
+	__u64 start = unit_end > queue_ns ? unit_end : queue_ns, busy;
+
+	*slack = 0;
+	if (!start)
+		start = fence_ns;
+	if (!start || start >= done_ns)
+		return 0;
+	busy = done_ns - start;
+	*slack = drmtop_start_slack(0, start, fence_ns >= start ? fence_ns : done_ns, busy,
+				    done_ns);
+	return busy;
 }
 
 /* log2 bucket of a latency in ns: 0 and 1 ns land in bucket 0, the last bucket is open-ended. */

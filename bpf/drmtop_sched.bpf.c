@@ -429,10 +429,10 @@ static __always_inline __u64 job_busy(struct drm_sched_fence *s_fence, struct dr
 /*
  * A job whose queue and run events were both lost (7.x skips each now and then, and a job
  * queued before attach): where fences carry drm_client_id its done event still names the
- * client, and the ring is s_fence->sched. Filled into @j: the job counts from its execution
- * unit's previous end, the earliest it can have started (in queue_ns, as drmtop_job_start
- * takes it), with the time up to its scheduled fence as the bracket. The fence has no link
- * back to the job: no queue time, no latency sample. False if the client is not known.
+ * client, and the ring is s_fence->sched. Filled into @j: its client, its ring, and in queue_ns
+ * its execution unit's previous end, the earliest it can have started (0: unknown); on_done
+ * keeps it until it is freed (done_only). The fence has no link back to the job: no latency
+ * sample. False if the client is not known.
  */
 static __always_inline bool job_from_done(struct drm_sched_fence *s_fence, struct drmtop_job *j)
 {
@@ -463,7 +463,6 @@ static __always_inline void on_done(struct drm_sched_fence *s_fence, bool late)
 	__u64 busy, slack, start, fence_ns, latest;
 	struct drmtop_engine *e;
 	struct drmtop_job j = {};
-	bool from_done = false;
 	__u32 b;
 
 	drmtop_count(late ? DRMTOP_CNT_DONE_AT_CLEANUP : DRMTOP_CNT_JOBS_DONE);
@@ -479,8 +478,17 @@ static __always_inline void on_done(struct drm_sched_fence *s_fence, bool late)
 	} else if (late) {
 		return;		/* its done event came after all, and accounted it */
 	} else if (job_from_done(s_fence, &j)) {
+		/*
+		 * Counted when it is freed (done_only), where its queue time bounds its start;
+		 * its end ends its unit's previous job now, for the jobs after it.
+		 */
 		drmtop_count(DRMTOP_CNT_JOB_FROM_DONE);
-		from_done = true;
+		job_busy(s_fence, r, 0, now);
+		j.run_ns = now;
+		j.uid |= DRMTOP_JOB_ENDED;
+		if (drmtop_insert_lost(bpf_map_update_elem(&jobs, &fence, &j, BPF_NOEXIST)))
+			drmtop_count(DRMTOP_CNT_JOBS_FULL);
+		return;
 	} else {
 		job_busy(s_fence, r, 0, now);
 		drmtop_count(DRMTOP_CNT_DONE_UNKNOWN);
@@ -494,7 +502,7 @@ static __always_inline void on_done(struct drm_sched_fence *s_fence, bool late)
 	 */
 	fence_ns = scheduled_time(s_fence, now);
 	start = drmtop_job_start(j.run_ns, j.queue_ns, fence_ns);
-	if (!j.run_ns && !from_done)
+	if (!j.run_ns)
 		drmtop_count(start ? DRMTOP_CNT_START_FROM_FENCE : DRMTOP_CNT_DONE_WITHOUT_RUN);
 	busy = job_busy(s_fence, r, start, now);
 	latest = drmtop_latest_start(j.run_ns, fence_ns, now);
@@ -506,7 +514,7 @@ static __always_inline void on_done(struct drm_sched_fence *s_fence, bool late)
 		if (slack)
 			__sync_fetch_and_add(&e->start_slack_ns, slack);
 		/* the latency sample the skipped run event would have taken: to its fence */
-		if (start && !j.run_ns && j.queue_ns && !from_done) {
+		if (start && !j.run_ns && j.queue_ns) {
 			if (fence_ns)
 				start = fence_ns;
 			b = drmtop_lat_bucket(start > j.queue_ns ? start - j.queue_ns : 0);
@@ -642,18 +650,49 @@ int BPF_PROG(drmtop_done_raw_617, struct drm_sched_fence *fence)
  * jobs queued): ended_without_done. An entry of a job whose client was unknown (uid 0) was
  * counted at its run event.
  */
+/*
+ * A job made from its done event alone (on_done), counted now that it is freed: its queue time
+ * (drm_sched_job.submit_ts, 6.6+; every kernel with drm_client_id has it) bounds its start
+ * together with its unit's previous end (drmtop_done_only_busy), its scheduled fence the bracket.
+ */
+static __always_inline void done_only(struct drm_sched_job *job, struct drm_sched_fence *s_fence,
+				      const struct drmtop_job *j)
+{
+	__u64 uid = j->uid & ~DRMTOP_JOB_ENDED, queue_ns = 0, busy, slack;
+	struct drmtop_engine *e;
+
+	if (bpf_core_field_exists(job->submit_ts))
+		queue_ns = BPF_CORE_READ(job, submit_ts);
+	busy = drmtop_done_only_busy(j->queue_ns, queue_ns, scheduled_time(s_fence, j->run_ns),
+				     j->run_ns, &slack);
+	e = engine_get(uid, j->ring, ring_get((struct drm_gpu_scheduler *)j->ring));
+	if (!e)
+		return;
+	__sync_fetch_and_add(&e->busy_ns, busy);
+	__sync_fetch_and_add(&e->jobs, 1);
+	if (slack)
+		__sync_fetch_and_add(&e->start_slack_ns, slack);
+}
+
 SEC("fentry/drm_sched_job_cleanup")
 int BPF_PROG(drmtop_job_cleanup, struct drm_sched_job *job)
 {
 	struct drm_sched_fence *s_fence = BPF_CORE_READ(job, s_fence);
 	__u64 fence = (__u64)s_fence;
 	__u64 bit = bpf_core_enum_value(enum dma_fence_flag_bits, DMA_FENCE_FLAG_SIGNALED_BIT);
-	struct drmtop_job *j;
+	struct drmtop_job *j, ended;
 
 	/* done deleted nearly every job already: a lockless lookup first, the rest seldom */
 	j = fence ? bpf_map_lookup_elem(&jobs, &fence) : NULL;
 	if (!j)
 		return 0;
+	if (j->uid & DRMTOP_JOB_ENDED) {
+		/* deleted first: a cleanup racing with this one counts it once */
+		ended = *j;
+		if (!bpf_map_delete_elem(&jobs, &fence))
+			done_only(job, s_fence, &ended);
+		return 0;
+	}
 	if (j->uid && (BPF_CORE_READ(s_fence, finished.flags) & (1ull << bit))) {
 		on_done(s_fence, true);
 		return 0;

@@ -213,8 +213,8 @@ int BPF_PROG(test_busy_race, __u64 unused, __u64 n)
 /*
  * Flags of one object that several CPUs update (test_flags_race): each call sets its bit @bit,
  * checks that it is set, clears it and checks that it is clear, @n times, while other CPUs do
- * the same with other bits and store the handle count beside the flags; flags_broken counts the
- * checks that failed (an update of another CPU undid this one's).
+ * the same with other bits, storing the handle count beside the flags; flags_broken counts the
+ * checks that failed (an update of another CPU undid this one's, or never got its turn).
  */
 struct drmtop_object race_obj;
 __u64 flags_broken;
@@ -223,12 +223,11 @@ static long flags_race_step(__u32 i, __u32 *bit)
 {
 	__u32 b = 1u << (*bit & 15);
 
-	race_obj.handle_count = i;
-	drmtop_flags_update(&race_obj.handle_count, b, 0);
-	if (!(*(volatile __u32 *)&race_obj.flags & b))
+	if (!drmtop_flags_update(&race_obj.handle_count, i, b, 0) ||
+	    !(*(volatile __u32 *)&race_obj.flags & b))
 		__sync_fetch_and_add(&flags_broken, 1);
-	drmtop_flags_update(&race_obj.handle_count, 0, b);
-	if (*(volatile __u32 *)&race_obj.flags & b)
+	if (!drmtop_flags_update(&race_obj.handle_count, -1, 0, b) ||
+	    *(volatile __u32 *)&race_obj.flags & b)
 		__sync_fetch_and_add(&flags_broken, 1);
 	return 0;
 }
@@ -239,5 +238,13 @@ int BPF_PROG(test_flags_race, __u64 bit, __u64 n)
 	__u32 b = bit;
 
 	bpf_loop(n, flags_race_step, &b, 0);
+	return 0;
+}
+
+/* A job made from its done event alone, counted at its cleanup (drmtop_sched.bpf.c). */
+SEC("raw_tp/drmtop_test_done_only")
+int BPF_PROG(test_done_only, __u64 unit_end, __u64 queue_ns, __u64 fence_ns, __u64 done_ns)
+{
+	out_busy = drmtop_done_only_busy(unit_end, queue_ns, fence_ns, done_ns, &out_slack);
 	return 0;
 }

@@ -155,9 +155,15 @@ struct drmtop_ring {
 	char name[DRMTOP_NAME_LEN];	/* drm_gpu_scheduler.name, e.g. "gfx" */
 };
 
+/*
+ * In drmtop_job.uid: a job made from its done event alone, ended (run_ns holds its end, queue_ns
+ * its unit's previous end), counted when it is freed, where its queue time can be read.
+ */
+#define DRMTOP_JOB_ENDED	(1ull << 63)
+
 /* A job between the queue tracepoint and its end: "jobs" map, keyed by drm_sched_fence address. */
 struct drmtop_job {
-	__u64 uid;		/* client charged */
+	__u64 uid;		/* client charged (0: unknown, counted); | DRMTOP_JOB_ENDED */
 	__u64 ring;		/* scheduler, known from run (or from queue's entity where cheap) */
 	__u64 queue_ns;
 	__u64 run_ns;		/* 0 until the run tracepoint */

@@ -528,7 +528,8 @@ static int each_job(const void *key, const void *value, void *ctx)
 	size_t i;
 
 	(void)key;
-	if (!job->run_ns)
+	/* not handed over yet, or ended and only waiting to be counted when freed */
+	if (!job->run_ns || (job->uid & DRMTOP_JOB_ENDED))
 		return 0;
 	for (i = 0; i < rw->n && rw->old[i].ring != job->ring; i++)
 		;

@@ -219,6 +219,51 @@ static void test_lost_run_start(void **state)
 	assert_int_equal(slack, 0);
 }
 
+/* busy ns of a job made from its done event alone, its start slack in *@slack */
+static __u64 done_only(__u64 unit_end, __u64 queue_ns, __u64 fence_ns, __u64 done_ns,
+		       __u64 *slack)
+{
+	__u64 a[4] = { unit_end, queue_ns, fence_ns, done_ns };
+
+	run(skel->progs.test_done_only, a, 4);
+	*slack = skel->bss->out_slack;
+	return skel->bss->out_busy;
+}
+
+/*
+ * A job whose queue and run events were both skipped, made from its done event. Counted from
+ * its unit's previous end, a job queued after a minute's idle counted the minute; counted from
+ * its scheduled fence, which drm_sched moved to the end of the ring's previous job on the other
+ * unit, a 70 ms job counted 39 ms with no bracket. It counts from the later of its unit's previous
+ * end and its queue time, the truth within the bracket (busy - slack .. busy).
+ */
+static void test_done_only_start(void **state)
+{
+	const __u64 s = 1000000000ull, ms = 1000000ull;
+	__u64 slack;
+
+	(void)state;
+	/* its unit idle since 1 s, queued at 61 s, started at once, fence at 61.001, end 61.010 */
+	assert_int_equal(done_only(1 * s, 61 * s, 61 * s + 1 * ms, 61 * s + 10 * ms, &slack),
+			 10 * ms);
+	assert_int_equal(slack, 1 * ms);
+	/* the first job seen on its unit (no previous end): queued at 100 ms, ran 100 to 170 ms,
+	 * its fence moved to the other unit's end at 131 ms */
+	assert_int_equal(done_only(0, 100 * ms, 131 * ms, 170 * ms, &slack), 70 * ms);
+	assert_int_equal(slack, 31 * ms);
+	/* queued behind its unit's job (ends 120 ms): from there; the fence moved to 120 ms */
+	assert_int_equal(done_only(120 * ms, 100 * ms, 120 * ms, 170 * ms, &slack), 50 * ms);
+	assert_int_equal(slack, 0);
+	/* a fence moved before the job was queued (an idle gap): no bound from it, all bracket */
+	assert_int_equal(done_only(0, 100 * ms, 90 * ms, 150 * ms, &slack), 50 * ms);
+	assert_int_equal(slack, 50 * ms);
+	/* nothing but the fence: from it, as before */
+	assert_int_equal(done_only(0, 0, 131 * ms, 170 * ms, &slack), 39 * ms);
+	assert_int_equal(slack, 0);
+	/* nothing at all: no busy time */
+	assert_int_equal(done_only(0, 0, 0, 170 * ms, &slack), 0);
+}
+
 /*
  * simgpu's engine model (tests/kmod/simgpu/simgpu_ring.c), independently written: @cap lanes,
  * each a FIFO with its own fence context; drm_sched hands a job over (the run event) while
@@ -671,6 +716,7 @@ int main(void)
 		cmocka_unit_test(test_timeline_busy_basic),
 		cmocka_unit_test(test_timeline_busy_lanes),
 		cmocka_unit_test(test_lost_run_start),
+		cmocka_unit_test(test_done_only_start),
 		cmocka_unit_test(test_lat_bucket),
 		cmocka_unit_test(test_mem_add_sub),
 		cmocka_unit_test(test_mem_concurrent_release),
