@@ -416,8 +416,11 @@ static __always_inline __u64 job_busy(struct drm_sched_fence *s_fence, struct dr
 	if (hw) {
 		busy = drmtop_timeline_busy_ns(&timelines, BPF_CORE_READ(hw, context), start, now,
 					       &made);
-		if (made)
+		if (made) {
 			drmtop_count(DRMTOP_CNT_TIMELINES);
+			if (r)
+				__sync_fetch_and_add(&r->lanes, 1);
+		}
 	} else {
 		busy = drmtop_busy_ns(start, now, &last);
 	}
@@ -505,6 +508,8 @@ static __always_inline void on_done(struct drm_sched_fence *s_fence, bool late)
 	if (!j.run_ns)
 		drmtop_count(start ? DRMTOP_CNT_START_FROM_FENCE : DRMTOP_CNT_DONE_WITHOUT_RUN);
 	busy = job_busy(s_fence, r, start, now);
+	if (r && j.run_ns)
+		drmtop_raise(&r->done_run_ns, j.run_ns);
 	latest = drmtop_latest_start(j.run_ns, fence_ns, now);
 	slack = drmtop_start_slack(j.run_ns, start, latest, busy, now);
 	e = engine_get(j.uid, (__u64)sched, r);

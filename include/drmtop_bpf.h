@@ -153,6 +153,15 @@ struct drmtop_ring {
 	__u64 parent_dev;	/* drm_gpu_scheduler.dev */
 	__u64 last_done_ns;	/* end of the ring's latest job, whatever unit it ran on */
 	char name[DRMTOP_NAME_LEN];	/* drm_gpu_scheduler.name, e.g. "gfx" */
+	/*
+	 * The latest run event of a job that finished: on a ring of one unit (one hardware fence
+	 * context, @lanes 1), jobs finish in the order they ran, so a job that ran before it and
+	 * is still in the jobs map lost its done and its cleanup (a GPU reset on 7.x): the reader
+	 * ages it out (jobs_aged_out) rather than count it running for ever.
+	 */
+	__u64 done_run_ns;
+	__u32 lanes;		/* hardware fence contexts seen feeding it (LRU re-entries count) */
+	__u32 pad;
 };
 
 /*
@@ -250,6 +259,9 @@ struct drmtop_fd_rec {
 	X(ENDED_WITHOUT_DONE, ended_without_done, LOSS)	/* cleanup while in flight */	\
 	/* a finished job whose done event the kernel skipped, accounted when freed */	\
 	X(DONE_AT_CLEANUP, done_at_cleanup, NOTE)				\
+	/* counted by the reader: jobs that lost their done and their cleanup (overtaken on a	\
+	 * ring of one unit, or made from their done and never freed), deleted */	\
+	X(JOBS_AGED_OUT, jobs_aged_out, LOSS)					\
 	/* a user client's job whose client is unknown (its open missed): not accounted */	\
 	X(JOB_CLIENT_UNKNOWN, job_client_unknown, LOSS)				\
 	X(HANDLE_UNKNOWN, handle_unknown, NOTE)	/* released, made before attach */	\

@@ -634,6 +634,7 @@ void drmtop_bpf_close(struct drmtop_bpf *b)
 	free(b->pending);
 	free(b->reported);
 	free(b->orphans);
+	free(b->aging);
 	free(b->prev_live);
 	free(b);
 }
