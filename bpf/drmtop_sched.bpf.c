@@ -647,15 +647,6 @@ int BPF_PROG(drmtop_done_raw_617, struct drm_sched_fence *fence)
 }
 
 /*
- * A job still in the jobs map when it is freed had no done event: either the kernel skipped it
- * (7.x: the done runs in a kworker on the fence-already-signalled path, and another completion on
- * that CPU was inside the program), then its finished fence is signalled and its hardware
- * fence still holds its end (the job holds its fences until here): accounted now, as the done
- * event would have (done_at_cleanup); or it never finished (a GPU reset, an entity killed with
- * jobs queued): ended_without_done. An entry of a job whose client was unknown (uid 0) was
- * counted at its run event.
- */
-/*
  * A job made from its done event alone (on_done), counted now that it is freed: its queue time
  * (drm_sched_job.submit_ts, 6.6+; every kernel with drm_client_id has it) bounds its start
  * together with its unit's previous end (drmtop_done_only_busy), its scheduled fence the bracket.
@@ -679,6 +670,15 @@ static __always_inline void done_only(struct drm_sched_job *job, struct drm_sche
 		__sync_fetch_and_add(&e->start_slack_ns, slack);
 }
 
+/*
+ * A job still in the jobs map when it is freed had no done event: either the kernel skipped it
+ * (7.x: the done runs in a kworker on the fence-already-signalled path, and another completion on
+ * that CPU was inside the program), then its finished fence is signalled and its hardware
+ * fence still holds its end (the job holds its fences until here): accounted now, as the done
+ * event would have (done_at_cleanup); or it never finished (a GPU reset, an entity killed with
+ * jobs queued): ended_without_done. An entry of a job whose client was unknown (uid 0) was
+ * counted at its run event; one made from its done event is counted here (done_only).
+ */
 SEC("fentry/drm_sched_job_cleanup")
 int BPF_PROG(drmtop_job_cleanup, struct drm_sched_job *job)
 {

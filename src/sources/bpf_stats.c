@@ -28,13 +28,13 @@
  * (done_at_cleanup); a skipped scheduler init or fini leaves a rings entry until a scheduler is
  * made at that address again, no figure wrong; where jobs are attributed through their fence's
  * drm_client_id, the DRM ioctl entry and exit feed nothing the figures use (they tell entity and
- * job owners on kernels
- * without it; a client first seen there is also learnt at its next event). The job cleanup hook
- * ends only jobs whose done event never came (a GPU reset, an entity killed with jobs queued): for
- * every job that had its done, the cleanup finds nothing to do, and a done event the kernel
- * skipped is counted where it was skipped, so a skipped cleanup run costs the figures nothing (7.2
- * under TCG skips it in most refresh intervals); the one job it may leave in the jobs map is one
- * that ended without done while the cleanup was skipped. drmtop_open_exit and drmtop_file_free
+ * job owners on kernels without it; a client first seen there is also learnt at its next
+ * event). The job cleanup hook only has work for jobs whose done event never came (skipped, a
+ * GPU reset, an entity killed with jobs queued) and jobs made from their done event: for every
+ * other job it finds nothing to do, and a done event the kernel skipped is counted where it was
+ * skipped, so a skipped cleanup run costs the figures nothing (7.2 under TCG skips it in most
+ * refresh intervals); a job it leaves in the jobs map is aged out by the reader and counted
+ * there (jobs_aged_out). drmtop_open_exit and drmtop_file_free
  * likewise find nothing to do after an open or close whose first hook ran, and a skipped first
  * hook is counted where it was skipped. Every other program's skipped run is an event lost; one of
  * the GEM hooks may leave a client's memory figure wrong until it closes.
