@@ -9,6 +9,20 @@
 
 #include "drmtop_bpf.h"
 
+#define EEXIST 17
+
+/*
+ * Whether an insert with BPF_NOEXIST lost the entry: a racing insert of the same key is no
+ * loss; anything else is: E2BIG for a full map, and also EBUSY (a bucket lock held by a
+ * program this one interrupted). Compared as int: on 6.1.0-56 the helper's result reaches the
+ * program zero-extended (-EEXIST seen as 4294967279 in VM case 47), so a 64-bit compare with
+ * -E2BIG never matched there and full maps went uncounted.
+ */
+static __always_inline bool drmtop_insert_lost(long err)
+{
+	return (int)err && (int)err != -EEXIST;
+}
+
 /*
  * Busy time of a job that ran from @run_ns to @done_ns on a ring whose previous job finished at
  * *@last_done_ns. A ring with a hardware queue deeper than one has several jobs "running" at
@@ -23,6 +37,71 @@ static __always_inline __u64 drmtop_busy_ns(__u64 run_ns, __u64 done_ns, __u64 *
 	if (done_ns > *last_done_ns)
 		*last_done_ns = done_ns;
 	return done_ns > start ? done_ns - start : 0;
+}
+
+/* Tries of a compare-and-swap loop: each failed try means another CPU moved the value on. */
+#define DRMTOP_CAS_TRIES	64
+
+/* *@v raised to @t if lower, against concurrent raises on other CPUs. */
+static __always_inline void drmtop_raise(__u64 *v, __u64 t)
+{
+	__u64 old;
+	int i;
+
+	for (i = 0; i < DRMTOP_CAS_TRIES; i++) {
+		old = *(volatile __u64 *)v;
+		if (old >= t || __sync_val_compare_and_swap(v, old, t) == old)
+			return;
+	}
+}
+
+/*
+ * drmtop_busy_ns() on a *@last_done_ns in a map, that done events on other CPUs update at the
+ * same time: each job counts only the time between the value it replaced and its end, so two
+ * jobs never both count the same stretch (a read, then a store, let both count it, and let an
+ * earlier end overwrite a later one). Should the value move on at every try (never seen: each
+ * try is a few instructions), the last try's figure stands.
+ */
+static __always_inline __u64 drmtop_busy_ns_shared(__u64 run_ns, __u64 done_ns,
+						   __u64 *last_done_ns)
+{
+	__u64 last, next, busy = 0;
+	int i;
+
+	for (i = 0; i < DRMTOP_CAS_TRIES; i++) {
+		last = *(volatile __u64 *)last_done_ns;
+		next = last;
+		busy = drmtop_busy_ns(run_ns, done_ns, &next);
+		if (next == last || __sync_val_compare_and_swap(last_done_ns, last, next) == last)
+			return busy;
+	}
+	drmtop_raise(last_done_ns, done_ns);
+	return busy;
+}
+
+/*
+ * Sets @set and clears @clear in the 32-bit flags that share an aligned 64-bit word with a count
+ * (the word starts at @count, the flags its upper half: little-endian, as x86-64 and arm64), and
+ * stores @new_count (if not negative) in the same swap: BPF has no 32-bit atomic or/and before
+ * -mcpu=v3, so a compare-and-swap of the whole word. A read-modify-write of the flags lost a
+ * bit another CPU set meanwhile. False if other CPUs kept changing the word (never seen: each
+ * try is a few instructions).
+ */
+static __always_inline bool drmtop_flags_update(__u32 *count, long new_count, __u32 set,
+						__u32 clear)
+{
+	__u64 *w = (__u64 *)count, old, next;
+	int i;
+
+	for (i = 0; i < DRMTOP_CAS_TRIES; i++) {
+		old = *(volatile __u64 *)w;
+		next = (old | (__u64)set << 32) & ~((__u64)clear << 32);
+		if (new_count >= 0)
+			next = (next & ~0xffffffffull) | (__u32)new_count;
+		if (next == old || __sync_val_compare_and_swap(w, old, next) == old)
+			return true;
+	}
+	return false;
 }
 
 /*
@@ -47,7 +126,7 @@ static __always_inline __u64 drmtop_timeline_busy_ns(void *timelines, __u64 ctx,
 						     __u64 done_ns, bool *made)
 {
 	struct drmtop_timeline zero = {}, *t;
-	__u64 last = 0, busy;
+	__u64 last = 0;
 
 	*made = false;
 	t = bpf_map_lookup_elem(timelines, &ctx);
@@ -57,11 +136,11 @@ static __always_inline __u64 drmtop_timeline_busy_ns(void *timelines, __u64 ctx,
 	}
 	if (!t)
 		return drmtop_busy_ns(run_ns, done_ns, &last);
-	/* one context's fences signal one at a time, in order: no other done writes this entry */
-	last = t->last_done_ns;
-	busy = drmtop_busy_ns(run_ns, done_ns, &last);
-	t->last_done_ns = last;
-	return busy;
+	/*
+	 * One context's fences signal in order, but their done callbacks may run on two CPUs at
+	 * once (a job made up at its cleanup, or two completion paths).
+	 */
+	return drmtop_busy_ns_shared(run_ns, done_ns, &t->last_done_ns);
 }
 
 /* When the last job on hardware timeline @ctx ended; 0 if the map holds no such timeline. */
@@ -116,6 +195,87 @@ static __always_inline __u64 drmtop_start_slack(__u64 run_ns, __u64 start, __u64
 	if (!busy || fence_ns <= counted || (run_ns && counted != start))
 		return 0;
 	return fence_ns - counted < busy ? fence_ns - counted : busy;
+}
+
+/*
+ * The rings entry of scheduler @key, made from @fresh (its name and device, read by the caller)
+ * if missing; NULL and *@lost set when the map refused it (full). Entries live as long as their
+ * scheduler: drmtop_ring_end() at drm_sched_init (a new scheduler at an address an old one had:
+ * its name is read again) and at drm_sched_fini (firmware-scheduled drivers make thousands over
+ * a day, one per user queue, each freed at queue destroy).
+ */
+static __always_inline struct drmtop_ring *drmtop_ring_get(void *rings, __u64 key,
+							    const struct drmtop_ring *fresh,
+							    bool *lost)
+{
+	struct drmtop_ring *r = bpf_map_lookup_elem(rings, &key);
+
+	*lost = false;
+	if (r)
+		return r;
+	*lost = drmtop_insert_lost(bpf_map_update_elem(rings, &key, fresh, BPF_NOEXIST));
+	return bpf_map_lookup_elem(rings, &key);
+}
+
+static __always_inline void drmtop_ring_end(void *rings, __u64 key)
+{
+	bpf_map_delete_elem(rings, &key);
+}
+
+/*
+ * The engines entry of (@uid, @ring), made if missing with the name of @r (the ring's entry, may
+ * be NULL): the name stays with the client's figures after the scheduler is gone. NULL and
+ * *@lost set when the map refused it.
+ */
+static __always_inline struct drmtop_engine *drmtop_engine_get(void *engines, __u64 uid,
+								__u64 ring,
+								const struct drmtop_ring *r,
+								bool *lost)
+{
+	struct drmtop_engine_key k = { .uid = uid, .ring = ring };
+	struct drmtop_engine *e = bpf_map_lookup_elem(engines, &k);
+	static const struct drmtop_engine zero;
+
+	*lost = false;
+	if (e)
+		return e;
+	if (drmtop_insert_lost(bpf_map_update_elem(engines, &k, &zero, BPF_NOEXIST))) {
+		*lost = true;
+		return NULL;
+	}
+	e = bpf_map_lookup_elem(engines, &k);
+	if (e && r && !e->ring_name[0])
+		__builtin_memcpy(e->ring_name, r->name, sizeof(e->ring_name));
+	return e;
+}
+
+/*
+ * Busy time of a job made from its done event alone (its queue and run events skipped), counted
+ * when it is freed, and in *@slack how much of it may precede its start. The evidence: it started
+ * no earlier than its unit's previous end @unit_end (0: unknown, the first job seen there or the
+ * LRU dropped the entry) nor than it was queued, @queue_ns (drm_sched_job.submit_ts, read at its
+ * cleanup; 0: unknown), and ended at @done_ns. Its scheduled fence's time @fence_ns is no bound:
+ * drm_sched moves it, when the job before it in the ring is freed, to that one's end, which on a
+ * ring of several units is another unit's and may be well after this job started (a 70 ms job
+ * counted 39 ms from it) or, behind an idle gap, before it was queued. So the job counts from the
+ * later of the two earliest starts (never a whole idle gap of its unit), and the time up to its
+ * fence, or all of it if the fence is before that, is the bracket. Nothing earlier known: from
+ * its fence, no bracket (as before).
+ */
+static __always_inline __u64 drmtop_done_only_busy(__u64 unit_end, __u64 queue_ns,
+						   __u64 fence_ns, __u64 done_ns, __u64 *slack)
+{
+	__u64 start = unit_end > queue_ns ? unit_end : queue_ns, busy;
+
+	*slack = 0;
+	if (!start)
+		start = fence_ns;
+	if (!start || start >= done_ns)
+		return 0;
+	busy = done_ns - start;
+	*slack = drmtop_start_slack(0, start, fence_ns >= start ? fence_ns : done_ns, busy,
+				    done_ns);
+	return busy;
 }
 
 /* log2 bucket of a latency in ns: 0 and 1 ns land in bucket 0, the last bucket is open-ended. */

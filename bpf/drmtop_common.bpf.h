@@ -23,19 +23,6 @@
 #include "drmtop_account.bpf.h"
 #include "drmtop_pidns.bpf.h"
 
-#define EEXIST 17
-
-/*
- * Whether an insert with BPF_NOEXIST lost the entry: a racing insert of the same key is no
- * loss; anything else is: E2BIG for a full map, and also EBUSY (a bucket lock held by a
- * program this one interrupted). Compared as int: on 6.1.0-56 the helper's result reaches the
- * program zero-extended (-EEXIST seen as 4294967279 in VM case 47), so a 64-bit compare with
- * -E2BIG never matched there and full maps went uncounted.
- */
-static __always_inline bool drmtop_insert_lost(long err)
-{
-	return (int)err && (int)err != -EEXIST;
-}
 #define DRMTOP_IS_ERR(p) ((unsigned long)(p) >= (unsigned long)-4095)
 
 /* drm_file or struct device address -> client */

@@ -459,6 +459,7 @@ static __always_inline struct drmtop_object *object_sync(struct drm_gem_object *
 {
 	__u64 key = (__u64)obj;
 	struct drmtop_object *o = bpf_map_lookup_elem(&objects, &key), n = {};
+	__u32 set, count;
 
 	if (!o) {
 		/* created before attach: known from now on, not in the device totals */
@@ -470,13 +471,13 @@ static __always_inline struct drmtop_object *object_sync(struct drm_gem_object *
 		if (!o)
 			return NULL;
 	}
-	o->handle_count = BPF_CORE_READ(obj, handle_count) + delta;
+	/* the object may be another client's too, its flags updated on another CPU meanwhile */
+	count = BPF_CORE_READ(obj, handle_count) + delta;
+	set = BPF_CORE_READ(obj, import_attach) ? DRMTOP_OBJ_FOREIGN : 0;
 	if (BPF_CORE_READ(obj, dma_buf))
-		o->flags |= DRMTOP_OBJ_DMABUF;
+		drmtop_flags_update(&o->handle_count, count, set | DRMTOP_OBJ_DMABUF, 0);
 	else
-		o->flags &= ~DRMTOP_OBJ_DMABUF;
-	if (BPF_CORE_READ(obj, import_attach))
-		o->flags |= DRMTOP_OBJ_FOREIGN;
+		drmtop_flags_update(&o->handle_count, count, set, DRMTOP_OBJ_DMABUF);
 	return o;
 }
 
@@ -637,7 +638,7 @@ int BPF_PROG(drmtop_export, struct drm_device *dev, struct drm_file *file, u32 h
 	o = bpf_map_lookup_elem(&objects, &h->obj);
 	obj = (struct drm_gem_object *)h->obj;
 	if (o && BPF_CORE_READ(obj, dma_buf))
-		o->flags |= DRMTOP_OBJ_DMABUF;
+		drmtop_flags_update(&o->handle_count, -1, DRMTOP_OBJ_DMABUF, 0);
 	return 0;
 }
 

@@ -163,6 +163,7 @@ static __always_inline struct drmtop_ring *ring_get(struct drm_gpu_scheduler *sc
 	__u64 key = (__u64)sched;
 	struct drmtop_ring r = {}, *rp;
 	const char *name;
+	bool lost;
 
 	rp = bpf_map_lookup_elem(&rings, &key);
 	if (rp || !sched)
@@ -171,24 +172,22 @@ static __always_inline struct drmtop_ring *ring_get(struct drm_gpu_scheduler *sc
 	name = BPF_CORE_READ(sched, name);
 	if (name)
 		bpf_probe_read_kernel_str(r.name, sizeof(r.name), name);
-	if (drmtop_insert_lost(bpf_map_update_elem(&rings, &key, &r, BPF_NOEXIST)))
+	rp = drmtop_ring_get(&rings, key, &r, &lost);
+	if (lost)
 		drmtop_count(DRMTOP_CNT_RINGS_FULL);
-	return bpf_map_lookup_elem(&rings, &key);
+	return rp;
 }
 
-static __always_inline struct drmtop_engine *engine_get(__u64 uid, __u64 ring)
+static __always_inline struct drmtop_engine *engine_get(__u64 uid, __u64 ring,
+							 const struct drmtop_ring *r)
 {
-	struct drmtop_engine_key k = { .uid = uid, .ring = ring };
-	struct drmtop_engine *e = bpf_map_lookup_elem(&engines, &k);
-	static const struct drmtop_engine zero;
+	struct drmtop_engine *e;
+	bool lost;
 
-	if (e)
-		return e;
-	if (drmtop_insert_lost(bpf_map_update_elem(&engines, &k, &zero, BPF_NOEXIST))) {
+	e = drmtop_engine_get(&engines, uid, ring, r, &lost);
+	if (lost)
 		drmtop_count(DRMTOP_CNT_ENGINES_FULL);
-		return NULL;
-	}
-	return bpf_map_lookup_elem(&engines, &k);
+	return e;
 }
 
 /*
@@ -287,8 +286,15 @@ static __always_inline struct drmtop_job *job_from_run(struct drm_sched_job *job
 	bool kernel;
 
 	c = fence_client(s_fence, parent, &kernel);
-	if (!c)
+	if (!c) {
+		/*
+		 * A client id no open client has, counted once here: the job's entry says so
+		 * (uid 0) to its done event, which would otherwise count it again.
+		 */
+		if (bpf_core_field_exists(s_fence->drm_client_id))
+			bpf_map_update_elem(&jobs, &fence, &j, BPF_NOEXIST);
 		return NULL;
+	}
 	ring_get(sched);
 	j.uid = c->uid;
 	if (bpf_core_field_exists(job->submit_ts))
@@ -322,7 +328,7 @@ static __always_inline void on_run(struct drm_sched_job *job)
 		return;
 	}
 	j->ring = (__u64)BPF_CORE_READ(job, sched);
-	e = engine_get(j->uid, j->ring);
+	e = engine_get(j->uid, j->ring, ring_get((struct drm_gpu_scheduler *)j->ring));
 	/*
 	 * The driver's run_job callback, where the hardware starts the job, comes right after
 	 * this tracepoint: read the clock last, so this program's own map work is not counted.
@@ -410,23 +416,26 @@ static __always_inline __u64 job_busy(struct drm_sched_fence *s_fence, struct dr
 	if (hw) {
 		busy = drmtop_timeline_busy_ns(&timelines, BPF_CORE_READ(hw, context), start, now,
 					       &made);
-		if (made)
+		if (made) {
 			drmtop_count(DRMTOP_CNT_TIMELINES);
+			if (r)
+				__sync_fetch_and_add(&r->lanes, 1);
+		}
 	} else {
 		busy = drmtop_busy_ns(start, now, &last);
 	}
-	if (r && now > r->last_done_ns)
-		r->last_done_ns = now;
+	if (r)
+		drmtop_raise(&r->last_done_ns, now);
 	return r || hw ? busy : 0;
 }
 
 /*
  * A job whose queue and run events were both lost (7.x skips each now and then, and a job
  * queued before attach): where fences carry drm_client_id its done event still names the
- * client, and the ring is s_fence->sched. Filled into @j: the job counts from its execution
- * unit's previous end, the earliest it can have started (in queue_ns, as drmtop_job_start
- * takes it), with the time up to its scheduled fence as the bracket. The fence has no link
- * back to the job: no queue time, no latency sample. False if the client is not known.
+ * client, and the ring is s_fence->sched. Filled into @j: its client, its ring, and in queue_ns
+ * its execution unit's previous end, the earliest it can have started (0: unknown); on_done
+ * keeps it until it is freed (done_only). The fence has no link back to the job: no latency
+ * sample. False if the client is not known.
  */
 static __always_inline bool job_from_done(struct drm_sched_fence *s_fence, struct drmtop_job *j)
 {
@@ -446,7 +455,8 @@ static __always_inline bool job_from_done(struct drm_sched_fence *s_fence, struc
 	return true;
 }
 
-static __always_inline void on_done(struct drm_sched_fence *s_fence)
+/* A job's end: at its done event, or at its cleanup (@late) when the kernel skipped that. */
+static __always_inline void on_done(struct drm_sched_fence *s_fence, bool late)
 {
 	__u64 fence = (__u64)s_fence;
 	__u64 now = done_time(s_fence, bpf_ktime_get_ns());
@@ -456,16 +466,32 @@ static __always_inline void on_done(struct drm_sched_fence *s_fence)
 	__u64 busy, slack, start, fence_ns, latest;
 	struct drmtop_engine *e;
 	struct drmtop_job j = {};
-	bool from_done = false;
 	__u32 b;
 
-	drmtop_count(DRMTOP_CNT_JOBS_DONE);
+	drmtop_count(late ? DRMTOP_CNT_DONE_AT_CLEANUP : DRMTOP_CNT_JOBS_DONE);
 	/* a copy: a pointer to either the map or the stack is more than the verifier takes */
-	if (jm) {
+	if (jm && !jm->uid) {
+		/* its client unknown at its run event, counted there (job_from_run) */
+		job_busy(s_fence, r, 0, now);
+		bpf_map_delete_elem(&jobs, &fence);
+		drmtop_count(DRMTOP_CNT_DONE_UNKNOWN);
+		return;
+	} else if (jm) {
 		j = *jm;
+	} else if (late) {
+		return;		/* its done event came after all, and accounted it */
 	} else if (job_from_done(s_fence, &j)) {
+		/*
+		 * Counted when it is freed (done_only), where its queue time bounds its start;
+		 * its end ends its unit's previous job now, for the jobs after it.
+		 */
 		drmtop_count(DRMTOP_CNT_JOB_FROM_DONE);
-		from_done = true;
+		job_busy(s_fence, r, 0, now);
+		j.run_ns = now;
+		j.uid |= DRMTOP_JOB_ENDED;
+		if (drmtop_insert_lost(bpf_map_update_elem(&jobs, &fence, &j, BPF_NOEXIST)))
+			drmtop_count(DRMTOP_CNT_JOBS_FULL);
+		return;
 	} else {
 		job_busy(s_fence, r, 0, now);
 		drmtop_count(DRMTOP_CNT_DONE_UNKNOWN);
@@ -479,19 +505,21 @@ static __always_inline void on_done(struct drm_sched_fence *s_fence)
 	 */
 	fence_ns = scheduled_time(s_fence, now);
 	start = drmtop_job_start(j.run_ns, j.queue_ns, fence_ns);
-	if (!j.run_ns && !from_done)
+	if (!j.run_ns)
 		drmtop_count(start ? DRMTOP_CNT_START_FROM_FENCE : DRMTOP_CNT_DONE_WITHOUT_RUN);
 	busy = job_busy(s_fence, r, start, now);
+	if (r && j.run_ns)
+		drmtop_raise(&r->done_run_ns, j.run_ns);
 	latest = drmtop_latest_start(j.run_ns, fence_ns, now);
 	slack = drmtop_start_slack(j.run_ns, start, latest, busy, now);
-	e = engine_get(j.uid, (__u64)sched);
+	e = engine_get(j.uid, (__u64)sched, r);
 	if (e) {
 		__sync_fetch_and_add(&e->busy_ns, busy);
 		__sync_fetch_and_add(&e->jobs, 1);
 		if (slack)
 			__sync_fetch_and_add(&e->start_slack_ns, slack);
 		/* the latency sample the skipped run event would have taken: to its fence */
-		if (start && !j.run_ns && j.queue_ns && !from_done) {
+		if (start && !j.run_ns && j.queue_ns) {
 			if (fence_ns)
 				start = fence_ns;
 			b = drmtop_lat_bucket(start > j.queue_ns ? start - j.queue_ns : 0);
@@ -532,7 +560,7 @@ int BPF_PROG(drmtop_done_btf, struct drm_sched_fence *fence)
 {
 	if (!fence)
 		return 0;
-	on_done(fence);
+	on_done(fence, false);
 	return 0;
 }
 
@@ -559,7 +587,7 @@ int BPF_PROG(drmtop_done_raw, struct drm_sched_fence *fence)
 {
 	if (!fence)
 		return 0;
-	on_done(fence);
+	on_done(fence, false);
 	return 0;
 }
 
@@ -587,7 +615,7 @@ int BPF_PROG(drmtop_done_btf_617, struct drm_sched_fence *fence)
 {
 	if (!fence)
 		return 0;
-	on_done(fence);
+	on_done(fence, false);
 	return 0;
 }
 
@@ -614,18 +642,89 @@ int BPF_PROG(drmtop_done_raw_617, struct drm_sched_fence *fence)
 {
 	if (!fence)
 		return 0;
-	on_done(fence);
+	on_done(fence, false);
 	return 0;
 }
 
+/*
+ * A job made from its done event alone (on_done), counted now that it is freed: its queue time
+ * (drm_sched_job.submit_ts, 6.6+; every kernel with drm_client_id has it) bounds its start
+ * together with its unit's previous end (drmtop_done_only_busy), its scheduled fence the bracket.
+ */
+static __always_inline void done_only(struct drm_sched_job *job, struct drm_sched_fence *s_fence,
+				      const struct drmtop_job *j)
+{
+	__u64 uid = j->uid & ~DRMTOP_JOB_ENDED, queue_ns = 0, busy, slack;
+	struct drmtop_engine *e;
+
+	if (bpf_core_field_exists(job->submit_ts))
+		queue_ns = BPF_CORE_READ(job, submit_ts);
+	busy = drmtop_done_only_busy(j->queue_ns, queue_ns, scheduled_time(s_fence, j->run_ns),
+				     j->run_ns, &slack);
+	e = engine_get(uid, j->ring, ring_get((struct drm_gpu_scheduler *)j->ring));
+	if (!e)
+		return;
+	__sync_fetch_and_add(&e->busy_ns, busy);
+	__sync_fetch_and_add(&e->jobs, 1);
+	if (slack)
+		__sync_fetch_and_add(&e->start_slack_ns, slack);
+}
+
+/*
+ * A job still in the jobs map when it is freed had no done event: either the kernel skipped it
+ * (7.x: the done runs in a kworker on the fence-already-signalled path, and another completion on
+ * that CPU was inside the program), then its finished fence is signalled and its hardware
+ * fence still holds its end (the job holds its fences until here): accounted now, as the done
+ * event would have (done_at_cleanup); or it never finished (a GPU reset, an entity killed with
+ * jobs queued): ended_without_done. An entry of a job whose client was unknown (uid 0) was
+ * counted at its run event; one made from its done event is counted here (done_only).
+ */
 SEC("fentry/drm_sched_job_cleanup")
 int BPF_PROG(drmtop_job_cleanup, struct drm_sched_job *job)
 {
-	__u64 fence = (__u64)BPF_CORE_READ(job, s_fence);
+	struct drm_sched_fence *s_fence = BPF_CORE_READ(job, s_fence);
+	__u64 fence = (__u64)s_fence;
+	__u64 bit = bpf_core_enum_value(enum dma_fence_flag_bits, DMA_FENCE_FLAG_SIGNALED_BIT);
+	struct drmtop_job *j, ended;
 
-	/* done deleted nearly every job already: a lockless lookup first, the delete seldom */
-	if (fence && bpf_map_lookup_elem(&jobs, &fence) && !bpf_map_delete_elem(&jobs, &fence))
+	/* done deleted nearly every job already: a lockless lookup first, the rest seldom */
+	j = fence ? bpf_map_lookup_elem(&jobs, &fence) : NULL;
+	if (!j)
+		return 0;
+	if (j->uid & DRMTOP_JOB_ENDED) {
+		/* deleted first: a cleanup racing with this one counts it once */
+		ended = *j;
+		if (!bpf_map_delete_elem(&jobs, &fence))
+			done_only(job, s_fence, &ended);
+		return 0;
+	}
+	if (j->uid && (BPF_CORE_READ(s_fence, finished.flags) & (1ull << bit))) {
+		on_done(s_fence, true);
+		return 0;
+	}
+	if (!bpf_map_delete_elem(&jobs, &fence) && j->uid)
 		drmtop_count(DRMTOP_CNT_ENDED_WITHOUT_DONE);
+	return 0;
+}
+
+/*
+ * A scheduler's rings entry lives as long as the scheduler: made at its first job, deleted when
+ * it is torn down, and when a scheduler is made at an address (a new one where an old one was
+ * freed, its fini hook skipped: its name is read again at its first job). Both are exported
+ * functions of gpu_sched with BTF on Debian 6.1, 6.12 and 7.2 (drm_sched_init's arguments
+ * changed in 6.15 to an args struct: only the first, the scheduler, is read here).
+ */
+SEC("fentry/drm_sched_init")
+int BPF_PROG(drmtop_sched_init, struct drm_gpu_scheduler *sched)
+{
+	drmtop_ring_end(&rings, (__u64)sched);
+	return 0;
+}
+
+SEC("fentry/drm_sched_fini")
+int BPF_PROG(drmtop_sched_fini, struct drm_gpu_scheduler *sched)
+{
+	drmtop_ring_end(&rings, (__u64)sched);
 	return 0;
 }
 

@@ -135,3 +135,116 @@ int BPF_PROG(test_mem, __u64 start, __u64 op, __u64 bytes)
 	out_mem = v;
 	return 0;
 }
+
+/* Schedulers and (client, scheduler) figures of test_ring_job, as the tracer's own maps, small. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 8);
+	__type(key, __u64);
+	__type(value, struct drmtop_ring);
+} rings SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 64);
+	__type(key, struct drmtop_engine_key);
+	__type(value, struct drmtop_engine);
+} engines SEC(".maps");
+
+__u32 out_ring_lost;
+__u32 out_engine_lost;
+
+/*
+ * A job of client @uid done on scheduler @sched named by the 32 bytes @n0..@n3, as on_done in
+ * drmtop_sched.bpf.c meets it: the ring's entry (made with that name if missing), then the
+ * client's engine entry on it.
+ */
+SEC("raw_tp/drmtop_test_ring_job")
+int BPF_PROG(test_ring_job, __u64 sched, __u64 uid, __u64 n0, __u64 n1, __u64 n2, __u64 n3)
+{
+	struct drmtop_ring fresh = {}, *r;
+	__u64 *name = (__u64 *)fresh.name;
+	bool lost;
+
+	name[0] = n0;
+	name[1] = n1;
+	name[2] = n2;
+	name[3] = n3;
+	fresh.name[DRMTOP_NAME_LEN - 1] = 0;
+	r = drmtop_ring_get(&rings, sched, &fresh, &lost);
+	out_ring_lost = lost;
+	drmtop_engine_get(&engines, uid, sched, r, &lost);
+	out_engine_lost = lost;
+	return 0;
+}
+
+/* drm_sched_init or drm_sched_fini of @sched */
+SEC("raw_tp/drmtop_test_ring_end")
+int BPF_PROG(test_ring_end, __u64 sched)
+{
+	drmtop_ring_end(&rings, sched);
+	return 0;
+}
+
+/*
+ * A hardware timeline whose done events several CPUs run at once (test_busy_race): race_last is
+ * its latest end, race_busy what the jobs counted. Each of @n jobs is the 1 ns after the latest
+ * end its CPU sees, so the CPUs keep finishing the same job at once: together they may count
+ * no more than the timeline covers, race_last ns.
+ */
+__u64 race_last;
+__u64 race_busy;
+
+static long busy_race_step(__u32 i, void *ctx)
+{
+	__u64 t = *(volatile __u64 *)&race_last;
+
+	__sync_fetch_and_add(&race_busy, drmtop_busy_ns_shared(t, t + 1, &race_last));
+	return 0;
+}
+
+SEC("raw_tp/drmtop_test_busy_race")
+int BPF_PROG(test_busy_race, __u64 unused, __u64 n)
+{
+	bpf_loop(n, busy_race_step, NULL, 0);
+	return 0;
+}
+
+/*
+ * Flags of one object that several CPUs update (test_flags_race): each call sets its bit @bit,
+ * checks that it is set, clears it and checks that it is clear, @n times, while other CPUs do
+ * the same with other bits, storing the handle count beside the flags; flags_broken counts the
+ * checks that failed (an update of another CPU undid this one's, or never got its turn).
+ */
+struct drmtop_object race_obj;
+__u64 flags_broken;
+
+static long flags_race_step(__u32 i, __u32 *bit)
+{
+	__u32 b = 1u << (*bit & 15);
+
+	if (!drmtop_flags_update(&race_obj.handle_count, i, b, 0) ||
+	    !(*(volatile __u32 *)&race_obj.flags & b))
+		__sync_fetch_and_add(&flags_broken, 1);
+	if (!drmtop_flags_update(&race_obj.handle_count, -1, 0, b) ||
+	    *(volatile __u32 *)&race_obj.flags & b)
+		__sync_fetch_and_add(&flags_broken, 1);
+	return 0;
+}
+
+SEC("raw_tp/drmtop_test_flags_race")
+int BPF_PROG(test_flags_race, __u64 bit, __u64 n)
+{
+	__u32 b = bit;
+
+	bpf_loop(n, flags_race_step, &b, 0);
+	return 0;
+}
+
+/* A job made from its done event alone, counted at its cleanup (drmtop_sched.bpf.c). */
+SEC("raw_tp/drmtop_test_done_only")
+int BPF_PROG(test_done_only, __u64 unit_end, __u64 queue_ns, __u64 fence_ns, __u64 done_ns)
+{
+	out_busy = drmtop_done_only_busy(unit_end, queue_ns, fence_ns, done_ns, &out_slack);
+	return 0;
+}

@@ -26,11 +26,15 @@
  * fails (a full map) bumps a DRMTOP_CNT_*_FULL counter. The hash maps are preallocated: an
  * insert on a hot path (every job, every buffer) never allocates, so it costs no allocator
  * call and never fails for want of memory in atomic context. With these sizes they hold about
- * 13 MiB of kernel memory (src/sources/bpf_limits.c), under the 16 MiB drmtop promises.
+ * 14.2 MiB of kernel memory (src/sources/bpf_limits.c), under the 16 MiB drmtop promises.
  */
 #define DRMTOP_MAX_CLIENTS	4096
 #define DRMTOP_MAX_ENGINES	8192	/* (client, ring) pairs */
-#define DRMTOP_MAX_RINGS	256
+/*
+ * GPU schedulers alive: firmware-scheduled drivers (xe, panthor, pvr, amdxdna) make one per user
+ * queue, and an 8-GPU node has over a thousand at boot; entries go at drm_sched_fini.
+ */
+#define DRMTOP_MAX_RINGS	4096
 #define DRMTOP_MAX_JOBS		16384	/* jobs queued and not yet done */
 #define DRMTOP_MAX_HANDLES	32768	/* (drm_file, GEM handle) pairs */
 #define DRMTOP_MAX_OBJECTS	32768	/* live GEM objects */
@@ -140,6 +144,12 @@ struct drmtop_engine {
 	 */
 	__u64 start_slack_ns;
 	__u64 lat_hist[DRMTOP_LAT_BUCKETS];	/* queue-to-run latency, log2 buckets */
+	/*
+	 * The ring's name when this entry was made: the rings entry goes with its scheduler
+	 * (drm_sched_fini) while the client's figures wait to be read, and its address may be
+	 * another scheduler's by then.
+	 */
+	char ring_name[DRMTOP_NAME_LEN];
 };
 
 /* A hardware ring (struct drm_gpu_scheduler): value of the "rings" map, keyed by address. */
@@ -147,11 +157,26 @@ struct drmtop_ring {
 	__u64 parent_dev;	/* drm_gpu_scheduler.dev */
 	__u64 last_done_ns;	/* end of the ring's latest job, whatever unit it ran on */
 	char name[DRMTOP_NAME_LEN];	/* drm_gpu_scheduler.name, e.g. "gfx" */
+	/*
+	 * The latest run event of a job that finished: on a ring of one unit (one hardware fence
+	 * context, @lanes 1), jobs finish in the order they ran, so a job that ran before it and
+	 * is still in the jobs map lost its done and its cleanup (a GPU reset on 7.x): the reader
+	 * ages it out (jobs_aged_out) rather than count it running for ever.
+	 */
+	__u64 done_run_ns;
+	__u32 lanes;		/* hardware fence contexts seen feeding it (LRU re-entries count) */
+	__u32 pad;
 };
+
+/*
+ * In drmtop_job.uid: a job made from its done event alone, ended (run_ns holds its end, queue_ns
+ * its unit's previous end), counted when it is freed, where its queue time can be read.
+ */
+#define DRMTOP_JOB_ENDED	(1ull << 63)
 
 /* A job between the queue tracepoint and its end: "jobs" map, keyed by drm_sched_fence address. */
 struct drmtop_job {
-	__u64 uid;		/* client charged */
+	__u64 uid;		/* client charged (0: unknown, counted); | DRMTOP_JOB_ENDED */
 	__u64 ring;		/* scheduler, known from run (or from queue's entity where cheap) */
 	__u64 queue_ns;
 	__u64 run_ns;		/* 0 until the run tracepoint */
@@ -180,6 +205,7 @@ struct drmtop_handle {
 struct drmtop_object {
 	__u64 size;
 	__u64 drm_dev;
+	/* one aligned 64-bit word, flags its upper half: drmtop_flags_update() swaps it whole */
 	__u32 handle_count;	/* drm_gem_object.handle_count as of the last handle event */
 	__u32 flags;		/* DRMTOP_OBJ_* */
 	__u64 uid;		/* client of its first handle, 0 if none had one */
@@ -237,6 +263,11 @@ struct drmtop_fd_rec {
 	 * (drm_client_id), from its unit's previous end to its end */			\
 	X(JOB_FROM_DONE, job_from_done, NOTE)					\
 	X(ENDED_WITHOUT_DONE, ended_without_done, LOSS)	/* cleanup while in flight */	\
+	/* a finished job whose done event the kernel skipped, accounted when freed */	\
+	X(DONE_AT_CLEANUP, done_at_cleanup, NOTE)				\
+	/* counted by the reader: jobs that lost their done and their cleanup (overtaken on a	\
+	 * ring of one unit, or made from their done and never freed), deleted */	\
+	X(JOBS_AGED_OUT, jobs_aged_out, LOSS)					\
 	/* a user client's job whose client is unknown (its open missed): not accounted */	\
 	X(JOB_CLIENT_UNKNOWN, job_client_unknown, LOSS)				\
 	X(HANDLE_UNKNOWN, handle_unknown, NOTE)	/* released, made before attach */	\

@@ -122,6 +122,13 @@ struct drmtop_bpf {
 	struct drmtop_client *prev_live;	/* the latest snapshot's live clients */
 	size_t n_prev_live, cap_prev_live;
 	struct drmtop_walk_test walk_test;
+	/*
+	 * Jobs that lost their done and cleanup (add_running): found overtaken on a ring of one
+	 * unit in the previous snapshot, aged out if they still are in this one.
+	 */
+	struct drmtop_aging *aging;
+	size_t n_aging, cap_aging;
+	__u64 jobs_aged_out;		/* DRMTOP_CNT_JOBS_AGED_OUT */
 	__u64 timelines_made;		/* the timelines counter when the map was last counted */
 	__u64 timelines_present;	/* entries it had then */
 	__u64 handle_release_misses;	/* drmtop_handle_release's skips when handles were pruned */
@@ -169,6 +176,11 @@ struct drmtop_reported {
 	struct drmtop_engine e;		/* the figures reported so far */
 	bool quiet;			/* unchanged in the latest snapshot: delete in the next */
 	struct drmtop_client owner;	/* the closed (or orphan) client they were reported for */
+};
+
+/* A job found overtaken on its ring (add_running): the jobs map's key and its run time. */
+struct drmtop_aging {
+	__u64 fence, run_ns;
 };
 
 struct drmtop_orphan {

@@ -100,7 +100,10 @@ static int add_engine(struct drmtop_bpf_client *cl, __u64 ring, const struct drm
 	if (!p)
 		return -ENOMEM;
 	p->ring = ring;
-	if (!bpf_map_lookup_elem(rings_fd, &ring, &r))
+	/* the name the ring had for this client: its scheduler may be gone, its address reused */
+	if (e->ring_name[0])
+		memcpy(p->name, e->ring_name, sizeof(p->name));
+	else if (!bpf_map_lookup_elem(rings_fd, &ring, &r))
 		memcpy(p->name, r.name, sizeof(p->name));
 	p->busy_ns = e->busy_ns;
 	p->jobs = e->jobs;
@@ -607,6 +610,7 @@ static bool engine_growth(const struct drmtop_engine *now, const struct drmtop_e
 	d->start_slack_ns = now->start_slack_ns > before->start_slack_ns ?
 			    now->start_slack_ns - before->start_slack_ns : 0;
 	grew = d->busy_ns || d->jobs;
+	memcpy(d->ring_name, now->ring_name, sizeof(d->ring_name));
 	for (i = 0; i < DRMTOP_LAT_BUCKETS; i++) {
 		d->lat_hist[i] = now->lat_hist[i] > before->lat_hist[i] ?
 				 now->lat_hist[i] - before->lat_hist[i] : 0;
@@ -914,22 +918,38 @@ static void restore_state(struct drmtop_bpf *b, const struct reader_saved *sv)
 }
 
 struct oldest {
-	__u64 ring, uid, run_ns;
+	__u64 ring, uid, run_ns, fence;
 };
 
 struct running_walk {
 	struct oldest *old;
 	size_t n, cap;
+	__u64 now;
+	__u64 *stale;		/* ended jobs never freed: keys to delete */
+	size_t n_stale, cap_stale;
 };
+
+/* A job made from its done event is counted at its cleanup, a few ms later; 10 s is never. */
+#define ENDED_GRACE_NS	10000000000ull
 
 static int each_job(const void *key, const void *value, void *ctx)
 {
 	const struct drmtop_job *job = value;
 	struct running_walk *rw = ctx;
 	struct oldest *p;
+	__u64 *k;
 	size_t i;
 
-	(void)key;
+	if (job->uid & DRMTOP_JOB_ENDED) {
+		/* ended, waiting for its cleanup to be counted: its cleanup run was lost */
+		if (rw->now <= job->run_ns + ENDED_GRACE_NS)
+			return 0;
+		k = vec_push(rw->stale, rw->n_stale, rw->cap_stale);
+		if (!k)
+			return -ENOMEM;
+		*k = *(const __u64 *)key;
+		return 0;
+	}
 	if (!job->run_ns)
 		return 0;
 	for (i = 0; i < rw->n && rw->old[i].ring != job->ring; i++)
@@ -938,11 +958,39 @@ static int each_job(const void *key, const void *value, void *ctx)
 		p = vec_push(rw->old, rw->n, rw->cap);
 		if (!p)
 			return -ENOMEM;
-		*p = (struct oldest){ job->ring, job->uid, job->run_ns };
+		*p = (struct oldest){ job->ring, job->uid, job->run_ns, *(const __u64 *)key };
 	} else if (job->run_ns < rw->old[i].run_ns) {
-		rw->old[i] = (struct oldest){ job->ring, job->uid, job->run_ns };
+		rw->old[i] = (struct oldest){ job->ring, job->uid, job->run_ns,
+					      *(const __u64 *)key };
 	}
 	return 0;
+}
+
+/*
+ * Whether @o, the oldest job on its ring, lost its done and its cleanup (a GPU reset on 7.x):
+ * on a ring of one unit jobs finish in the order they ran, so a job that ran after it and
+ * finished (@r->done_run_ns) means it ended unseen. Aged out (deleted, jobs_aged_out) when the
+ * snapshot before found it so too: its done event, still running on another CPU then, is long
+ * over. Otherwise it would stay the oldest for ever and count as running. A ring of several
+ * units (engine capacity) finishes out of order: not judged.
+ */
+static bool aged_out(struct drmtop_bpf *b, const struct oldest *o, const struct drmtop_ring *r,
+		     struct drmtop_aging *next, size_t *n_next)
+{
+	size_t i;
+
+	if (r->lanes > 1 || r->done_run_ns <= o->run_ns)
+		return false;
+	for (i = 0; i < b->n_aging; i++)
+		if (b->aging[i].fence == o->fence && b->aging[i].run_ns == o->run_ns)
+			break;
+	if (i == b->n_aging) {
+		next[(*n_next)++] = (struct drmtop_aging){ o->fence, o->run_ns };
+		return false;
+	}
+	if (!bpf_map_delete_elem(b->map_fd[MAP_JOBS], &o->fence))
+		b->jobs_aged_out++;
+	return true;
 }
 
 /*
@@ -952,25 +1000,38 @@ static int each_job(const void *key, const void *value, void *ctx)
  * A job that started after taken_ns adds nothing either. On a ring with several execution units
  * (drm-engine-capacity > 1) the jobs running beside it on other units are not known to be
  * running until they end (which unit a job went to is only known from its hardware fence):
- * the running part is then a lower bound, and busy_ns exact again once they end.
+ * the running part is then a lower bound, and busy_ns exact again once they end. Jobs that
+ * lost their done and cleanup are aged out here (aged_out, and ended ones never freed).
  */
 static int add_running(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
 {
-	struct running_walk rw = {};
+	struct running_walk rw = { .now = s->taken_ns };
+	struct drmtop_aging *next = NULL;
 	__u64 now = s->taken_ns;
-	size_t i, j;
+	size_t i, j, n_next = 0;
 	int err;
 
 	err = walk(b, MAP_JOBS, each_job, &rw);
+	for (i = 0; !err && i < rw.n_stale; i++)
+		if (!bpf_map_delete_elem(b->map_fd[MAP_JOBS], &rw.stale[i]))
+			b->jobs_aged_out++;
+	if (!err && rw.n) {
+		next = calloc(rw.n, sizeof(*next));
+		if (!next)
+			err = -ENOMEM;
+	}
 	for (i = 0; !err && i < rw.n; i++) {
-		struct drmtop_bpf_client *cl = live_client(s, rw.old[i].uid);
+		struct drmtop_bpf_client *cl;
 		struct drmtop_engine zero = {};
 		struct drmtop_ring r = {};
 		__u64 start;
 
+		bpf_map_lookup_elem(b->map_fd[MAP_RINGS], &rw.old[i].ring, &r);
+		if (aged_out(b, &rw.old[i], &r, next, &n_next))
+			continue;
+		cl = live_client(s, rw.old[i].uid);
 		if (!cl)
 			continue;
-		bpf_map_lookup_elem(b->map_fd[MAP_RINGS], &rw.old[i].ring, &r);
 		start = rw.old[i].run_ns > r.last_done_ns ? rw.old[i].run_ns : r.last_done_ns;
 		if (now <= start)
 			continue;
@@ -983,7 +1044,16 @@ static int add_running(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
 		}
 		cl->engines[j].running_ns = now - start;
 	}
+	if (!err) {
+		free(b->aging);
+		b->aging = next;
+		b->n_aging = n_next;
+		b->cap_aging = rw.n;
+		next = NULL;
+	}
+	free(next);
 	free(rw.old);
+	free(rw.stale);
 	return err;
 }
 
@@ -1148,6 +1218,7 @@ int drmtop_bpf_snapshot(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
 	for (k = 0; k < DRMTOP_CNT_MAX; k++)
 		bpf_map_lookup_elem(b->map_fd[MAP_COUNTERS], &k, &s->counters[k]);
 	s->counters[DRMTOP_CNT_ORPHAN_ENGINES] += b->orphan_engines;
+	s->counters[DRMTOP_CNT_JOBS_AGED_OUT] += b->jobs_aged_out;
 	/* a record the drain's queue had no room for is lost as one the ring buffer had not */
 	s->counters[DRMTOP_CNT_RINGBUF_FULL] += dropped;
 	count_evicted_timelines(b, s);

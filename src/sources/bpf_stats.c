@@ -24,14 +24,17 @@
  * from its done event when both were lost (job_from_done), the exit of drm_file_alloc (a client's
  * open) by drmtop_open_exit where drm_open returns (open_at_drm_open), the exit of drm_gem_release
  * (a client's close) by drmtop_file_free later in the same drm_file_free (close_at_free), as far
- * as those counters grow; where jobs are attributed through their fence's drm_client_id, the DRM
- * ioctl entry and exit feed nothing the figures use (they tell entity and job owners on kernels
- * without it; a client first seen there is also learnt at its next event). The job cleanup hook
- * ends only jobs whose done event never came (a GPU reset, an entity killed with jobs queued): for
- * every job that had its done, the cleanup finds nothing to do, and a done event the kernel
- * skipped is counted where it was skipped, so a skipped cleanup run costs the figures nothing (7.2
- * under TCG skips it in most refresh intervals); the one job it may leave in the jobs map is one
- * that ended without done while the cleanup was skipped. drmtop_open_exit and drmtop_file_free
+ * as those counters grow, and a done event by the job accounted when it is freed
+ * (done_at_cleanup); a skipped scheduler init or fini leaves a rings entry until a scheduler is
+ * made at that address again, no figure wrong; where jobs are attributed through their fence's
+ * drm_client_id, the DRM ioctl entry and exit feed nothing the figures use (they tell entity and
+ * job owners on kernels without it; a client first seen there is also learnt at its next
+ * event). The job cleanup hook only has work for jobs whose done event never came (skipped, a
+ * GPU reset, an entity killed with jobs queued) and jobs made from their done event: for every
+ * other job it finds nothing to do, and a done event the kernel skipped is counted where it was
+ * skipped, so a skipped cleanup run costs the figures nothing (7.2 under TCG skips it in most
+ * refresh intervals); a job it leaves in the jobs map is aged out by the reader and counted
+ * there (jobs_aged_out). drmtop_open_exit and drmtop_file_free
  * likewise find nothing to do after an open or close whose first hook ran, and a skipped first
  * hook is counted where it was skipped. Every other program's skipped run is an event lost; one of
  * the GEM hooks may leave a client's memory figure wrong until it closes. A skipped end of a GEM
@@ -64,6 +67,12 @@ static void skip_cost(const struct drmtop_bpf *b, struct drmtop_bpf_prog_stat *p
 		ps->skip_cost = DRMTOP_SKIP_MADE_UP;
 		ps->made_up_by = DRMTOP_CNT_START_FROM_FENCE;
 		ps->made_up_also = DRMTOP_CNT_JOB_FROM_DONE;
+	} else if (!strncmp(ps->name, "drmtop_done_", 12)) {
+		ps->skip_cost = DRMTOP_SKIP_MADE_UP;
+		ps->made_up_by = DRMTOP_CNT_DONE_AT_CLEANUP;
+	} else if (!strcmp(ps->name, "drmtop_sched_init") ||
+		   !strcmp(ps->name, "drmtop_sched_fini")) {
+		ps->skip_cost = DRMTOP_SKIP_HARMLESS;
 	} else if (by_id && (!strcmp(ps->name, "drmtop_ioctl_enter") ||
 			     !strcmp(ps->name, "drmtop_ioctl_exit"))) {
 		ps->skip_cost = DRMTOP_SKIP_HARMLESS;

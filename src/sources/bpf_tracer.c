@@ -664,6 +664,7 @@ void drmtop_bpf_close(struct drmtop_bpf *b)
 	free(b->orphans);
 	free(b->obj_cand);
 	free(b->gem_pruned);
+	free(b->aging);
 	free(b->prev_live);
 	pthread_mutex_destroy(&b->drain_lock);
 	free(b);

@@ -313,9 +313,10 @@ def counter_checks_except($ok):
 	([$k | to_entries[] | select((.key | test($losses)) and .value > ($skip[.key] // 0) and
 		(.key as $n | $ok | index($n) | not))]) as $bad |
 	check("counters-clean"; ($bad | length) == 0; "\($bad)"),
+	# a job whose done event was skipped is counted when it is freed (done_at_cleanup)
 	check("jobs-balanced"; $k.jobs_queued + $k.job_from_run + $k.job_from_done ==
-		$k.jobs_done + $k.ended_without_done;
-		"queued \($k.jobs_queued), from run \($k.job_from_run), from done \($k.job_from_done), done \($k.jobs_done), ended without done \($k.ended_without_done)");
+		$k.jobs_done + $k.done_at_cleanup + $k.ended_without_done;
+		"queued \($k.jobs_queued), from run \($k.job_from_run), from done \($k.job_from_done), done \($k.jobs_done), at cleanup \($k.done_at_cleanup), ended without done \($k.ended_without_done)");
 def counter_checks: counter_checks_except([]);
 # Runs of the tracer programs the kernel skipped (recursion_misses, 7.x: PREEMPT_LAZY), summed
 # per role: "queue", "run", "done" match drmtop_<role>_{btf,raw}[_617].

@@ -219,6 +219,51 @@ static void test_lost_run_start(void **state)
 	assert_int_equal(slack, 0);
 }
 
+/* busy ns of a job made from its done event alone, its start slack in *@slack */
+static __u64 done_only(__u64 unit_end, __u64 queue_ns, __u64 fence_ns, __u64 done_ns,
+		       __u64 *slack)
+{
+	__u64 a[4] = { unit_end, queue_ns, fence_ns, done_ns };
+
+	run(skel->progs.test_done_only, a, 4);
+	*slack = skel->bss->out_slack;
+	return skel->bss->out_busy;
+}
+
+/*
+ * A job whose queue and run events were both skipped, made from its done event. Counted from
+ * its unit's previous end, a job queued after a minute's idle counted the minute; counted from
+ * its scheduled fence, which drm_sched moved to the end of the ring's previous job on the other
+ * unit, a 70 ms job counted 39 ms with no bracket. It counts from the later of its unit's previous
+ * end and its queue time, the truth within the bracket (busy - slack .. busy).
+ */
+static void test_done_only_start(void **state)
+{
+	const __u64 s = 1000000000ull, ms = 1000000ull;
+	__u64 slack;
+
+	(void)state;
+	/* its unit idle since 1 s, queued at 61 s, started at once, fence at 61.001, end 61.010 */
+	assert_int_equal(done_only(1 * s, 61 * s, 61 * s + 1 * ms, 61 * s + 10 * ms, &slack),
+			 10 * ms);
+	assert_int_equal(slack, 1 * ms);
+	/* the first job seen on its unit (no previous end): queued at 100 ms, ran 100 to 170 ms,
+	 * its fence moved to the other unit's end at 131 ms */
+	assert_int_equal(done_only(0, 100 * ms, 131 * ms, 170 * ms, &slack), 70 * ms);
+	assert_int_equal(slack, 31 * ms);
+	/* queued behind its unit's job (ends 120 ms): from there; the fence moved to 120 ms */
+	assert_int_equal(done_only(120 * ms, 100 * ms, 120 * ms, 170 * ms, &slack), 50 * ms);
+	assert_int_equal(slack, 0);
+	/* a fence moved before the job was queued (an idle gap): no bound from it, all bracket */
+	assert_int_equal(done_only(0, 100 * ms, 90 * ms, 150 * ms, &slack), 50 * ms);
+	assert_int_equal(slack, 50 * ms);
+	/* nothing but the fence: from it, as before */
+	assert_int_equal(done_only(0, 0, 131 * ms, 170 * ms, &slack), 39 * ms);
+	assert_int_equal(slack, 0);
+	/* nothing at all: no busy time */
+	assert_int_equal(done_only(0, 0, 0, 170 * ms, &slack), 0);
+}
+
 /*
  * simgpu's engine model (tests/kmod/simgpu/simgpu_ring.c), independently written: @cap lanes,
  * each a FIFO with its own fence context; drm_sched hands a job over (the run event) while
@@ -510,6 +555,158 @@ static void test_gpu_mem_report(void **state)
 	assert_true(gpu_mem(0, 0, 0));
 }
 
+/* A job of client @uid done on scheduler @sched named @name; true if no map refused an entry. */
+static bool ring_job(__u64 sched, __u64 uid, const char *name)
+{
+	__u64 a[6] = { sched, uid };
+
+	memcpy(&a[2], name, strnlen(name, 4 * sizeof(__u64) - 1));
+	run(skel->progs.test_ring_job, a, 6);
+	return !skel->bss->out_ring_lost && !skel->bss->out_engine_lost;
+}
+
+static void ring_end(__u64 sched)
+{
+	__u64 a[1] = { sched };
+
+	run(skel->progs.test_ring_end, a, 1);
+}
+
+/* The ring name the (client, scheduler) figures carry; "" if there is no such entry. */
+static const char *engine_name(__u64 uid, __u64 sched, struct drmtop_engine *e)
+{
+	struct drmtop_engine_key k = { .uid = uid, .ring = sched };
+
+	if (bpf_map_lookup_elem(bpf_map__fd(skel->maps.engines), &k, e))
+		return "";
+	e->ring_name[DRMTOP_NAME_LEN - 1] = 0;
+	return e->ring_name;
+}
+
+/*
+ * Firmware-scheduled GPUs make a scheduler per user queue, thousands over a day, freed at queue
+ * destroy and their addresses handed out again. 2,000 of them, at most four alive at once, on 64
+ * addresses, in a rings map of 8 (the tracer's holds 4,096): none may be refused, and each
+ * client's figures carry the name its own scheduler had, also once that scheduler is gone and
+ * its address another's. A map that only ever grows refused the ninth; one whose entries outlive
+ * their scheduler gave the next scheduler at the address the old name.
+ */
+static void test_rings_follow_schedulers(void **state)
+{
+	enum { SCHEDS = 2000, ALIVE = 4, ADDRS = 64 };
+	__u64 base = 0xffff888100000000ull;
+	struct drmtop_engine e;
+	char want[32];
+	int i;
+
+	(void)state;
+	for (i = 0; i < SCHEDS; i++) {
+		__u64 sched = base + (__u64)(i % ADDRS) * 0x1000, uid = 1000 + (__u64)i;
+		struct drmtop_engine_key k = { .uid = uid, .ring = sched };
+
+		if (i >= ALIVE)
+			ring_end(base + (__u64)((i - ALIVE) % ADDRS) * 0x1000);
+		ring_end(sched);		/* drm_sched_init */
+		snprintf(want, sizeof(want), "%s%d", i % 3 ? "rcs" : "bcs", i);
+		if (!ring_job(sched, uid, want))
+			fail_msg("scheduler %d of %d: an entry refused (ring %u, engine %u)", i,
+				 SCHEDS, skel->bss->out_ring_lost, skel->bss->out_engine_lost);
+		assert_true(ring_job(sched, uid, "not read again"));
+		if (strcmp(engine_name(uid, sched, &e), want))
+			fail_msg("scheduler %d at %#llx: figures named \"%s\", not \"%s\"", i,
+				 (unsigned long long)sched, e.ring_name, want);
+		/* the reader deletes a closed client's figures once read */
+		bpf_map_delete_elem(bpf_map__fd(skel->maps.engines), &k);
+	}
+	/* the last one's figures keep its name once it is gone */
+	assert_true(ring_job(base + 0x1000 * 5, 7, "ccs7"));
+	ring_end(base + 0x1000 * 5);
+	assert_string_equal(engine_name(7, base + 0x1000 * 5, &e), "ccs7");
+}
+
+/* Runs @prog with @args (@n of them) @calls times, from a thread of its own. */
+struct prog_thread {
+	struct bpf_program *prog;
+	__u64 args[2];
+	unsigned int calls;
+	pthread_t t;
+};
+
+static void *prog_thread_run(void *p)
+{
+	struct prog_thread *a = p;
+	unsigned int i;
+
+	for (i = 0; i < a->calls; i++) {
+		LIBBPF_OPTS(bpf_test_run_opts, opts, .ctx_in = a->args,
+			    .ctx_size_in = sizeof(a->args));
+
+		if (bpf_prog_test_run_opts(bpf_program__fd(a->prog), &opts))
+			return (void *)1;
+	}
+	return NULL;
+}
+
+static void run_threads(struct prog_thread *t, int n)
+{
+	void *ret;
+	int i;
+
+	for (i = 0; i < n; i++)
+		assert_int_equal(pthread_create(&t[i].t, NULL, prog_thread_run, &t[i]), 0);
+	for (i = 0; i < n; i++) {
+		assert_int_equal(pthread_join(t[i].t, &ret), 0);
+		assert_null(ret);
+	}
+}
+
+/*
+ * Done events of one timeline (or ring) run on several CPUs at once: three CPUs keep ending the
+ * job just after the timeline's latest end, 20 x 1,000,000 times each, so they often end the
+ * same one together. What they count together must be what the timeline covers, no more: a read
+ * of the previous end, then a store, let two CPUs both count the same job (and an earlier end
+ * overwrite a later one).
+ */
+static void test_busy_concurrent_done(void **state)
+{
+	struct prog_thread t[3];
+	int i;
+
+	(void)state;
+	skel->bss->race_last = 0;
+	skel->bss->race_busy = 0;
+	for (i = 0; i < 3; i++)
+		t[i] = (struct prog_thread){ .prog = skel->progs.test_busy_race,
+					     .args = { 0, 1000000 }, .calls = 20 };
+	run_threads(t, 3);
+	if (skel->bss->race_busy != skel->bss->race_last || !skel->bss->race_last)
+		fail_msg("busy %llu counted for a timeline covering %llu ns",
+			 (unsigned long long)skel->bss->race_busy,
+			 (unsigned long long)skel->bss->race_last);
+}
+
+/*
+ * A shared GEM object's flags, updated from several CPUs (two clients' handle events): three
+ * CPUs each set and clear a bit of their own 20 x 1,000,000 times, storing the handle count beside
+ * them, and no CPU may ever find its own update undone by another's.
+ */
+static void test_flags_concurrent_update(void **state)
+{
+	struct prog_thread t[3];
+	int i;
+
+	(void)state;
+	skel->bss->flags_broken = 0;
+	memset(&skel->bss->race_obj, 0, sizeof(skel->bss->race_obj));
+	for (i = 0; i < 3; i++)
+		t[i] = (struct prog_thread){ .prog = skel->progs.test_flags_race,
+					     .args = { (__u64)i, 1000000 }, .calls = 20 };
+	run_threads(t, 3);
+	if (skel->bss->flags_broken || skel->bss->race_obj.flags)
+		fail_msg("%llu updates undone by another CPU's, flags left %#x",
+			 (unsigned long long)skel->bss->flags_broken, skel->bss->race_obj.flags);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -519,10 +716,14 @@ int main(void)
 		cmocka_unit_test(test_timeline_busy_basic),
 		cmocka_unit_test(test_timeline_busy_lanes),
 		cmocka_unit_test(test_lost_run_start),
+		cmocka_unit_test(test_done_only_start),
 		cmocka_unit_test(test_lat_bucket),
 		cmocka_unit_test(test_mem_add_sub),
 		cmocka_unit_test(test_mem_concurrent_release),
 		cmocka_unit_test(test_gpu_mem_report),
+		cmocka_unit_test(test_rings_follow_schedulers),
+		cmocka_unit_test(test_busy_concurrent_done),
+		cmocka_unit_test(test_flags_concurrent_update),
 	};
 
 	return cmocka_run_group_tests_name("bpf_account", tests, setup, teardown);

@@ -478,6 +478,72 @@ static void test_running_time_at_taken_ns(void **state)
 	drmtop_bpf_close(b);
 }
 
+/* Running ns of @uid's engine on @ring in one snapshot (0 if none), and jobs_aged_out. */
+static __u64 running_of(struct drmtop_bpf *b, __u64 uid, __u64 ring, __u64 *aged)
+{
+	struct drmtop_bpf_snapshot s;
+	__u64 running = 0;
+	size_t i, j;
+
+	assert_int_equal(drmtop_bpf_snapshot(b, &s), 0);
+	for (i = 0; i < s.n_clients; i++)
+		for (j = 0; s.clients[i].c.uid == uid && j < s.clients[i].n_engines; j++)
+			if (s.clients[i].engines[j].ring == ring)
+				running += s.clients[i].engines[j].running_ns;
+	*aged = s.counters[DRMTOP_CNT_JOBS_AGED_OUT];
+	drmtop_bpf_snapshot_free(&s);
+	return running;
+}
+
+static bool job_present(struct drmtop_bpf *b, __u64 fence)
+{
+	struct drmtop_job j;
+
+	return !bpf_map_lookup_elem(b->map_fd[MAP_JOBS], &fence, &j);
+}
+
+/*
+ * Jobs whose done and cleanup were both lost (a GPU reset on 7.x) stayed the oldest on their
+ * ring for ever, their client running there for ever. On a ring of one unit, a job handed over
+ * after it that finished says it ended: found so in two snapshots running, it is aged out,
+ * counted, and runs no more. On a ring of two units the same is normal (a long job beside short
+ * ones): never judged. A job made from its done event that its cleanup never counted goes after
+ * 10 s.
+ */
+static void test_leaked_jobs_age_out(void **state)
+{
+	struct drmtop_bpf *b = fake_tracer();
+	__u64 one = 0xa1, two = 0xa2, leaked = 0xf1, beside = 0xf2, ended = 0xf3, aged, now;
+	__u64 run = mono_ns() - 2000000000ull;
+	struct drmtop_job j = { .uid = 1, .ring = one, .queue_ns = run - 5, .run_ns = run };
+	struct drmtop_ring r1 = { .last_done_ns = run + 900, .done_run_ns = run + 500, .lanes = 1 };
+	struct drmtop_ring r2 = r1;
+
+	(void)state;
+	r2.lanes = 2;
+	put_client(b, 1);
+	assert_int_equal(bpf_map_update_elem(b->map_fd[MAP_RINGS], &one, &r1, BPF_ANY), 0);
+	assert_int_equal(bpf_map_update_elem(b->map_fd[MAP_RINGS], &two, &r2, BPF_ANY), 0);
+	assert_int_equal(bpf_map_update_elem(b->map_fd[MAP_JOBS], &leaked, &j, BPF_ANY), 0);
+	j.ring = two;
+	assert_int_equal(bpf_map_update_elem(b->map_fd[MAP_JOBS], &beside, &j, BPF_ANY), 0);
+	j = (struct drmtop_job){ .uid = 1 | DRMTOP_JOB_ENDED, .ring = two, .queue_ns = run - 50,
+				 .run_ns = run - 11000000000ull };
+	assert_int_equal(bpf_map_update_elem(b->map_fd[MAP_JOBS], &ended, &j, BPF_ANY), 0);
+
+	now = mono_ns();
+	assert_true(running_of(b, 1, one, &aged) >= now - (run + 900));	/* found overtaken */
+	assert_int_equal(aged, 1);		/* the ended one, 11 s old */
+	assert_false(job_present(b, ended));
+	if (running_of(b, 1, one, &aged) != 0 || job_present(b, leaked))
+		fail_msg("a job overtaken on a ring of one unit still runs, or is still in the map");
+	assert_int_equal(aged, 2);
+	assert_true(running_of(b, 1, two, &aged) > 0);
+	assert_true(job_present(b, beside));
+	assert_int_equal(aged, 2);
+	drmtop_bpf_close(b);
+}
+
 /* Engine entries left in the map. */
 static unsigned int engines_left(struct drmtop_bpf *b)
 {
@@ -933,6 +999,7 @@ int main(void)
 		cmocka_unit_test(test_shared_bytes_handles_released_mid_walk),
 		cmocka_unit_test(test_refresh_calls_not_per_handle),
 		cmocka_unit_test(test_running_time_at_taken_ns),
+		cmocka_unit_test(test_leaked_jobs_age_out),
 		cmocka_unit_test(test_lost_close_record_settled),
 		cmocka_unit_test(test_pending_close_keeps_late_jobs),
 		cmocka_unit_test(test_closed_zero_entry_deleted),

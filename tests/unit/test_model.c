@@ -770,6 +770,7 @@ static void test_every_loss_counter_counts(void **state)
 		DRMTOP_CNT_ENTITIES_FULL, DRMTOP_CNT_ENTITY_GUESSED, DRMTOP_CNT_ADOPT_TRUNCATED,
 		DRMTOP_CNT_MEM_UNDERFLOW, DRMTOP_CNT_ORPHAN_ENGINES, DRMTOP_CNT_GPU_MEM_FULL,
 		DRMTOP_CNT_OBJECTS_STALE,
+		DRMTOP_CNT_JOBS_AGED_OUT,
 	};
 	struct drmtop_bpf_snapshot snap;
 	struct drmtop_model m = { 0 };

@@ -117,6 +117,42 @@ SCEN
 			\"simgpu capacity \(\$te.capacity), busy \(\$te.busy_ns) ns in \(\$wall) ns of wall time\")"
 }
 
+# lost_pair: the job drm_sched hands to the idle second lane while the first lane is busy, its
+# queue and run events both lost (dropped on purpose: event #2 of each), the first job the tracer
+# sees on that lane (no previous end there). Made from its done event, it may not start at its
+# scheduled fence's time: drm_sched moved that to the end of the job before it on the other lane
+# (30 ms in: a 70 ms job counted 40 ms, no bracket). Counted when it is freed from its queue
+# time, its scheduled fence bounding the bracket, the truth must lie within it. Only where fences
+# carry drm_client_id (nothing else names its client at its done event).
+lost_pair() {
+	bl_init 50-bpf-engine-capacity-lost-pair
+	trap 'restore' EXIT
+	reload_simgpu "engine_capacity=2,2,1" "queue_depth=4,4,1" || return
+	cat >"$BL/scenario" <<SCEN
+proc pair
+  open a
+  submit a engine=gfx dur=30ms wait=none
+  submit a engine=gfx dur=70ms wait=end
+SCEN
+	if ! BL_BPFDUMP_ARGS="--drop-queue 2 --drop-run 2" bl_start_bpf ||
+		! bl_run_workload -f "$BL/scenario"; then
+		bl_cleanup
+		wait
+		return
+	fi
+	bl_quiesce 60
+	bl_stop_all || return
+	bl_jq_checks "misses_line, counter_checks, skip_checks,
+		check(\"lost-pair-from-done\"; b.counters.job_from_done == 1; \"\(b.counters)\"),
+		([\$ready[0].open[] | select(truth_client(.client_id).gfx_completed > 0)][0]) as \$o |
+		truth_client(\$o.client_id) as \$tc |
+		bpf_engine(bpf_client_by_file(bpf_file(\$o.pid; \$o.fd)); \"gfx\") as \$g |
+		check(\"lost-pair-jobs\"; \$g.jobs == 2 and \$tc.gfx_completed == 2;
+			\"bpf \(\$g.jobs) jobs, simgpu \(\$tc.gfx_completed)\"),
+		check(\"lost-pair-busy-bracketed\"; within_busy(\$g.busy; \$g.slack; \$tc.gfx_busy_ns);
+			\"bpf \(\$g.busy) ns (start slack \(\$g.slack)), simgpu \(\$tc.gfx_busy_ns) ns\")"
+}
+
 if [ -z "${VM_SIMGPU:-}" ]; then
 	bl_init 50-bpf-engine-capacity
 	fail "$bl_name-simgpu" "VM_SIMGPU not set: the harness did not load simgpu"
@@ -132,6 +168,7 @@ one_run 2
 if grep -qaF drm_client_id /sys/kernel/btf/gpu_sched; then
 	BL_BPFDUMP_ARGS="--drop-queue 4 --drop-run 3" one_run 3 \
 		'check("jobs-from-done"; b.counters.job_from_done > 0; "\(b.counters)")'
+	lost_pair
 else
 	BL_BPFDUMP_ARGS="--drop-run 7" one_run 3
 fi

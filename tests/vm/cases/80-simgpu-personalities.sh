@@ -272,10 +272,80 @@ personality_fw() {
 	wl_settle
 }
 
+# fw churn: a desktop day of GL/Vulkan contexts on a firmware-scheduled GPU, in seconds. Every
+# client file makes a scheduler per engine and frees them at close (xe per exec queue), so 400
+# short-lived processes (each with its idle probe client: two files, three engines each) make and
+# destroy some 2,400 schedulers during one drmtop record, many at addresses freed before. The
+# tracer's rings map (4,096) must follow them: nothing counted missed (a full map refusing a
+# new scheduler counts rings_full on each of its jobs), every client recorded once with exactly
+# its jobs on each engine, under its queue's name (rcs<n>, bcs<n>), none on engine "?".
+cat >"$tmp/fw-churn" <<'SCEN'
+proc q count=400 every=10ms
+  open a
+  submit a engine=gfx dur=1ms count=2 wait=end
+  submit a engine=copy dur=1ms wait=end
+  exit
+SCEN
+
+personality_fw_churn() {
+	d=$tmp/fw-churn.d
+	mkdir -p "$d"
+	"$DRMTOP" record -t 86400 -J --source bpf >"$d/rec.json" 2>"$d/rec.err" &
+	TOP_PID=$!
+	_t=0
+	until grep -q recording "$d/rec.err" 2>/dev/null || [ $_t -ge 600 ]; do
+		sleep 0.1
+		_t=$((_t + 1))
+	done
+	"$WL" -o "$d/wl.json" -f "$tmp/fw-churn" >"$d/wl.out" 2>&1 ||
+		fail pers-fw-churn-workload "$(tail -c 300 "$d/wl.out")"
+	wl_settle
+	sleep 3
+	kill -INT "$TOP_PID"
+	wait "$TOP_PID"
+	rc=$?
+	TOP_PID=
+	jq '[.clients[] | select(.probe | not)]' "$d/wl.json" >"$d/wl-clients.json" 2>/dev/null
+	nwl=$(jq length "$d/wl-clients.json" 2>/dev/null || echo 0)
+	echo "info: fw churn on $(uname -r): $nwl clients, record exit $rc," \
+		"$(jq -c .record.bpf "$d/rec.json" 2>&1 | head -c 300)"
+	[ "$rc" -eq 0 ] && [ "$nwl" -eq 400 ] && pass "pers-fw-churn-ran ($nwl clients)" ||
+		fail pers-fw-churn-ran "record exit $rc, $nwl of 400 clients: $(tail -c 300 "$d/rec.err")"
+	jq_check pers-fw-churn-nothing-missed '.record.bpf.active and
+		.record.bpf.missed <= 2 * .record.bpf.skipped_runs' "$d/rec.json" '.record.bpf'
+	# The workload counts gfx/copy jobs; the tracer names the queue: rcs<n> is gfx, bcs<n> copy.
+	jq -n -c --slurpfile wl "$d/wl-clients.json" --slurpfile rec "$d/rec.json" '
+		def class: sub("[0-9]+$"; "") | {rcs: "gfx", bcs: "copy", ccs: "compute"}[.] // "?" + .;
+		($rec[0].clients | map(select(.bpf != null and .bpf.kernel == false))
+		 | group_by(.bpf.tgid) | map({key: (.[0].bpf.tgid | tostring), value: .})
+		 | from_entries) as $by
+		| [$wl[0][] | . as $w
+		   | ($w.engines | to_entries | map(select(.value.jobs > 0) | {(.key): .value.jobs})
+		      | add // {}) as $want
+		   | [($by[$w.opener_pid | tostring] // [])[] | select(.bpf.closed and
+			([.bpf.engines[] | select(.jobs > 0) | {(.name | class): .jobs}] | add // {})
+			== $want and all(.bpf.engines[] | select(.jobs > 0);
+			.name | test("^(rcs|bcs)[0-9]+$")) and all(.bpf.engines[]; .name != "?"))]
+		   | select(length != 1)
+		   | {client_id: $w.client_id, pid: $w.opener_pid, want: $want,
+		      got: [($by[$w.opener_pid | tostring] // [])[] | .bpf.engines]}]' \
+		>"$d/missing.json" 2>"$d/missing.err"
+	if [ "$(cat "$d/missing.json")" = "[]" ] && [ "$nwl" -gt 0 ]; then
+		pass "pers-fw-churn-record-exact ($nwl clients, each once, its jobs by queue name)"
+	else
+		fail pers-fw-churn-record-exact "$(head -c 800 "$d/missing.json") $(head -c 200 \
+			"$d/missing.err")"
+	fi
+	jq_check pers-fw-churn-queue-names '[.clients[].bpf.engines[]? | select(.jobs > 0) |
+		.name] | unique | length >= 800' "$d/rec.json" \
+		'[.clients[].bpf.engines[]? | .name] | unique | length'
+}
+
 personality v3d "" '["v3d_render", "v3d_csd", "v3d_tfu"]' '["render", "csd", "tfu"]'
 personality amdgpu "clear_jobs=1" '["gfx_0.0.0", "comp_1.0.0", "sdma0"]' \
 	'["gfx", "compute", "dma"]'
 personality_fw
+personality_fw_churn
 
 restore
 if grep -q ' personality=simgpu driver=simgpu ' "$SIMGPU_DEBUGFS/device" 2>/dev/null; then
