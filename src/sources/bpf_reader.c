@@ -1233,8 +1233,11 @@ int drmtop_bpf_snapshot(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
 	pthread_mutex_lock(&b->drain_lock);
 	for (i = 0; i < n_taken; i++)
 		retire(b, &b->pending[i]);
-	memmove(b->pending, b->pending + n_taken, (b->n_pending - n_taken) * sizeof(*b->pending));
-	b->n_pending -= n_taken;
+	if (n_taken) {
+		memmove(b->pending, b->pending + n_taken,
+			(b->n_pending - n_taken) * sizeof(*b->pending));
+		b->n_pending -= n_taken;
+	}
 	pthread_mutex_unlock(&b->drain_lock);
 	free(ew.del);
 	free(sv.reported);
