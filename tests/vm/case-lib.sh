@@ -53,6 +53,22 @@ drmtop_bg() {
 	done
 }
 
+# drmtop_record_bg OUT ERR ARGS...: `drmtop record ARGS` in the background, stdout to OUT, stderr
+# to ERR, its pid in TOP_PID; returns once it says it is recording (its sources are up; 60 s at
+# most), so what the case runs next is inside the session.
+drmtop_record_bg() {
+	_out=$1
+	_err=$2
+	shift 2
+	"${DRMTOP:-build/drmtop}" record "$@" >"$_out" 2>"$_err" &
+	TOP_PID=$!
+	_t=0
+	until grep -q recording "$_err" 2>/dev/null || [ $_t -ge 600 ]; do
+		sleep 0.1
+		_t=$((_t + 1))
+	done
+}
+
 # drmtop_bg_last ALL LAST: waits for the drmtop drmtop_bg started (TOP_PID, then cleared) and
 # keeps the last line it wrote to ALL (its last frame) in LAST.
 drmtop_bg_last() {

@@ -168,15 +168,9 @@ fi
 if want record; then
 	d=$tmp/short
 	mkdir -p "$d"
-	"$DRMTOP" record -t 12 -J --source bpf >"$d/rec.json" 2>"$d/rec.err" &
-	rec_pid=$!
-	t=0
-	until grep -q recording "$d/rec.err" 2>/dev/null || [ $t -ge 300 ]; do
-		sleep 0.1
-		t=$((t + 1))
-	done
+	drmtop_record_bg "$d/rec.json" "$d/rec.err" -t 12 -J --source bpf
 	if "$WL" -o "$d/wl.json" short-lived 2>"$d/wl.err"; then
-		wait "$rec_pid"
+		wait "$TOP_PID"
 		rc=$?
 		[ "$rc" -eq 0 ] && pass drmtop-record-exit-0 || fail drmtop-record-exit-0 "rc=$rc $(cat "$d/rec.err")"
 		missing=$(jq -n -c --slurpfile wl "$d/wl.json" --slurpfile rec "$d/rec.json" '
@@ -219,8 +213,8 @@ if want record; then
 			| length')
 		echo "info: fdinfo sampling (every 0.25 s) saw $seen of the $n short-lived clients"
 	else
-		kill "$rec_pid" 2>/dev/null
-		wait "$rec_pid"
+		kill "$TOP_PID" 2>/dev/null
+		wait "$TOP_PID"
 		fail drmtop-record-short-lived-run "workload failed: $(tail -n 3 "$d/wl.err")"
 	fi
 fi

@@ -290,13 +290,7 @@ SCEN
 personality_fw_churn() {
 	d=$tmp/fw-churn.d
 	mkdir -p "$d"
-	"$DRMTOP" record -t 86400 -J --source bpf >"$d/rec.json" 2>"$d/rec.err" &
-	TOP_PID=$!
-	_t=0
-	until grep -q recording "$d/rec.err" 2>/dev/null || [ $_t -ge 600 ]; do
-		sleep 0.1
-		_t=$((_t + 1))
-	done
+	drmtop_record_bg "$d/rec.json" "$d/rec.err" -t 86400 -J --source bpf
 	"$WL" -o "$d/wl.json" -f "$tmp/fw-churn" >"$d/wl.out" 2>&1 ||
 		fail pers-fw-churn-workload "$(tail -c 300 "$d/wl.out")"
 	wl_settle
