@@ -9,15 +9,18 @@
  * addresses are hex strings (jq reads numbers as doubles).
  *
  * Usage: bpfdump [-i MS] [-t SEC] [--ready FILE] [--status FILE] [--stop FILE] [--pause FILE]
- *                [--fds] [--drop-queue N] [--drop-run N] [--drop-open N] [--drop-close N]
- *                [--drop-release N] [--drop-object N]
+ *                [--close-queue N] [--fds] [--drop-queue N] [--drop-run N] [--drop-open N]
+ *                [--drop-close N] [--drop-release N] [--drop-object N]
  *   -i MS       snapshot interval (default 200)
  *   -t SEC      stop after SEC seconds (default: run until --stop FILE exists or SIGINT/TERM)
  *   --ready F   create F once the tracer is opened (the test starts its workload then)
  *   --status F  rewrite F with drmtop_bpf_reason() whenever a poll attached something
  *   --stop F    stop as soon as F exists
  *   --pause F   take no snapshot while F exists (a reader that falls behind: close records
- *               pile up in the ring buffer, which may overflow)
+ *               pile up in the drain thread's queue, which may overflow)
+ *   --close-queue N
+ *               test only: the drain thread's queue holds N close records, not 32,768, so a
+ *               paused reader loses records (counted in ringbuf_full) as a stuck one would
  *   --fds       include the task_file iterator's records (taken at stop)
  *   --drop-queue N, --drop-run N
  *               test only: the scheduler part drops every Nth queue / run event as if the
@@ -394,6 +397,7 @@ int main(int argc, char **argv)
 		{ "status", required_argument, NULL, 'S' },
 		{ "stop", required_argument, NULL, 's' },
 		{ "pause", required_argument, NULL, 'p' },
+		{ "close-queue", required_argument, NULL, 'q' },
 		{ "fds", no_argument, NULL, 'f' },
 		{ "drop-queue", required_argument, NULL, 'Q' },
 		{ "drop-run", required_argument, NULL, 'R' },
@@ -408,6 +412,7 @@ int main(int argc, char **argv)
 	struct drmtop_bpf *b;
 	double duration = -1, t0;
 	long interval_ms = 200;
+	size_t close_queue = 0;
 	bool fds = false;
 	char why[512];
 	size_t i;
@@ -437,6 +442,9 @@ int main(int argc, char **argv)
 		case 'p':
 			pause = optarg;
 			break;
+		case 'q':
+			close_queue = strtoul(optarg, NULL, 10);
+			break;
 		case 'f':
 			fds = true;
 			break;
@@ -460,7 +468,7 @@ int main(int argc, char **argv)
 			break;
 		default:
 			fprintf(stderr, "usage: bpfdump [-i MS] [-t SEC] [--ready FILE] "
-				"[--status FILE] [--stop FILE] [--pause FILE] [--fds] "
+				"[--status FILE] [--stop FILE] [--pause FILE] [--close-queue N] [--fds] "
 				"[--drop-queue N] [--drop-run N] [--drop-open N] [--drop-close N] "
 				"[--drop-release N] [--drop-object N]\n");
 			return 2;
@@ -474,6 +482,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	set_drops(b);
+	b->pending_max = close_queue;
 	write_reason(ready, b);
 	write_reason(status, b);
 	t0 = now_s();

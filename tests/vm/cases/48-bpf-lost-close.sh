@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # A reader that falls behind: bpfdump takes no snapshot while 2048 clients open, run a job and
-# close, so their close records overflow the 256 KiB ring buffer (ringbuf_full). Once it reads
+# close, so their close records overflow the drain thread's queue, made 256 records here for the
+# test (--close-queue; drmtop's holds 32,768), and are lost (ringbuf_full). Once it reads
 # again, the clients whose record came are closed clients; the others are orphans, settled after
 # the grace period (5 s, 2 snapshots): each reported once (never also as closed), with its
 # engine figures, counted in orphan_engines. Every job lands exactly once (closed + orphans ==
@@ -32,6 +33,7 @@ SCEN
 bl_truth_baseline
 touch "$BL/pause"
 "$BPFDUMP" -i 100 --ready "$BL/bpf.ready" --stop "$BL/bpf.stop" --pause "$BL/pause" \
+	--close-queue 256 \
 	>"$BL/bpf.json" 2>"$BL/bpf.err" &
 bl_bpf_pid=$!
 if ! bl_wait_file "$BL/bpf.ready" 30; then

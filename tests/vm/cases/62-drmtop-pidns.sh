@@ -1,6 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
 # case-timeout: 180
+# parallel-safe: pids, matches and -p selection compared exactly; no busy figure checked
 #
 # drmtop inside a pid namespace of its own (a container's: unshare --pid --fork --mount-proc),
 # both sources on, simgpu clients inside and outside it. The tracer sees every process; /proc
