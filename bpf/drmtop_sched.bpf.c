@@ -191,15 +191,16 @@ static __always_inline struct drmtop_engine *engine_get(__u64 uid, __u64 ring,
 }
 
 /*
- * Test only, zero (off) unless a test writes them: bpfdump --drop-queue/--drop-run, through this
- * object's mmapped .bss. Every Nth queue event, and every Nth run event, is dropped as if the
+ * Test only, zero (off) unless a test writes them: bpfdump --drop-queue/--drop-run/--drop-done,
+ * through this object's mmapped .bss. Every Nth queue, run or done event is dropped as if the
  * kernel had skipped the program (a recursion miss), so the recovery below is proven on every
  * kernel, not only when 7.x happens to skip (a job that loses both, or its queue event, only
- * where fences carry drm_client_id); drops are counted per role here. [0] queue, [1] run.
+ * where fences carry drm_client_id); drops are counted per role here. [0] queue, [1] run,
+ * [2] done (made up where the job is freed, drmtop_job_cleanup).
  */
-__u32 drmtop_test_drop_every[2];
-__u64 drmtop_test_seen[2];
-__u64 drmtop_test_dropped[2];
+__u32 drmtop_test_drop_every[3];
+__u64 drmtop_test_seen[3];
+__u64 drmtop_test_dropped[3];
 
 static __always_inline bool test_drop(int role)
 {
@@ -468,6 +469,8 @@ static __always_inline void on_done(struct drm_sched_fence *s_fence, bool late)
 	struct drmtop_job j = {};
 	__u32 b;
 
+	if (!late && test_drop(2))
+		return;
 	drmtop_count(late ? DRMTOP_CNT_DONE_AT_CLEANUP : DRMTOP_CNT_JOBS_DONE);
 	/* a copy: a pointer to either the map or the stack is more than the verifier takes */
 	if (jm && !jm->uid) {

@@ -9,8 +9,8 @@
  * addresses are hex strings (jq reads numbers as doubles).
  *
  * Usage: bpfdump [-i MS] [-t SEC] [--ready FILE] [--status FILE] [--stop FILE] [--pause FILE]
- *                [--close-queue N] [--fds] [--drop-queue N] [--drop-run N] [--drop-open N]
- *                [--drop-close N] [--drop-release N] [--drop-object N]
+ *                [--close-queue N] [--fds] [--drop-queue N] [--drop-run N] [--drop-done N]
+ *                [--drop-open N] [--drop-close N] [--drop-release N] [--drop-object N]
  *   -i MS       snapshot interval (default 200)
  *   -t SEC      stop after SEC seconds (default: run until --stop FILE exists or SIGINT/TERM)
  *   --ready F   create F once the tracer is opened (the test starts its workload then)
@@ -22,11 +22,11 @@
  *               test only: the drain thread's queue holds N close records, not 32,768, so a
  *               paused reader loses records (counted in ringbuf_full) as a stuck one would
  *   --fds       include the task_file iterator's records (taken at stop)
- *   --drop-queue N, --drop-run N
- *               test only: the scheduler part drops every Nth queue / run event as if the
- *               kernel had skipped the program (bpf/drmtop_sched.bpf.c, test_drop); the JSON
- *               then has "test_dropped": {"queue": n, "run": n, "open": n, "close": n,
- *               "release": n, "object": n}
+ *   --drop-queue N, --drop-run N, --drop-done N
+ *               test only: the scheduler part drops every Nth queue / run / done event as if
+ *               the kernel had skipped the program (bpf/drmtop_sched.bpf.c, test_drop); the
+ *               JSON then has "test_dropped": {"queue": n, "run": n, "done": n, "open": n,
+ *               "close": n, "release": n, "object": n}
  *   --drop-open N, --drop-close N, --drop-release N, --drop-object N
  *               test only: the DRM part skips every Nth run of drmtop_file_alloc / every Nth
  *               drm_gem_release exit of a known client / every Nth handle release in a close /
@@ -84,15 +84,16 @@ struct merged {
 
 static struct merged closed, orphans;
 
-/* --drop-queue, --drop-run, --drop-open, --drop-close, --drop-release, --drop-object: to each
- * part's .bss. */
-static __u32 drop_every[6];
+/* --drop-queue, --drop-run, --drop-open, --drop-close, --drop-release, --drop-object,
+ * --drop-done: to each part's .bss. */
+static __u32 drop_every[7];
 
 static void set_drops(struct drmtop_bpf *b)
 {
 	if (b->sched && b->sched->bss) {
 		b->sched->bss->drmtop_test_drop_every[0] = drop_every[0];
 		b->sched->bss->drmtop_test_drop_every[1] = drop_every[1];
+		b->sched->bss->drmtop_test_drop_every[2] = drop_every[6];
 	}
 	if (b->drm && b->drm->bss) {
 		b->drm->bss->drmtop_test_drm_drop_every[0] = drop_every[2];
@@ -312,7 +313,7 @@ static void print_all(struct drmtop_bpf *b, const struct drmtop_bpf_snapshot *s,
 		u64(&w, drmtop_bpf_counter_name(i), s->counters[i]);
 	jw_object_end(&w);
 	if (drop_every[0] || drop_every[1] || drop_every[2] || drop_every[3] || drop_every[4] ||
-	    drop_every[5]) {
+	    drop_every[5] || drop_every[6]) {
 		const __u64 *d = b->sched && b->sched->bss ? b->sched->bss->drmtop_test_dropped
 							    : NULL;
 		const __u64 *dd = b->drm && b->drm->bss ? b->drm->bss->drmtop_test_drm_dropped
@@ -322,6 +323,7 @@ static void print_all(struct drmtop_bpf *b, const struct drmtop_bpf_snapshot *s,
 		jw_object_begin(&w);
 		u64(&w, "queue", d ? d[0] : 0);
 		u64(&w, "run", d ? d[1] : 0);
+		u64(&w, "done", d ? d[2] : 0);
 		u64(&w, "open", dd ? dd[0] : 0);
 		u64(&w, "close", dd ? dd[1] : 0);
 		u64(&w, "release", dd ? dd[2] : 0);
@@ -405,6 +407,7 @@ int main(int argc, char **argv)
 		{ "drop-close", required_argument, NULL, 'C' },
 		{ "drop-release", required_argument, NULL, 'L' },
 		{ "drop-object", required_argument, NULL, 'J' },
+		{ "drop-done", required_argument, NULL, 'D' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *ready = NULL, *stopfile = NULL, *status = NULL, *pause = NULL;
@@ -466,10 +469,13 @@ int main(int argc, char **argv)
 		case 'J':
 			drop_every[5] = (__u32)strtoul(optarg, NULL, 10);
 			break;
+		case 'D':
+			drop_every[6] = (__u32)strtoul(optarg, NULL, 10);
+			break;
 		default:
 			fprintf(stderr, "usage: bpfdump [-i MS] [-t SEC] [--ready FILE] "
 				"[--status FILE] [--stop FILE] [--pause FILE] [--close-queue N] [--fds] "
-				"[--drop-queue N] [--drop-run N] [--drop-open N] [--drop-close N] "
+				"[--drop-queue N] [--drop-run N] [--drop-done N] [--drop-open N] [--drop-close N] "
 				"[--drop-release N] [--drop-object N]\n");
 			return 2;
 		}
