@@ -325,7 +325,7 @@ def skipped($role): [(b.recursion_misses // {}) | to_entries[] |
 # For a case whose jobs all come after attach: every skipped or dropped scheduler event was made
 # up for, one job made from its run event per lost queue event, one start bracketed by the queue
 # time and the scheduled fence per lost run event, one job made from its done event per job that
-# lost both; a skipped done cannot be (the exact job checks then fail).
+# lost both; a skipped done is made up where its job is freed (done_at_cleanup, case 50).
 def skip_checks:
 	b.counters as $k |
 	(skipped("queue") + dropped("queue")) as $q | (skipped("run") + dropped("run")) as $r |
