@@ -78,7 +78,8 @@ until_screen 'filter: infer (2 shown)' 300 &&
 tmux -S "$sock" send-keys Escape P Home Enter
 until_screen '^holders (pid/fd): ' 300 && screen >"$tmp/detail" || fail drmtop-tui-detail "no detail view"
 tmux -S "$sock" send-keys Escape q
-if until_screen 'EXITED 0' 300 && screen | grep -q STTY-SAME &&
+# STTY-SAME comes an exec of stty after EXITED: waited for, not looked for once.
+if until_screen 'EXITED 0' 300 && until_screen STTY-SAME 100 &&
 	[ "$(tmux -S "$sock" display -p '#{alternate_on}')" = 0 ]; then
 	pass drmtop-tui-quit-restores
 else
