@@ -258,7 +258,12 @@ struct drmtop_model_device {
 
 /* A client that closed since the previous refresh. */
 struct drmtop_model_closed_engine {
-	const char *name;
+	const char *name;		/* the ring (scheduler) the tracer counted it on */
+	/*
+	 * The engine the driver's table maps the ring to, as live clients show it ("rcs" for xe's
+	 * "rcs<GuC id>"): bounded where ring names are not (a scheduler per user queue); else name.
+	 */
+	const char *engine;
 	uint64_t busy_ns;
 	uint64_t jobs;
 };

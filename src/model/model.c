@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
+#include "drmtop/drivers.h"
 #include "drmtop/model_build.h"
 #include "drmtop/usage.h"
 #include "drmtop/util/pool.h"
@@ -661,7 +662,11 @@ static void fill_closed_bpf(struct build *b, struct drmtop_model_closed *mc,
 	if (!mc->engines)
 		return;
 	for (i = 0; i < bc->n_engines; i++) {
-		mc->engines[i].name = copy_arr(b, bc->engines[i].name, sizeof(bc->engines[i].name));
+		const char *ring = copy_arr(b, bc->engines[i].name, sizeof(bc->engines[i].name));
+		const char *engine = drmtop_ring_engine(mc->driver, ring, NULL, 0, NULL, NULL);
+
+		mc->engines[i].name = ring;
+		mc->engines[i].engine = engine ? engine : ring;
 		mc->engines[i].busy_ns = bc->engines[i].busy_ns;
 		mc->engines[i].jobs = bc->engines[i].jobs;
 	}

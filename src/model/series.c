@@ -823,6 +823,31 @@ static void touch_client(struct update *u, const struct drmtop_model_client *c)
 		client_mem(u, t->series, c);
 }
 
+/*
+ * The rings of closed client @cl that its engine @i stands for, summed and fed once: the first
+ * ring of each engine feeds it, later ones were counted with it (a client's rings are a handful).
+ */
+static void feed_closed_engine(struct update *u, struct drmtop_series_tracker *t,
+			       const struct drmtop_model_closed *cl, size_t i)
+{
+	const char *engine = cl->engines[i].engine ? cl->engines[i].engine : cl->engines[i].name;
+	uint64_t busy = 0, jobs = 0;
+	size_t j;
+
+	for (j = 0; j < cl->nr_engines; j++) {
+		const char *other = cl->engines[j].engine ? cl->engines[j].engine
+							  : cl->engines[j].name;
+
+		if (strcmp(other, engine))
+			continue;
+		if (j < i)
+			return;
+		busy += cl->engines[j].busy_ns;
+		jobs += cl->engines[j].jobs;
+	}
+	feed(u, t, engine, DRMTOP_SERIES_BPF, busy, true, jobs, true);
+}
+
 /* A client that closed: the tracer's final figures, or fdinfo's word that it went. */
 static void touch_closed(struct update *u, const struct drmtop_model_closed *cl)
 {
@@ -855,8 +880,7 @@ static void touch_closed(struct update *u, const struct drmtop_model_closed *cl)
 		map_uid(u, t, cl->bpf.uid);
 	}
 	for (i = 0; i < cl->nr_engines; i++)
-		feed(u, t, cl->engines[i].name, DRMTOP_SERIES_BPF, cl->engines[i].busy_ns, true,
-		     cl->engines[i].jobs, true);
+		feed_closed_engine(u, t, cl, i);
 	close_tracker(u, t);
 }
 

@@ -870,6 +870,55 @@ static void test_best_unmapped_ring(void **state)
 	drmtop_series_fini(&s);
 }
 
+/*
+ * A firmware-scheduled GPU names a scheduler per user queue ("rcs<GuC id>" on xe): the closed
+ * clients' rings are counted under the engine the driver's table maps them to, as live clients'
+ * are, two rings of one engine summed, so the series stay two however many queues came and went.
+ */
+static void test_closed_queue_names_bounded(void **state)
+{
+	static char rings[300][3][16];
+	struct drmtop_series s;
+	struct fake f;
+	const char *line;
+	size_t i;
+	char *out;
+
+	(void)state;
+	drmtop_series_init(&s, 10, DRMTOP_SERIES_LABELS_DEFAULT);
+	for (i = 0; i < 300; i++) {
+		struct drmtop_model_closed *c;
+
+		fake_reset(&f);
+		add_closed_bpf(&f, 100 + i, "q", (pid_t)(200 + i), 100 + i, 5, 1);
+		c = &f.closed[0];
+		c->driver = c->bpf.driver = "xe";
+		snprintf(rings[i][0], sizeof(rings[i][0]), "rcs%zu", 3 * i + 1);
+		snprintf(rings[i][1], sizeof(rings[i][1]), "rcs%zu", 3 * i + 2);
+		snprintf(rings[i][2], sizeof(rings[i][2]), "bcs%zu", 3 * i + 3);
+		c->engines = f.closed_engines;
+		c->nr_engines = 3;
+		for (size_t k = 0; k < 3; k++) {
+			struct drmtop_model_closed_engine *e = &f.closed_engines[k];
+
+			e->name = rings[i][k];
+			e->engine = k < 2 ? "rcs" : "bcs";
+			e->busy_ns = k == 0 ? 5 : k == 1 ? 7 : 3;
+			e->jobs = 1;
+		}
+		assert_int_equal(drmtop_series_update(&s, &f.m, 0), 0);
+		drmtop_series_scraped(&s);
+	}
+	out = render(&s, DRMTOP_PROM_TEXT);
+	assert_int_equal(count_lines(out, "drmtop_client_engine_busy_seconds_total{"), 2);
+	assert_int_equal(count_lines(out, "drmtop_device_engine_busy_seconds_total{"), 2);
+	line = strstr(out, "comm=\"q\",engine=\"rcs\"} ");
+	assert_non_null(line);
+	assert_string_equal(strtok(strchr(line, ' ') + 1, "\n"), "0.000003600");
+	free(out);
+	drmtop_series_fini(&s);
+}
+
 /* The driver's own jobs on two GPUs of one driver: a series per device, not one merged. */
 static void test_kernel_clients_per_device(void **state)
 {
@@ -912,6 +961,7 @@ int main(void)
 		cmocka_unit_test(test_best_unmapped_ring),
 		cmocka_unit_test(test_default_bounded_churn),
 		cmocka_unit_test(test_kernel_clients_per_device),
+		cmocka_unit_test(test_closed_queue_names_bounded),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
