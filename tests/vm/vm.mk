@@ -112,6 +112,21 @@ vm-soak: vm-deps
 		VM_SIMGPU_PARAMS="$(VM_SIMGPU_PARAMS)" VM_GUEST_ENV="SOAK_SECONDS=$(SOAK_SECONDS)" \
 		$(STAGE_RUN) vm-soak -- tests/vm/vm-test.sh $(SOAK_KERNEL) $(RESULTS)/vm-soak
 
+# The long soak (not in make test): an hour of the same churn on the firmware-scheduled
+# personality (a scheduler per client file and engine, made and freed with it) under the stream,
+# record and the exporter, on the newest kernel. Its samples are the figures in
+# docs/PERFORMANCE.md. SOAK_LONG_SECONDS and SOAK_LONG_KERNEL to change it.
+SOAK_LONG_SECONDS ?= 3600
+SOAK_LONG_KERNEL ?= 7.2
+.PHONY: soak-long
+soak-long: $(if $(filter $(SOAK_LONG_KERNEL),$(VM_SID_KERNELS)),all \
+		$(VM_SIMGPU_DEP:simgpu-modules=simgpu-sid-$(SOAK_LONG_KERNEL)) $$(VM_TEST_DEPS),vm-deps)
+	@VM_STAGE=soak-long VM_TIMEOUT=$$(($(SOAK_LONG_SECONDS) + 1500)) \
+		VM_CASE_TIMEOUT=$$(($(SOAK_LONG_SECONDS) + 1200)) VM_CASES=90-drmtop-soak \
+		VM_SIMGPU_PARAMS="personality=fw" \
+		VM_GUEST_ENV="SOAK_SECONDS=$(SOAK_LONG_SECONDS) SOAK_SERVE=1" \
+		$(STAGE_RUN) soak-long -- tests/vm/vm-test.sh $(SOAK_LONG_KERNEL) $(RESULTS)/soak-long
+
 # The harness from a copy under /tmp (tests/vm/path-test.sh): a checkout anywhere must work.
 TEST_TARGETS += vm-path
 TEST_PARALLEL += vm-path

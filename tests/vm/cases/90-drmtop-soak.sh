@@ -28,7 +28,8 @@
 #    whose first third held one sample), while a leak raises the floor: one entry per 40
 #    clients lifts it by ~30 over a third of a 600 s run;
 #  - once the churn has stopped and the tracer drained, any map holds more entries than before
-#    the churn started (idle level, no slack);
+#    the churn started (idle level, no slack); an LRU map (timelines: one per exec queue on the
+#    fw personality, nothing deletes them) is held to its size instead;
 #  - the record grows by more than SOAK_REC_BYTES (4096) per client it recorded: it keeps every
 #    client by design, so its RSS follows the clients, not the time;
 #  - any client of the workload's records is missing from the record's totals, or there more or
@@ -37,6 +38,10 @@
 #    the kernel skips a tracer program now and then, which is counted and shown: the stream's
 #    missed figure must be exactly the skipped runs not made up for plus the loss counters
 #    such a skip causes, each no more than those runs).
+# With SOAK_SERVE=1 (make soak-long: an hour on the firmware-scheduled personality) a third
+# drmtop, the exporter (serve -d 1, scraped every sample), runs beside them: its RSS and its maps
+# are held to the stream's bounds, and its series count, labelled by comm, must stay within
+# SOAK_SERIES_SLACK (8) of the first third's peak over the last third whatever the churn.
 # Runs in the test VM from the repository root (tests/vm/run-suite.sh).
 set -u
 
@@ -52,18 +57,24 @@ HEAP_SLACK_KIB=${SOAK_HEAP_SLACK_KIB:-64}
 HEAPWATCH=${HEAPWATCH:-build/tests/heapwatch.so}
 MAP_SLACK=${SOAK_MAP_SLACK:-16}
 REC_BYTES=${SOAK_REC_BYTES:-4096}
+SERVE=${SOAK_SERVE:-0}
+SERIES_SLACK=${SOAK_SERIES_SLACK:-8}
+SPORT=9479
 
 wl_require drmtop-soak-setup
-for tool in "$DRMTOP" bpftool; do
+tools="$DRMTOP bpftool"
+[ "$SERVE" = 1 ] && tools="$tools curl"
+for tool in $tools; do
 	command -v "$tool" >/dev/null || { fail drmtop-soak-setup "$tool not found"; exit 1; }
 done
 [ -r "$HEAPWATCH" ] || { fail drmtop-soak-setup "$HEAPWATCH not built"; exit 1; }
 tmp=$(mktemp -d)
 TOP=
 REC=
+SRV=
 CHURN=
 cleanup() {
-	for p in $CHURN $TOP $REC; do kill -KILL "$p" 2>/dev/null; done
+	for p in $CHURN $TOP $REC $SRV; do kill -KILL "$p" 2>/dev/null; done
 	wl_keep_on_failure "$tmp" 90-drmtop-soak
 	rm -rf "$tmp"
 }
@@ -91,10 +102,29 @@ GLIBC_TUNABLES=glibc.malloc.tcache_count=0 HEAPWATCH_FILE=$tmp/heap LD_PRELOAD=$
 TOP=$!
 "$DRMTOP" record -t 86400 -J >"$tmp/rec.json" 2>"$tmp/rec.err" &
 REC=$!
+if [ "$SERVE" = 1 ]; then
+	loopback_up
+	"$DRMTOP" serve --listen "127.0.0.1:$SPORT" -d 1 2>"$tmp/srv.err" &
+	SRV=$!
+fi
+# series: the exporter's sample count (lines that are not comments), 0 when it does not answer
+series() {
+	curl -sf --max-time 10 "http://127.0.0.1:$SPORT/metrics" 2>/dev/null | grep -vc '^#'
+}
 # No simgpu client yet: the stream's first frame comes at once, when its tracer is attached.
 if ! until_has "$tmp/top.jsonl" iteration 300 || ! until_has "$tmp/rec.err" recording 300; then
 	fail drmtop-soak-start "not attached in 300 s: $(tail -c 300 "$tmp/top.err" "$tmp/rec.err")"
 	exit 1
+fi
+if [ "$SERVE" = 1 ]; then
+	_t=0
+	while [ "$(series)" -eq 0 ] && [ "$_t" -lt 300 ]; do sleep 1; _t=$((_t + 1)); done
+	if [ "$(series)" -gt 0 ]; then
+		pass "drmtop-soak-serve-answers ($(series) series)"
+	else
+		fail drmtop-soak-serve-answers "no /metrics in 300 s: $(tail -c 300 "$tmp/srv.err")"
+		exit 1
+	fi
 fi
 # The heap figures come from inside the stream's drmtop; without them its heap check would
 # compare zeros.
@@ -114,8 +144,10 @@ fi
 # The hash maps of each drmtop, from its own descriptors: "<who> <id> <name>" (the arrays and
 # the ring buffer have a fixed size).
 bpftool -j map show >"$tmp/maps.json"
-for who in top rec; do
-	case $who in top) p=$TOP ;; rec) p=$REC ;; esac
+whos="top rec"
+[ "$SERVE" = 1 ] && whos="$whos srv"
+for who in $whos; do
+	case $who in top) p=$TOP ;; rec) p=$REC ;; srv) p=$SRV ;; esac
 	cat /proc/"$p"/fdinfo/* 2>/dev/null | awk '
 		$1 == "map_type:" { t = $2 }
 		$1 == "map_id:" && (t == 1 || t == 5 || t == 9 || t == 10) { print $2 }' | sort -un |
@@ -124,8 +156,13 @@ for who in top rec; do
 				"$tmp/maps.json")"
 		done
 done >"$tmp/maps"
-awk '{ print "map dump id " $2 }' "$tmp/maps" >"$tmp/dump.batch"
 sort -k2,2 "$tmp/maps" >"$tmp/maps.byid"
+# The LRU hash maps, "<who>-<name> <max_entries>": they keep what nothing deletes (timelines of
+# exec queues long gone) until the space is needed, so they are bounded by their size instead.
+jq -r '.[] | select(.type == "lru_hash" or .type == "lru_percpu_hash") |
+	"\(.id) \(.max_entries)"' "$tmp/maps.json" | sort -k1,1 |
+	join -1 2 -2 1 "$tmp/maps.byid" - 2>/dev/null | awk '{ print $2 "-" $3, $4 }' >"$tmp/lru"
+awk '{ print "map dump id " $2 }' "$tmp/maps" >"$tmp/dump.batch"
 echo "# hash maps: $(awk '{ printf "%s%s:%s", (NR > 1 ? " " : ""), $1, $3 }' "$tmp/maps")"
 if [ "$(awk '$1 == "top"' "$tmp/maps" | wc -l)" -gt 0 ] && [ "$(awk '$1 == "rec"' "$tmp/maps" | wc -l)" -gt 0 ]; then
 	pass "drmtop-soak-maps-found ($(wc -l <"$tmp/maps") hash maps)"
@@ -146,6 +183,7 @@ sample() {
 		END { print (m == "" ? 0 : int(m / 1024)), NR }' "$tmp/heap")
 	heap_lines=$2
 	_line="$_line top_rss=$(rss "$TOP") top_heap=$1 rec_rss=$(rss "$REC")"
+	[ "$SERVE" = 1 ] && _line="$_line srv_rss=$(rss "$SRV") srv_series=$(series)"
 	_counts=$(bpftool -j batch file "$tmp/dump.batch" 2>"$tmp/dump.err" |
 		jq -r '.[] | "\(.command[3]) \(.output | length)"' | sort -k1,1 |
 		join -1 2 -2 1 "$tmp/maps.byid" - 2>/dev/null)
@@ -226,6 +264,14 @@ kill -INT "$REC"
 wait "$REC"
 rec_rc=$?
 REC=
+if [ "$SERVE" = 1 ]; then
+	kill -TERM "$SRV"
+	wait "$SRV"
+	srv_rc=$?
+	SRV=
+	[ "$srv_rc" -eq 0 ] && pass drmtop-soak-serve-exit-0 ||
+		fail drmtop-soak-serve-exit-0 "serve $srv_rc: $(tail -c 300 "$tmp/srv.err")"
+fi
 kill -TERM "$TOP"
 wait "$TOP"
 top_rc=$?
@@ -279,16 +325,27 @@ for key in $(awk '{ print $1 }' "$tmp/rows" | sort -u); do
 		[ "$5" -le $(($2 + HEAP_SLACK_KIB)) ] &&
 			pass "drmtop-soak-stream-heap-bounded ($2 KiB peak of the first third, down to $5 KiB in the last)" ||
 			fail drmtop-soak-stream-heap-bounded "$2 KiB at most over the first third, never under $5 KiB over the last (slack $HEAP_SLACK_KIB KiB)" ;;
-	top_rss)
+	top_rss | srv_rss)
 		[ "$3" -le $(($2 + RSS_SLACK_KIB)) ] &&
-			pass "drmtop-soak-stream-rss-bounded ($2 KiB first third, $3 KiB last third)" ||
-			fail drmtop-soak-stream-rss-bounded "$2 KiB over the first third, $3 KiB over the last (slack $RSS_SLACK_KIB KiB)" ;;
+			pass "drmtop-soak-$key-bounded ($2 KiB first third, $3 KiB last third)" ||
+			fail "drmtop-soak-$key-bounded" "$2 KiB over the first third, $3 KiB over the last (slack $RSS_SLACK_KIB KiB)" ;;
+	srv_series)
+		[ "$5" -gt 0 ] && [ "$3" -le $(($2 + SERIES_SLACK)) ] &&
+			pass "drmtop-soak-series-bounded ($2 at most over the first third, $3 over the last)" ||
+			fail drmtop-soak-series-bounded "$2 series at most over the first third, $3 over the last, lowest $5 (slack $SERIES_SLACK)" ;;
 	rec_rss)
 		per=$(( ($4 - $1) * 1024 / (nwl > 0 ? nwl : 1) ))
 		[ "$per" -le "$REC_BYTES" ] &&
 			pass "drmtop-soak-record-rss-per-client ($1 -> $4 KiB, $per bytes per client)" ||
 			fail drmtop-soak-record-rss-per-client "$1 -> $4 KiB for $nwl clients: $per bytes each (at most $REC_BYTES)" ;;
 	*)
+		lru_max=$(awk -v k="$key" '$1 == k { print $2 }' "$tmp/lru")
+		if [ -n "$lru_max" ]; then
+			[ "$3" -le "$lru_max" ] && [ "$4" -le "$lru_max" ] &&
+				pass "drmtop-soak-$key-within-lru-size ($1 before, $3 at most in the last third, $4 after, LRU of $lru_max)" ||
+				fail "drmtop-soak-$key-within-lru-size" "$3 during, $4 after, LRU of $lru_max"
+			continue
+		fi
 		[ "$5" -le $(($2 + MAP_SLACK)) ] &&
 			pass "drmtop-soak-$key-bounded ($2 at most over the first third, down to $5 in the last)" ||
 			fail "drmtop-soak-$key-bounded" "$2 entries at most over the first third, never under $5 over the last (slack $MAP_SLACK)"
@@ -300,7 +357,10 @@ done
 
 # --- Every client of the workload in the record's totals, once, closed, with its jobs. --------
 jq -n -c --slurpfile wl "$tmp/wl.json" --slurpfile rec "$tmp/rec.json" '
-	def jobs: [.[] | select(.jobs > 0) | {(.name): .jobs}] | add // {};
+	# personality=fw names each queue after its class and id (rcs<n> runs the gfx engine)
+	def engine: if test("^(rcs|ccs|bcs)[0-9]+$")
+		then sub("[0-9]+$"; "") | {rcs: "gfx", ccs: "compute", bcs: "copy"}[.] else . end;
+	def jobs: [.[] | select(.jobs > 0) | {(.name | engine): .jobs}] | add // {};
 	($rec[0].clients | map(select(.bpf != null and .bpf.kernel == false))
 	 | group_by(.bpf.tgid) | map({key: (.[0].bpf.tgid | tostring), value: .}) | from_entries) as $by
 	| [$wl[0][] | . as $w
