@@ -133,7 +133,7 @@ struct drmtop_bpf {
 	__u64 timelines_present;	/* entries it had then */
 	__u64 handle_release_misses;	/* drmtop_handle_release's skips when handles were pruned */
 	__u64 handles_pruned;		/* DRMTOP_CNT_HANDLES_PRUNED */
-	/* object entries whose end went unseen, see prune_objects in bpf_reader.c */
+	/* object entries whose end went unseen, see bpf_stale_objects.c */
 	__u64 object_end_misses;	/* skips and drops of the end hooks when last settled */
 	struct drmtop_object_candidate *obj_cand;	/* sorted by key */
 	size_t n_obj_cand, cap_obj_cand;

@@ -20,6 +20,7 @@
 #include <bpf/libbpf.h>
 
 #include "bpf_internal.h"
+#include "bpf_snapshot_parts.h"
 #include "drmtop/bpf_reader.h"
 #include "drmtop/util/vec.h"
 #include "drmtop_drm.skel.h"
@@ -112,10 +113,6 @@ static int add_engine(struct drmtop_bpf_client *cl, __u64 ring, const struct drm
 	return 0;
 }
 
-/* Walks map @map of @b, with the test hook if one is set. */
-static int walk(struct drmtop_bpf *b, enum drmtop_bpf_map map,
-		int (*each)(const void *key, const void *value, void *ctx), void *ctx);
-
 struct stale_handles {
 	int clients_fd;
 	struct drmtop_handle_key *keys;
@@ -169,7 +166,7 @@ static void prune_handles(struct drmtop_bpf *b)
 	skips = info.recursion_misses + (b->drm->bss ? b->drm->bss->drmtop_test_drm_dropped[2] : 0);
 	if (skips == b->handle_release_misses)
 		return;
-	if (!walk(b, MAP_HANDLES, each_stale_handle, &sh)) {
+	if (!drmtop_bpf_walk(b, MAP_HANDLES, each_stale_handle, &sh)) {
 		if (!sh.closing)
 			b->handle_release_misses = skips;
 		for (i = 0; i < sh.n; i++)
@@ -179,186 +176,11 @@ static void prune_handles(struct drmtop_bpf *b)
 	free(sh.keys);
 }
 
-static int cmp_u64(const void *a, const void *b)
+int drmtop_bpf_cmp_u64(const void *a, const void *b)
 {
 	__u64 x = *(const __u64 *)a, y = *(const __u64 *)b;
 
 	return x < y ? -1 : x > y;
-}
-
-struct stale_objects {
-	struct drmtop_bpf *b;
-	const __u64 *open;		/* uids of the snapshot's clients not closing, sorted */
-	size_t n_open;
-	__u64 *held;			/* objects an open client's handle entry names, sorted */
-	size_t n_held, cap_held;
-	__u64 now;
-	size_t waiting;			/* alike, but their client lives: not yet candidates */
-	struct drmtop_object_candidate *keep, *del;	/* still waiting; to delete now */
-	size_t n_keep, cap_keep, n_del, cap_del;
-};
-
-static int each_stale_object(const void *key, const void *value, void *ctx)
-{
-	const struct drmtop_object *o = value;
-	struct stale_objects *so = ctx;
-	struct drmtop_object_candidate *prev, *p;
-	__u64 first;
-
-	if (!o->uid || (o->flags & (DRMTOP_OBJ_DMABUF | DRMTOP_OBJ_FOREIGN)) ||
-	    bsearch(key, so->held, so->n_held, sizeof(*so->held), cmp_u64))
-		return 0;
-	if (bsearch(&o->uid, so->open, so->n_open, sizeof(*so->open), cmp_u64)) {
-		so->waiting++;
-		return 0;
-	}
-	/* candidates are sorted by their key, the first member */
-	prev = bsearch(key, so->b->obj_cand, so->b->n_obj_cand, sizeof(*prev), cmp_u64);
-	first = prev && prev->o.uid == o->uid ? prev->first_ns : so->now;
-	if (so->now - first >= (so->b->object_grace_ns ? so->b->object_grace_ns :
-				 DRMTOP_BPF_OBJECT_GRACE_NS))
-		p = vec_push(so->del, so->n_del, so->cap_del);
-	else
-		p = vec_push(so->keep, so->n_keep, so->cap_keep);
-	if (!p)
-		return -ENOMEM;
-	p->key = *(const __u64 *)key;
-	p->o = *o;
-	p->first_ns = first;
-	return 0;
-}
-
-static int each_held_object(const void *key, const void *value, void *ctx)
-{
-	const struct drmtop_handle *h = value;
-	struct stale_objects *so = ctx;
-	__u64 *p;
-
-	(void)key;
-	/* a closing client's entries are on their way out, or left by a skipped release */
-	if (!bsearch(&h->uid, so->open, so->n_open, sizeof(*so->open), cmp_u64))
-		return 0;
-	p = vec_push(so->held, so->n_held, so->cap_held);
-	if (!p)
-		return -ENOMEM;
-	*p = h->obj;
-	return 0;
-}
-
-/* Pruned object @o of its device: read_devices takes it out of the device's totals. */
-static int note_pruned(struct drmtop_bpf *b, const struct drmtop_object *o)
-{
-	struct drmtop_gem_pruned *g;
-	size_t i;
-
-	if (!(o->flags & DRMTOP_OBJ_SEEN_INIT))
-		return 0;
-	/* a handful of devices: the list is as short as the devices map */
-	for (i = 0; i < b->n_gem_pruned && b->gem_pruned[i].drm_dev != o->drm_dev; i++)
-		;
-	g = i < b->n_gem_pruned ? &b->gem_pruned[i] : vec_push(b->gem_pruned, b->n_gem_pruned,
-							       b->cap_gem_pruned);
-	if (!g)
-		return -ENOMEM;
-	g->drm_dev = o->drm_dev;
-	g->objects++;
-	g->bytes += o->size;
-	return 0;
-}
-
-/*
- * Object entries whose end no hook saw (both end hooks skipped on 7.x, or dropped by a test:
- * bpfdump --drop-object) stay in the map, and in their device's totals, until their address
- * is reused (drmtop_gem_init), which may be never. Such an entry is one whose first handle's
- * client is gone or closing, that no handle entry of an open client names (its handle_count
- * is no guide: the releases in a close may have been skipped too), that is not shared through
- * a dma-buf, and that stays so for a grace period (jobs of a closed client hold their objects
- * until they end): deleted
- * atomically, taken out of the device's totals here, counted objects_stale. Looked for (a walk
- * of the handles and objects maps) only after the end hooks were skipped or dropped, and until
- * no candidate is left; an entry the
- * BPF side replaced meanwhile (its address reused) is put back. A driver object still alive
- * with none of those (held by the driver alone after its client left) would be taken for one:
- * counted in the same loss counter, so never silently.
- */
-static int prune_objects(struct drmtop_bpf *b, const struct drmtop_bpf_snapshot *s)
-{
-	static const char *const ends[] = { "drmtop_gem_object_release", "drmtop_gem_resv_fini" };
-	struct stale_objects so = { .b = b };
-	struct drmtop_object got;
-	struct bpf_prog_info info;
-	struct bpf_program *p;
-	struct timespec ts;
-	__u64 skips, grace, *open;
-	size_t i;
-	__u32 len;
-	int err, fd;
-
-	if (!b->drm)
-		return 0;
-	skips = b->drm->bss ? b->drm->bss->drmtop_test_drm_dropped[3] : 0;
-	for (i = 0; i < sizeof(ends) / sizeof(ends[0]); i++) {
-		p = bpf_object__find_program_by_name(b->drm->obj, ends[i]);
-		fd = p ? bpf_program__fd(p) : -1;
-		len = sizeof(info);
-		memset(&info, 0, sizeof(info));
-		if (fd >= 0 && !bpf_obj_get_info_by_fd(fd, &info, &len))
-			skips += info.recursion_misses;
-	}
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	so.now = (__u64)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-	if (skips == b->object_end_misses && !b->n_obj_cand &&
-	    (!skips || so.now < b->object_next_ns))
-		return 0;
-	grace = b->object_grace_ns ? b->object_grace_ns : DRMTOP_BPF_OBJECT_GRACE_NS;
-	if (skips != b->object_end_misses || b->object_wait_ns < grace)
-		b->object_wait_ns = grace;
-	open = malloc((s->n_clients + 1) * sizeof(*open));
-	if (!open)
-		return -ENOMEM;
-	for (i = 0; i < s->n_clients; i++)
-		if (!(s->clients[i].c.flags & DRMTOP_CLIENT_CLOSING))
-			open[so.n_open++] = s->clients[i].c.uid;
-	qsort(open, so.n_open, sizeof(*open), cmp_u64);
-	so.open = open;
-	err = walk(b, MAP_HANDLES, each_held_object, &so);
-	if (!err) {
-		qsort(so.held, so.n_held, sizeof(*so.held), cmp_u64);
-		err = walk(b, MAP_OBJECTS, each_stale_object, &so);
-	}
-	for (i = 0; !err && i < so.n_del; i++) {
-		if (bpf_map_lookup_and_delete_elem(b->map_fd[MAP_OBJECTS], &so.del[i].key, &got))
-			continue;
-		if (got.uid != so.del[i].o.uid) {
-			bpf_map_update_elem(b->map_fd[MAP_OBJECTS], &so.del[i].key, &got,
-					    BPF_NOEXIST);
-			continue;
-		}
-		err = note_pruned(b, &got);
-		b->objects_pruned++;
-	}
-	free(open);
-	free(so.held);
-	free(so.del);
-	if (err) {
-		free(so.keep);
-		return err;
-	}
-	qsort(so.keep, so.n_keep, sizeof(*so.keep), cmp_u64);
-	free(b->obj_cand);
-	b->obj_cand = so.keep;
-	b->n_obj_cand = so.n_keep;
-	b->cap_obj_cand = so.cap_keep;
-	b->object_end_misses = skips;
-	/*
-	 * An object of a live client that no handle holds may be one (its client may leave
-	 * later), or held by the driver for as long as the client lives: looked at again, ever
-	 * less often (up to DRMTOP_BPF_OBJECT_WAIT_MAX_NS apart) until the end hooks miss again.
-	 */
-	b->object_next_ns = so.waiting ? so.now + b->object_wait_ns : UINT64_MAX;
-	if (so.waiting && b->object_wait_ns < DRMTOP_BPF_OBJECT_WAIT_MAX_NS)
-		b->object_wait_ns *= 2;
-	return 0;
 }
 
 static int count_entry(const void *key, const void *value, void *ctx)
@@ -380,7 +202,7 @@ static void count_evicted_timelines(struct drmtop_bpf *b, struct drmtop_bpf_snap
 	__u64 made = s->counters[k], after = 0;
 	size_t n = 0;
 
-	if (made != b->timelines_made && !walk(b, MAP_TIMELINES, count_entry, &n) &&
+	if (made != b->timelines_made && !drmtop_bpf_walk(b, MAP_TIMELINES, count_entry, &n) &&
 	    !bpf_map_lookup_elem(b->map_fd[MAP_COUNTERS], &k, &after) && after == made) {
 		b->timelines_made = made;
 		b->timelines_present = n;
@@ -389,9 +211,8 @@ static void count_evicted_timelines(struct drmtop_bpf *b, struct drmtop_bpf_snap
 						   b->timelines_made - b->timelines_present : 0;
 }
 
-/* Walks map @map of @b, with the test hook if one is set. */
-static int walk(struct drmtop_bpf *b, enum drmtop_bpf_map map,
-		int (*each)(const void *key, const void *value, void *ctx), void *ctx)
+int drmtop_bpf_walk(struct drmtop_bpf *b, enum drmtop_bpf_map map,
+		    int (*each)(const void *key, const void *value, void *ctx), void *ctx)
 {
 	struct drmtop_walk w = {
 		.fd = b->map_fd[map], .each = each, .ctx = ctx,
@@ -417,7 +238,7 @@ static int each_client(const void *key, const void *value, void *ctx)
 /* Sorted by uid: engine, handle and job entries find their live client by bsearch. */
 static int read_clients(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
 {
-	int err = walk(b, MAP_CLIENTS, each_client, s);
+	int err = drmtop_bpf_walk(b, MAP_CLIENTS, each_client, s);
 
 	if (!err && s->n_clients)
 		qsort(s->clients, s->n_clients, sizeof(*s->clients), cmp_client_uid);
@@ -476,7 +297,7 @@ static int each_handle(const void *key, const void *value, void *ctx)
 	struct drmtop_bpf_client *cl;
 
 	(void)key;
-	if (!bsearch(&h->obj, sw->so->obj, sw->so->n, sizeof(h->obj), cmp_u64))
+	if (!bsearch(&h->obj, sw->so->obj, sw->so->n, sizeof(h->obj), drmtop_bpf_cmp_u64))
 		return 0;
 	cl = live_client(sw->s, h->uid);
 	if (cl)
@@ -498,7 +319,7 @@ static int compute_shared(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
 
 	err = walk_batched(b, MAP_OBJECTS, each_object, &so);
 	if (!err && so.n) {
-		qsort(so.obj, so.n, sizeof(*so.obj), cmp_u64);
+		qsort(so.obj, so.n, sizeof(*so.obj), drmtop_bpf_cmp_u64);
 		err = walk_batched(b, MAP_HANDLES, each_handle, &sw);
 	}
 	free(so.obj);
@@ -836,7 +657,7 @@ static int read_engines(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s,
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	*ew = (struct engines_walk){ .b = b, .s = s };
 	ew->now = (__u64)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-	return walk(b, MAP_ENGINES, each_engine, ew);
+	return drmtop_bpf_walk(b, MAP_ENGINES, each_engine, ew);
 }
 
 /*
@@ -917,32 +738,24 @@ static void restore_state(struct drmtop_bpf *b, const struct reader_saved *sv)
 	}
 }
 
-struct oldest {
-	__u64 ring, uid, run_ns, fence;
-};
-
 struct running_walk {
-	struct oldest *old;
+	struct drmtop_bpf_oldest *old;
 	size_t n, cap;
 	__u64 now;
 	__u64 *stale;		/* ended jobs never freed: keys to delete */
 	size_t n_stale, cap_stale;
 };
 
-/* A job made from its done event is counted at its cleanup, a few ms later; 10 s is never. */
-#define ENDED_GRACE_NS	10000000000ull
-
 static int each_job(const void *key, const void *value, void *ctx)
 {
 	const struct drmtop_job *job = value;
 	struct running_walk *rw = ctx;
-	struct oldest *p;
+	struct drmtop_bpf_oldest *p;
 	__u64 *k;
 	size_t i;
 
 	if (job->uid & DRMTOP_JOB_ENDED) {
-		/* ended, waiting for its cleanup to be counted: its cleanup run was lost */
-		if (rw->now <= job->run_ns + ENDED_GRACE_NS)
+		if (!drmtop_bpf_ended_unfreed(job, rw->now))
 			return 0;
 		k = vec_push(rw->stale, rw->n_stale, rw->cap_stale);
 		if (!k)
@@ -958,39 +771,13 @@ static int each_job(const void *key, const void *value, void *ctx)
 		p = vec_push(rw->old, rw->n, rw->cap);
 		if (!p)
 			return -ENOMEM;
-		*p = (struct oldest){ job->ring, job->uid, job->run_ns, *(const __u64 *)key };
+		*p = (struct drmtop_bpf_oldest){ job->ring, job->uid, job->run_ns,
+						   *(const __u64 *)key };
 	} else if (job->run_ns < rw->old[i].run_ns) {
-		rw->old[i] = (struct oldest){ job->ring, job->uid, job->run_ns,
-					      *(const __u64 *)key };
+		rw->old[i] = (struct drmtop_bpf_oldest){ job->ring, job->uid, job->run_ns,
+							 *(const __u64 *)key };
 	}
 	return 0;
-}
-
-/*
- * Whether @o, the oldest job on its ring, lost its done and its cleanup (a GPU reset on 7.x):
- * on a ring of one unit jobs finish in the order they ran, so a job that ran after it and
- * finished (@r->done_run_ns) means it ended unseen. Aged out (deleted, jobs_aged_out) when the
- * snapshot before found it so too: its done event, still running on another CPU then, is long
- * over. Otherwise it would stay the oldest for ever and count as running. A ring of several
- * units (engine capacity) finishes out of order: not judged.
- */
-static bool aged_out(struct drmtop_bpf *b, const struct oldest *o, const struct drmtop_ring *r,
-		     struct drmtop_aging *next, size_t *n_next)
-{
-	size_t i;
-
-	if (r->lanes > 1 || r->done_run_ns <= o->run_ns)
-		return false;
-	for (i = 0; i < b->n_aging; i++)
-		if (b->aging[i].fence == o->fence && b->aging[i].run_ns == o->run_ns)
-			break;
-	if (i == b->n_aging) {
-		next[(*n_next)++] = (struct drmtop_aging){ o->fence, o->run_ns };
-		return false;
-	}
-	if (!bpf_map_delete_elem(b->map_fd[MAP_JOBS], &o->fence))
-		b->jobs_aged_out++;
-	return true;
 }
 
 /*
@@ -1001,7 +788,7 @@ static bool aged_out(struct drmtop_bpf *b, const struct oldest *o, const struct 
  * (drm-engine-capacity > 1) the jobs running beside it on other units are not known to be
  * running until they end (which unit a job went to is only known from its hardware fence):
  * the running part is then a lower bound, and busy_ns exact again once they end. Jobs that
- * lost their done and cleanup are aged out here (aged_out, and ended ones never freed).
+ * lost their done and cleanup are aged out here (bpf_job_aging.c).
  */
 static int add_running(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
 {
@@ -1011,10 +798,9 @@ static int add_running(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
 	size_t i, j, n_next = 0;
 	int err;
 
-	err = walk(b, MAP_JOBS, each_job, &rw);
-	for (i = 0; !err && i < rw.n_stale; i++)
-		if (!bpf_map_delete_elem(b->map_fd[MAP_JOBS], &rw.stale[i]))
-			b->jobs_aged_out++;
+	err = drmtop_bpf_walk(b, MAP_JOBS, each_job, &rw);
+	if (!err)
+		drmtop_bpf_age_ended(b, rw.stale, rw.n_stale);
 	if (!err && rw.n) {
 		next = calloc(rw.n, sizeof(*next));
 		if (!next)
@@ -1027,7 +813,7 @@ static int add_running(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
 		__u64 start;
 
 		bpf_map_lookup_elem(b->map_fd[MAP_RINGS], &rw.old[i].ring, &r);
-		if (aged_out(b, &rw.old[i], &r, next, &n_next))
+		if (drmtop_bpf_aged_out(b, &rw.old[i], &r, next, &n_next))
 			continue;
 		cl = live_client(s, rw.old[i].uid);
 		if (!cl)
@@ -1070,23 +856,13 @@ static int each_device(const void *key, const void *value, void *ctx)
 	return 0;
 }
 
-/* Device totals, less the objects prune_objects found ended unseen. */
+/* Device totals, less the objects drmtop_bpf_prune_objects found ended unseen. */
 static int read_devices(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
 {
-	int err = walk(b, MAP_DEVICES, each_device, s);
-	struct drmtop_device *d;
-	size_t i, j;
+	int err = drmtop_bpf_walk(b, MAP_DEVICES, each_device, s);
 
-	for (i = 0; !err && i < b->n_gem_pruned; i++)
-		for (j = 0; j < s->n_devices; j++) {
-			if (s->devices[j].drm_dev != b->gem_pruned[i].drm_dev)
-				continue;
-			d = &s->devices[j].d;
-			d->gem_objects -= d->gem_objects < b->gem_pruned[i].objects ?
-					  d->gem_objects : b->gem_pruned[i].objects;
-			d->gem_bytes -= d->gem_bytes < b->gem_pruned[i].bytes ?
-					d->gem_bytes : b->gem_pruned[i].bytes;
-		}
+	if (!err)
+		drmtop_bpf_take_out_pruned(b, s);
 	return err;
 }
 
@@ -1199,7 +975,7 @@ int drmtop_bpf_snapshot(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
 	err = add_running(b, s);
 	/* objects settled before the device totals are read, so this snapshot's are right */
 	if (!err)
-		err = prune_objects(b, s);
+		err = drmtop_bpf_prune_objects(b, s);
 	if (!err)
 		err = read_devices(b, s);
 	if (!err)

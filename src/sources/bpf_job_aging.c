@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * bpf_job_aging.c: jobs that lost their done and their cleanup (a GPU reset on 7.x, a skipped
+ * cleanup run) leave the jobs map, counted jobs_aged_out, rather than stay in it for ever and
+ * count as running (bpf_reader.c, add_running).
+ */
+#include <bpf/bpf.h>
+
+#include "bpf_snapshot_parts.h"
+
+/* A job made from its done event is counted at its cleanup, a few ms later; 10 s is never. */
+#define ENDED_GRACE_NS	10000000000ull
+
+bool drmtop_bpf_ended_unfreed(const struct drmtop_job *job, __u64 now)
+{
+	/* ended, waiting for its cleanup to be counted: its cleanup run was lost */
+	return (job->uid & DRMTOP_JOB_ENDED) && now > job->run_ns + ENDED_GRACE_NS;
+}
+
+void drmtop_bpf_age_ended(struct drmtop_bpf *b, const __u64 *keys, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!bpf_map_delete_elem(b->map_fd[MAP_JOBS], &keys[i]))
+			b->jobs_aged_out++;
+}
+
+/*
+ * Whether @o, the oldest job on its ring, lost its done and its cleanup (a GPU reset on 7.x):
+ * on a ring of one unit jobs finish in the order they ran, so a job that ran after it and
+ * finished (@r->done_run_ns) means it ended unseen. Aged out (deleted, jobs_aged_out) when the
+ * snapshot before found it so too: its done event, still running on another CPU then, is long
+ * over. Otherwise it would stay the oldest for ever and count as running. A ring of several
+ * units (engine capacity) finishes out of order: not judged.
+ */
+bool drmtop_bpf_aged_out(struct drmtop_bpf *b, const struct drmtop_bpf_oldest *o,
+			 const struct drmtop_ring *r, struct drmtop_aging *next, size_t *n_next)
+{
+	size_t i;
+
+	if (r->lanes > 1 || r->done_run_ns <= o->run_ns)
+		return false;
+	for (i = 0; i < b->n_aging; i++)
+		if (b->aging[i].fence == o->fence && b->aging[i].run_ns == o->run_ns)
+			break;
+	if (i == b->n_aging) {
+		next[(*n_next)++] = (struct drmtop_aging){ o->fence, o->run_ns };
+		return false;
+	}
+	if (!bpf_map_delete_elem(b->map_fd[MAP_JOBS], &o->fence))
+		b->jobs_aged_out++;
+	return true;
+}
