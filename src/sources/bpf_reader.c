@@ -50,16 +50,6 @@ static int push_client(struct drmtop_bpf_client **arr, size_t *n, size_t *cap,
 	return 0;
 }
 
-static struct drmtop_bpf_client *find_uid(struct drmtop_bpf_client *arr, size_t n, __u64 uid)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (arr[i].c.uid == uid)
-			return &arr[i];
-	return NULL;
-}
-
 static int cmp_client_uid(const void *a, const void *b)
 {
 	__u64 x = ((const struct drmtop_bpf_client *)a)->c.uid;
@@ -77,19 +67,66 @@ static struct drmtop_bpf_client *live_client(struct drmtop_bpf_snapshot *s, __u6
 				      cmp_client_uid) : NULL;
 }
 
-static const struct drmtop_client *find_retired(const struct drmtop_bpf *b, __u64 uid)
+static void key_uid(char *buf, size_t len, __u64 uid)
 {
-	size_t i, n = b->n_retired < DRMTOP_BPF_RETIRED ? b->n_retired : DRMTOP_BPF_RETIRED;
-
-	for (i = 0; i < n; i++)
-		if (b->retired[i].uid == uid)
-			return &b->retired[i];
-	return NULL;
+	snprintf(buf, len, "%llx", (unsigned long long)uid);
 }
 
+/*
+ * The reader's lists are indexed by strmaps whose values are index + 1 (never pointers: the
+ * lists grow); NO_ENTRY for none.
+ */
+#define NO_ENTRY	SIZE_MAX
+
+/* The index of @uid in @m, or NO_ENTRY. */
+static size_t index_of(const struct strmap *m, __u64 uid)
+{
+	char k[24];
+	void *v;
+
+	key_uid(k, sizeof(k), uid);
+	v = strmap_get(m, k);
+	return v ? (size_t)(uintptr_t)v - 1 : NO_ENTRY;
+}
+
+/* Sets @uid's index in @m to @i: 0, or -ENOMEM (@m unchanged). */
+static int set_index(struct strmap *m, __u64 uid, size_t i)
+{
+	char k[24];
+
+	key_uid(k, sizeof(k), uid);
+	return strmap_put(m, k, (void *)(uintptr_t)(i + 1)) ? -ENOMEM : 0;
+}
+
+/* Removes @uid from @m if its index there is @i. */
+static void del_index(struct strmap *m, __u64 uid, size_t i)
+{
+	char k[24];
+
+	key_uid(k, sizeof(k), uid);
+	if (strmap_get(m, k) == (void *)(uintptr_t)(i + 1))
+		strmap_del(m, k);
+}
+
+static const struct drmtop_client *find_retired(const struct drmtop_bpf *b, __u64 uid)
+{
+	size_t i = index_of(&b->retired_at, uid);
+
+	return i != NO_ENTRY ? &b->retired[i] : NULL;
+}
+
+/*
+ * Out of memory for its index, a client is not found retired: a late job of it is then settled
+ * as an orphan after the grace period (counted orphan_engines), not lost.
+ */
 static void retire(struct drmtop_bpf *b, const struct drmtop_client *c)
 {
-	b->retired[b->n_retired++ % DRMTOP_BPF_RETIRED] = *c;
+	size_t i = b->n_retired++ % DRMTOP_BPF_RETIRED;
+
+	if (b->n_retired > DRMTOP_BPF_RETIRED)
+		del_index(&b->retired_at, b->retired[i].uid, i);
+	b->retired[i] = *c;
+	set_index(&b->retired_at, c->uid, i);
 }
 
 static int add_engine(struct drmtop_bpf_client *cl, __u64 ring, const struct drmtop_engine *e,
@@ -326,17 +363,10 @@ static int compute_shared(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
 	return err;
 }
 
-#define NO_ENTRY	SIZE_MAX
-
 static void key_at(char *buf, size_t len, const struct drmtop_engine_key *key)
 {
 	snprintf(buf, len, "%llx:%llx", (unsigned long long)key->uid,
 		 (unsigned long long)key->ring);
-}
-
-static void key_uid(char *buf, size_t len, __u64 uid)
-{
-	snprintf(buf, len, "%llx", (unsigned long long)uid);
 }
 
 /* Index of @key's entry in b->reported, NO_ENTRY if none. */
@@ -350,22 +380,30 @@ static size_t find_reported(const struct drmtop_bpf *b, const struct drmtop_engi
 	return v ? (size_t)(uintptr_t)v - 1 : NO_ENTRY;
 }
 
-/* Puts b->reported[@i] into both indices; -ENOMEM (indices unchanged for it) if it fails. */
+/*
+ * Puts b->reported[@i] into both indices, and into its uid's list, after the list's head (the
+ * entry reported_uid names, so that stays); -ENOMEM (nothing changed for it) if it fails.
+ */
 static int index_reported(struct drmtop_bpf *b, size_t i)
 {
-	const struct drmtop_engine_key *key = &b->reported[i].key;
+	struct drmtop_reported *r = &b->reported[i];
+	size_t head = index_of(&b->reported_uid, r->key.uid);
 	char k[40];
 
-	key_uid(k, sizeof(k), key->uid);
-	if (!strmap_get(&b->reported_uid, k) &&
-	    strmap_put(&b->reported_uid, k, (void *)(uintptr_t)(i + 1)))
+	key_at(k, sizeof(k), &r->key);
+	if (strmap_put(&b->reported_at, k, (void *)(uintptr_t)(i + 1)))
 		return -ENOMEM;
-	key_at(k, sizeof(k), key);
-	if (strmap_put(&b->reported_at, k, (void *)(uintptr_t)(i + 1))) {
-		key_uid(k, sizeof(k), key->uid);
-		if (strmap_get(&b->reported_uid, k) == (void *)(uintptr_t)(i + 1))
-			strmap_del(&b->reported_uid, k);
+	if (head == NO_ENTRY && set_index(&b->reported_uid, r->key.uid, i)) {
+		strmap_del(&b->reported_at, k);
 		return -ENOMEM;
+	}
+	r->prev_uid = head;
+	r->next_uid = NO_ENTRY;
+	if (head != NO_ENTRY) {
+		r->next_uid = b->reported[head].next_uid;
+		if (r->next_uid != NO_ENTRY)
+			b->reported[r->next_uid].prev_uid = i;
+		b->reported[head].next_uid = i;
 	}
 	return 0;
 }
@@ -386,35 +424,37 @@ static int reindex_reported(struct drmtop_bpf *b)
 }
 
 /*
- * Removes b->reported[@i]; the last entry takes its place. If it was its uid's entry in
- * reported_uid, another of that uid takes over (a scan, only then: a closed client has an
- * entry per ring it used).
+ * Removes b->reported[@i]; the last entry takes its place. Its uid's list says which entry of
+ * the uid takes over in reported_uid if it was the head (a scan of all entries for one made
+ * every delete of a closed client's entries cost as much as all of them). Every put here
+ * replaces a key present: it needs no memory.
  */
 static void drop_reported(struct drmtop_bpf *b, size_t i)
 {
-	__u64 uid = b->reported[i].key.uid;
-	size_t last = b->n_reported - 1, j;
+	struct drmtop_reported *r = &b->reported[i];
+	size_t last = b->n_reported - 1;
 	char k[40];
 
-	key_at(k, sizeof(k), &b->reported[i].key);
+	key_at(k, sizeof(k), &r->key);
 	strmap_del(&b->reported_at, k);
-	key_uid(k, sizeof(k), uid);
-	if (strmap_get(&b->reported_uid, k) == (void *)(uintptr_t)(i + 1)) {
-		strmap_del(&b->reported_uid, k);
-		for (j = 0; j < b->n_reported; j++)
-			if (j != i && b->reported[j].key.uid == uid) {
-				/* a put that fails leaves the uid to the retired ring only */
-				strmap_put(&b->reported_uid, k, (void *)(uintptr_t)(j + 1));
-				break;
-			}
-	}
+	if (r->prev_uid != NO_ENTRY)
+		b->reported[r->prev_uid].next_uid = r->next_uid;
+	else if (r->next_uid != NO_ENTRY)
+		set_index(&b->reported_uid, r->key.uid, r->next_uid);
+	else
+		del_index(&b->reported_uid, r->key.uid, i);
+	if (r->next_uid != NO_ENTRY)
+		b->reported[r->next_uid].prev_uid = r->prev_uid;
 	if (i != last) {
-		b->reported[i] = b->reported[last];
-		key_at(k, sizeof(k), &b->reported[i].key);
-		strmap_put(&b->reported_at, k, (void *)(uintptr_t)(i + 1));	/* replaces */
-		key_uid(k, sizeof(k), b->reported[i].key.uid);
-		if (strmap_get(&b->reported_uid, k) == (void *)(uintptr_t)(last + 1))
-			strmap_put(&b->reported_uid, k, (void *)(uintptr_t)(i + 1));
+		*r = b->reported[last];
+		key_at(k, sizeof(k), &r->key);
+		strmap_put(&b->reported_at, k, (void *)(uintptr_t)(i + 1));
+		if (r->prev_uid != NO_ENTRY)
+			b->reported[r->prev_uid].next_uid = i;
+		else
+			set_index(&b->reported_uid, r->key.uid, i);
+		if (r->next_uid != NO_ENTRY)
+			b->reported[r->next_uid].prev_uid = i;
 	}
 	b->n_reported--;
 }
@@ -440,26 +480,55 @@ static bool engine_growth(const struct drmtop_engine *now, const struct drmtop_e
 	return grew;
 }
 
+struct engines_walk {
+	struct drmtop_bpf *b;
+	struct drmtop_bpf_snapshot *s;
+	__u64 now;
+	struct drmtop_engine_key *del;	/* entries to delete once the walk is over */
+	size_t n_del, cap_del;
+	/* by uid, the first entry of s->closed and of s->orphans (index + 1): they grow */
+	struct strmap closed_at, orphans_at;
+};
+
+/* Indexes @s's closed entries, the records drained for it, into @ew->closed_at. */
+static int index_closed(struct engines_walk *ew)
+{
+	size_t i;
+
+	for (i = 0; i < ew->s->n_closed; i++)
+		if (index_of(&ew->closed_at, ew->s->closed[i].c.uid) == NO_ENTRY &&
+		    set_index(&ew->closed_at, ew->s->closed[i].c.uid, i))
+			return -ENOMEM;
+	return 0;
+}
+
 /*
- * The entry of closed (or orphan) client @owner in @s that engine figures go to: the record
- * drained in this snapshot, else a residue entry made from @owner (figures only, memory 0).
+ * The entry of closed (or orphan) client @owner in the snapshot that engine figures go to: the
+ * record drained in this snapshot, else a residue entry made from @owner (figures only, memory
+ * 0). A pointer into the snapshot's list: good until the next call.
  */
-static struct drmtop_bpf_client *owner_entry(struct drmtop_bpf_snapshot *s,
+static struct drmtop_bpf_client *owner_entry(struct engines_walk *ew,
 					     const struct drmtop_client *owner, int *err)
 {
 	bool orphan = owner->flags & DRMTOP_CLIENT_ORPHAN;
+	struct drmtop_bpf_snapshot *s = ew->s;
 	struct drmtop_bpf_client **arr = orphan ? &s->orphans : &s->closed;
+	struct strmap *at = orphan ? &ew->orphans_at : &ew->closed_at;
 	size_t *n = orphan ? &s->n_orphans : &s->n_closed;
-	struct drmtop_bpf_client *cl = find_uid(*arr, *n, owner->uid);
+	size_t i = index_of(at, owner->uid);
 	struct drmtop_client residue;
 
 	*err = 0;
-	if (cl)
-		return cl;
+	if (i != NO_ENTRY)
+		return &(*arr)[i];
 	residue = *owner;
 	residue.mem_total = residue.mem_shared = residue.mem_imported = 0;
 	residue.handles = 0;
 	*err = push_client(arr, n, orphan ? &s->cap_orphans : &s->cap_closed, &residue);
+	if (!*err && set_index(at, owner->uid, *n - 1)) {
+		free((*arr)[--*n].engines);
+		*err = -ENOMEM;
+	}
 	return *err ? NULL : &(*arr)[*n - 1];
 }
 
@@ -468,19 +537,18 @@ static struct drmtop_bpf_client *owner_entry(struct drmtop_bpf_snapshot *s,
  * pointer: what it is found in (this snapshot's closed list, b->reported) grows while the
  * engines walk goes on, and a pointer into it would then read freed memory.
  */
-static bool find_owner(struct drmtop_bpf *b, const struct drmtop_bpf_snapshot *s, __u64 uid,
-		       struct drmtop_client *out)
+static bool find_owner(const struct engines_walk *ew, __u64 uid, struct drmtop_client *out)
 {
+	const struct drmtop_bpf *b = ew->b;
+	size_t i = index_of(&ew->closed_at, uid);
 	const struct drmtop_client *c;
 	char k[40];
-	size_t i;
 	void *v;
 
-	for (i = 0; i < s->n_closed; i++)
-		if (s->closed[i].c.uid == uid) {
-			*out = s->closed[i].c;
-			return true;
-		}
+	if (i != NO_ENTRY) {
+		*out = ew->s->closed[i].c;
+		return true;
+	}
 	c = find_retired(b, uid);
 	if (c) {
 		*out = *c;
@@ -519,11 +587,38 @@ static bool remember_reported(struct drmtop_bpf *b, const struct drmtop_engine_k
 
 static struct drmtop_orphan *find_orphan(struct drmtop_bpf *b, __u64 uid)
 {
+	size_t i = index_of(&b->orphan_at, uid);
+
+	return i != NO_ENTRY ? &b->orphans[i] : NULL;
+}
+
+/* b->orphan_at again from b->orphans (after they were restored from a copy). */
+static int reindex_orphans(struct drmtop_bpf *b)
+{
 	size_t i;
 
+	strmap_fini(&b->orphan_at);
+	strmap_init(&b->orphan_at);
 	for (i = 0; i < b->n_orphans; i++)
-		if (b->orphans[i].uid == uid)
-			return &b->orphans[i];
+		if (set_index(&b->orphan_at, b->orphans[i].uid, i))
+			return -ENOMEM;
+	return 0;
+}
+
+/* The client @uid the previous snapshot saw live, whose clients were sorted by uid; or NULL. */
+static const struct drmtop_client *prev_live(const struct drmtop_bpf *b, __u64 uid)
+{
+	size_t lo = 0, hi = b->n_prev_live, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (b->prev_live[mid].uid == uid)
+			return &b->prev_live[mid];
+		if (b->prev_live[mid].uid < uid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
 	return NULL;
 }
 
@@ -539,12 +634,13 @@ static bool unknown_uid(struct drmtop_bpf *b, __u64 uid, __u64 now, struct drmto
 	unsigned int grace = b->orphan_grace_snaps ? b->orphan_grace_snaps :
 			     DRMTOP_BPF_ORPHAN_GRACE_SNAPS;
 	struct drmtop_orphan *o = find_orphan(b, uid);
-	size_t i;
+	const struct drmtop_client *live;
 
 	*err = 0;
 	if (!o) {
 		o = vec_push(b->orphans, b->n_orphans, b->cap_orphans);
-		if (!o) {
+		if (!o || set_index(&b->orphan_at, uid, b->n_orphans - 1)) {
+			b->n_orphans -= !!o;
 			*err = -ENOMEM;
 			return false;
 		}
@@ -553,9 +649,9 @@ static bool unknown_uid(struct drmtop_bpf *b, __u64 uid, __u64 now, struct drmto
 		o->first_ns = now;
 		o->c.uid = uid;
 		o->c.minor_index = -1;
-		for (i = 0; i < b->n_prev_live; i++)
-			if (b->prev_live[i].uid == uid)
-				o->c = b->prev_live[i];
+		live = prev_live(b, uid);
+		if (live)
+			o->c = *live;
 	}
 	o->last_seq = b->seq;
 	if (!(o->c.flags & DRMTOP_CLIENT_ORPHAN) &&
@@ -579,19 +675,17 @@ static void settle_orphans(struct drmtop_bpf *b)
 	for (i = 0, j = 0; i < b->n_orphans; i++) {
 		if (b->orphans[i].c.flags & DRMTOP_CLIENT_ORPHAN)
 			retire(b, &b->orphans[i].c);
-		else if (b->orphans[i].last_seq == b->seq)
+		else if (b->orphans[i].last_seq == b->seq) {
+			/* replaces its index: no memory needed */
+			if (i != j)
+				set_index(&b->orphan_at, b->orphans[i].uid, j);
 			b->orphans[j++] = b->orphans[i];
+			continue;
+		}
+		del_index(&b->orphan_at, b->orphans[i].uid, i);
 	}
 	b->n_orphans = j;
 }
-
-struct engines_walk {
-	struct drmtop_bpf *b;
-	struct drmtop_bpf_snapshot *s;
-	__u64 now;
-	struct drmtop_engine_key *del;	/* entries to delete once the walk is over */
-	size_t n_del, cap_del;
-};
 
 static int each_engine(const void *kp, const void *value, void *ctx)
 {
@@ -611,7 +705,7 @@ static int each_engine(const void *kp, const void *value, void *ctx)
 	cl = live_client(ew->s, key->uid);
 	if (cl)
 		return add_engine(cl, key->ring, e, b->map_fd[MAP_RINGS]);
-	if (!find_owner(b, ew->s, key->uid, &owner) &&
+	if (!find_owner(ew, key->uid, &owner) &&
 	    !unknown_uid(b, key->uid, ew->now, &owner, &err))
 		return err;	/* within the grace period: its record may still come */
 	rep = find_reported(b, key);
@@ -632,7 +726,7 @@ static int each_engine(const void *kp, const void *value, void *ctx)
 		*del = *key;
 		return 0;
 	}
-	cl = owner_entry(ew->s, &owner, &err);
+	cl = owner_entry(ew, &owner, &err);
 	if (!err)
 		err = add_engine(cl, key->ring, &d, b->map_fd[MAP_RINGS]);
 	if (!err && !remember_reported(b, key, e, &owner))
@@ -657,6 +751,10 @@ static int read_engines(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s,
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	*ew = (struct engines_walk){ .b = b, .s = s };
 	ew->now = (__u64)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+	strmap_init(&ew->closed_at);
+	strmap_init(&ew->orphans_at);
+	if (index_closed(ew))
+		return -ENOMEM;
 	return drmtop_bpf_walk(b, MAP_ENGINES, each_engine, ew);
 }
 
@@ -664,8 +762,7 @@ static int read_engines(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s,
  * Deletes the closed clients' entries read_engines found unchanged twice, once the snapshot
  * can no longer fail otherwise: what a job that ended since the walk added is reported here.
  */
-static int delete_quiet(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s,
-			const struct engines_walk *ew)
+static int delete_quiet(struct drmtop_bpf *b, struct engines_walk *ew)
 {
 	int fd = b->map_fd[MAP_ENGINES], err = 0;
 	struct drmtop_bpf_client *cl;
@@ -678,7 +775,7 @@ static int delete_quiet(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s,
 			continue;
 		if (!bpf_map_lookup_and_delete_elem(fd, &ew->del[i], &e) &&
 		    engine_growth(&e, &b->reported[rep].e, &d)) {
-			cl = owner_entry(s, &b->reported[rep].owner, &err);
+			cl = owner_entry(ew, &b->reported[rep].owner, &err);
 			if (!err)
 				err = add_engine(cl, ew->del[i].ring, &d, b->map_fd[MAP_RINGS]);
 		}
@@ -735,6 +832,11 @@ static void restore_state(struct drmtop_bpf *b, const struct reader_saved *sv)
 	if (reindex_reported(b)) {
 		b->n_reported = 0;
 		reindex_reported(b);
+	}
+	/* out of memory, the unknown uids start their grace period again: later, not lost */
+	if (reindex_orphans(b)) {
+		b->n_orphans = 0;
+		reindex_orphans(b);
 	}
 }
 
@@ -984,7 +1086,7 @@ int drmtop_bpf_snapshot(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
 	if (!err)
 		err = vec_reserve(b->prev_live, b->cap_prev_live, s->n_clients);
 	if (!err)
-		err = delete_quiet(b, s, &ew);
+		err = delete_quiet(b, &ew);
 	if (err)
 		goto fail;
 	for (i = 0; i < s->n_clients; i++)
@@ -1016,6 +1118,8 @@ int drmtop_bpf_snapshot(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
 	}
 	pthread_mutex_unlock(&b->drain_lock);
 	free(ew.del);
+	strmap_fini(&ew.closed_at);
+	strmap_fini(&ew.orphans_at);
 	free(sv.reported);
 	free(sv.orphans);
 	return 0;
@@ -1023,6 +1127,8 @@ fail:
 	if (saved)
 		restore_state(b, &sv);
 	free(ew.del);
+	strmap_fini(&ew.closed_at);
+	strmap_fini(&ew.orphans_at);
 	free(sv.reported);
 	free(sv.orphans);
 	drmtop_bpf_snapshot_free(s);
