@@ -21,8 +21,11 @@ int drmtop_bpf_cmp_u64(const void *a, const void *b);
 
 /* bpf_stale_objects.c */
 int drmtop_bpf_prune_objects(struct drmtop_bpf *b, const struct drmtop_bpf_snapshot *s);
-/* Takes what drmtop_bpf_prune_objects took out of the map out of @s's device totals. */
-void drmtop_bpf_take_out_pruned(const struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s);
+/*
+ * Takes what drmtop_bpf_prune_objects took out of the map out of @s's device totals (all the
+ * devices the map holds), and forgets it for devices gone.
+ */
+void drmtop_bpf_take_out_pruned(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s);
 
 /* bpf_job_aging.c */
 

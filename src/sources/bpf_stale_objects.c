@@ -192,19 +192,27 @@ int drmtop_bpf_prune_objects(struct drmtop_bpf *b, const struct drmtop_bpf_snaps
 	return 0;
 }
 
-void drmtop_bpf_take_out_pruned(const struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
+/*
+ * A device gone (drm_dev_unregister deletes its entry) takes what was pruned of it along: kept,
+ * the list grew with every unbind, and a new device at its address lost those figures too.
+ */
+void drmtop_bpf_take_out_pruned(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
 {
 	struct drmtop_device *d;
-	size_t i, j;
+	size_t i, j, kept = 0;
 
-	for (i = 0; i < b->n_gem_pruned; i++)
-		for (j = 0; j < s->n_devices; j++) {
-			if (s->devices[j].drm_dev != b->gem_pruned[i].drm_dev)
-				continue;
-			d = &s->devices[j].d;
-			d->gem_objects -= d->gem_objects < b->gem_pruned[i].objects ?
-					  d->gem_objects : b->gem_pruned[i].objects;
-			d->gem_bytes -= d->gem_bytes < b->gem_pruned[i].bytes ?
-					d->gem_bytes : b->gem_pruned[i].bytes;
-		}
+	for (i = 0; i < b->n_gem_pruned; i++) {
+		for (j = 0; j < s->n_devices; j++)
+			if (s->devices[j].drm_dev == b->gem_pruned[i].drm_dev)
+				break;
+		if (j == s->n_devices)
+			continue;
+		d = &s->devices[j].d;
+		d->gem_objects -= d->gem_objects < b->gem_pruned[i].objects ?
+				  d->gem_objects : b->gem_pruned[i].objects;
+		d->gem_bytes -= d->gem_bytes < b->gem_pruned[i].bytes ?
+				d->gem_bytes : b->gem_pruned[i].bytes;
+		b->gem_pruned[kept++] = b->gem_pruned[i];
+	}
+	b->n_gem_pruned = kept;
 }

@@ -1100,6 +1100,67 @@ static void test_snapshot_cost_does_not_grow_with_closed_clients(void **state)
 	assert_false(grew);
 }
 
+/* @dev's GEM totals in one snapshot of @b; false if the snapshot has no such device. */
+static bool device_totals(struct drmtop_bpf *b, __u64 dev, __u64 *objects, __u64 *bytes)
+{
+	struct drmtop_bpf_snapshot s;
+	bool found = false;
+	size_t i;
+
+	assert_int_equal(drmtop_bpf_snapshot(b, &s), 0);
+	for (i = 0; i < s.n_devices; i++)
+		if (s.devices[i].drm_dev == dev) {
+			*objects = s.devices[i].d.gem_objects;
+			*bytes = s.devices[i].d.gem_bytes;
+			found = true;
+		}
+	drmtop_bpf_snapshot_free(&s);
+	return found;
+}
+
+/*
+ * Objects pruned of a device (their end went unseen) are taken out of its totals while it lives,
+ * and forgotten when it goes (drm_dev_unregister deletes its entry): kept, the list grew with
+ * every unbind, and a new device that got the gone one's address lost those figures too.
+ */
+static void test_pruned_objects_forgotten_with_their_device(void **state)
+{
+	struct drmtop_bpf *b = fake_tracer();
+	struct drmtop_device d = { .gem_objects = 5, .gem_bytes = 5 * 4096 };
+	__u64 dev = 0xd0, other = 0xd1, objects, bytes;
+
+	(void)state;
+	b->gem_pruned = calloc(2, sizeof(*b->gem_pruned));
+	assert_non_null(b->gem_pruned);
+	b->cap_gem_pruned = 2;
+	b->n_gem_pruned = 2;
+	b->gem_pruned[0] = (struct drmtop_gem_pruned){ .drm_dev = dev, .objects = 2,
+						       .bytes = 2 * 4096 };
+	b->gem_pruned[1] = (struct drmtop_gem_pruned){ .drm_dev = other, .objects = 1,
+						       .bytes = 4096 };
+	assert_int_equal(bpf_map_update_elem(b->map_fd[MAP_DEVICES], &dev, &d, BPF_ANY), 0);
+	assert_int_equal(bpf_map_update_elem(b->map_fd[MAP_DEVICES], &other, &d, BPF_ANY), 0);
+	assert_true(device_totals(b, dev, &objects, &bytes));
+	assert_int_equal(objects, 3);
+	assert_int_equal(bytes, 3 * 4096);
+
+	assert_int_equal(bpf_map_delete_elem(b->map_fd[MAP_DEVICES], &dev), 0);	/* unbound */
+	assert_false(device_totals(b, dev, &objects, &bytes));
+	assert_int_equal(b->n_gem_pruned, 1);
+	/* the device still there keeps its own */
+	assert_int_equal(b->gem_pruned[0].drm_dev, other);
+	assert_true(device_totals(b, other, &objects, &bytes));
+	assert_int_equal(objects, 4);
+
+	d = (struct drmtop_device){ .gem_objects = 7, .gem_bytes = 7 * 4096 };
+	assert_int_equal(bpf_map_update_elem(b->map_fd[MAP_DEVICES], &dev, &d, BPF_ANY), 0);
+	assert_true(device_totals(b, dev, &objects, &bytes));
+	if (objects != 7 || bytes != 7 * 4096)
+		fail_msg("a new device at a gone one's address has %llu objects, %llu bytes "
+			 "(7, 28672 made)", (unsigned long long)objects, (unsigned long long)bytes);
+	drmtop_bpf_close(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1120,6 +1181,7 @@ int main(void)
 		cmocka_unit_test(test_close_queue_bounded),
 		cmocka_unit_test(test_drain_thread_stops),
 		cmocka_unit_test(test_snapshot_cost_does_not_grow_with_closed_clients),
+		cmocka_unit_test(test_pruned_objects_forgotten_with_their_device),
 	};
 
 	if (geteuid() != 0)
