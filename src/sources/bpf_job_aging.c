@@ -32,7 +32,16 @@ void drmtop_bpf_age_ended(struct drmtop_bpf *b, const __u64 *keys, size_t n)
  * finished (@r->done_run_ns) means it ended unseen. Aged out (deleted, jobs_aged_out) when the
  * snapshot before found it so too: its done event, still running on another CPU then, is long
  * over. Otherwise it would stay the oldest for ever and count as running. A ring of several
- * units (engine capacity) finishes out of order: not judged.
+ * units (engine capacity) finishes out of order: not judged, so a job leaked there stays (and
+ * its client runs there) until drmtop restarts.
+ *
+ * The same rule per unit is not applied because an unfinished job's unit is not known: a unit
+ * is its hardware fence's context, and that fence is made by the driver's run_job, after the
+ * run event (drm_sched sets s_fence->parent then: drm_sched_fence_set_parent in 6.1,
+ * drm_sched_fence_scheduled since); the tracer sees the job again only at its done and its
+ * cleanup, both of which a leaked job lost. The jobs map has no unit, and the ring's lanes
+ * count how many units fed it, not which. Knowing it would take a new hook on that kernel
+ * function (6.1 to 7.2).
  */
 bool drmtop_bpf_aged_out(struct drmtop_bpf *b, const struct drmtop_bpf_oldest *o,
 			 const struct drmtop_ring *r, struct drmtop_aging *next, size_t *n_next)
