@@ -130,6 +130,7 @@ struct drmtop_bpf {
 	 */
 	struct drmtop_aging *aging;
 	size_t n_aging, cap_aging;
+	struct strmap aging_at;		/* by "fence:run_ns", its entry in aging (index + 1) */
 	__u64 jobs_aged_out;		/* DRMTOP_CNT_JOBS_AGED_OUT */
 	__u64 timelines_made;		/* the timelines counter when the map was last counted */
 	__u64 timelines_present;	/* entries it had then */

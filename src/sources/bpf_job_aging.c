@@ -4,6 +4,10 @@
  * cleanup run) leave the jobs map, counted jobs_aged_out, rather than stay in it for ever and
  * count as running (bpf_reader.c, add_running).
  */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
 #include <bpf/bpf.h>
 
 #include "bpf_snapshot_parts.h"
@@ -26,6 +30,35 @@ void drmtop_bpf_age_ended(struct drmtop_bpf *b, const __u64 *keys, size_t n)
 			b->jobs_aged_out++;
 }
 
+/* A job by its jobs map key and its run time (a fence address reused is another job). */
+static void aging_key(char *buf, size_t len, __u64 fence, __u64 run_ns)
+{
+	snprintf(buf, len, "%llx:%llx", (unsigned long long)fence, (unsigned long long)run_ns);
+}
+
+/*
+ * Out of memory for the index, a job not in it is found overtaken once more, and ages out a
+ * snapshot later.
+ */
+void drmtop_bpf_aging_replace(struct drmtop_bpf *b, struct drmtop_aging *aging, size_t n,
+			      size_t cap)
+{
+	char k[40];
+	size_t i;
+
+	free(b->aging);
+	b->aging = aging;
+	b->n_aging = n;
+	b->cap_aging = cap;
+	strmap_fini(&b->aging_at);
+	strmap_init(&b->aging_at);
+	for (i = 0; i < n; i++) {
+		aging_key(k, sizeof(k), aging[i].fence, aging[i].run_ns);
+		if (strmap_put(&b->aging_at, k, (void *)(uintptr_t)(i + 1)))
+			break;
+	}
+}
+
 /*
  * Whether @o, the oldest job on its ring, lost its done and its cleanup (a GPU reset on 7.x):
  * on a ring of one unit jobs finish in the order they ran, so a job that ran after it and
@@ -46,14 +79,12 @@ void drmtop_bpf_age_ended(struct drmtop_bpf *b, const __u64 *keys, size_t n)
 bool drmtop_bpf_aged_out(struct drmtop_bpf *b, const struct drmtop_bpf_oldest *o,
 			 const struct drmtop_ring *r, struct drmtop_aging *next, size_t *n_next)
 {
-	size_t i;
+	char k[40];
 
 	if (r->lanes > 1 || r->done_run_ns <= o->run_ns)
 		return false;
-	for (i = 0; i < b->n_aging; i++)
-		if (b->aging[i].fence == o->fence && b->aging[i].run_ns == o->run_ns)
-			break;
-	if (i == b->n_aging) {
+	aging_key(k, sizeof(k), o->fence, o->run_ns);
+	if (!strmap_get(&b->aging_at, k)) {
 		next[(*n_next)++] = (struct drmtop_aging){ o->fence, o->run_ns };
 		return false;
 	}

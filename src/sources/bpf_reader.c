@@ -843,6 +843,7 @@ static void restore_state(struct drmtop_bpf *b, const struct reader_saved *sv)
 struct running_walk {
 	struct drmtop_bpf_oldest *old;
 	size_t n, cap;
+	struct strmap old_at;	/* by ring, its entry in old (index + 1) */
 	__u64 now;
 	__u64 *stale;		/* ended jobs never freed: keys to delete */
 	size_t n_stale, cap_stale;
@@ -867,12 +868,13 @@ static int each_job(const void *key, const void *value, void *ctx)
 	}
 	if (!job->run_ns)
 		return 0;
-	for (i = 0; i < rw->n && rw->old[i].ring != job->ring; i++)
-		;
-	if (i == rw->n) {
+	i = index_of(&rw->old_at, job->ring);
+	if (i == NO_ENTRY) {
 		p = vec_push(rw->old, rw->n, rw->cap);
-		if (!p)
+		if (!p || set_index(&rw->old_at, job->ring, rw->n - 1)) {
+			rw->n -= !!p;
 			return -ENOMEM;
+		}
 		*p = (struct drmtop_bpf_oldest){ job->ring, job->uid, job->run_ns,
 						   *(const __u64 *)key };
 	} else if (job->run_ns < rw->old[i].run_ns) {
@@ -933,14 +935,12 @@ static int add_running(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
 		cl->engines[j].running_ns = now - start;
 	}
 	if (!err) {
-		free(b->aging);
-		b->aging = next;
-		b->n_aging = n_next;
-		b->cap_aging = rw.n;
+		drmtop_bpf_aging_replace(b, next, n_next, rw.n);
 		next = NULL;
 	}
 	free(next);
 	free(rw.old);
+	strmap_fini(&rw.old_at);
 	free(rw.stale);
 	return err;
 }

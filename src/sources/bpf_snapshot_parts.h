@@ -38,6 +38,9 @@ struct drmtop_bpf_oldest {
 bool drmtop_bpf_ended_unfreed(const struct drmtop_job *job, __u64 now);
 /* Deletes such jobs (the jobs map's keys @keys), counting them jobs_aged_out. */
 void drmtop_bpf_age_ended(struct drmtop_bpf *b, const __u64 *keys, size_t n);
+/* @aging (malloc'ed, @n of @cap) becomes the jobs found overtaken, indexed. */
+void drmtop_bpf_aging_replace(struct drmtop_bpf *b, struct drmtop_aging *aging, size_t n,
+			      size_t cap);
 bool drmtop_bpf_aged_out(struct drmtop_bpf *b, const struct drmtop_bpf_oldest *o,
 			 const struct drmtop_ring *r, struct drmtop_aging *next, size_t *n_next);
 

@@ -667,6 +667,7 @@ void drmtop_bpf_close(struct drmtop_bpf *b)
 	free(b->obj_cand);
 	free(b->gem_pruned);
 	free(b->aging);
+	strmap_fini(&b->aging_at);
 	free(b->prev_live);
 	pthread_mutex_destroy(&b->drain_lock);
 	free(b);
