@@ -513,7 +513,7 @@ static __always_inline bool handle_add(struct drmtop_client *c, __u64 file, __u3
 
 	h.size = o ? o->size : BPF_CORE_READ(obj, size);
 	h.uid = c ? c->uid : 0;
-	/* whose exit lets the reader prune it if its end goes unseen (prune_objects) */
+	/* whose exit lets the reader prune it if its end goes unseen (bpf_stale_objects.c) */
 	if (o && !o->uid)
 		o->uid = h.uid;
 	h.imported = imported || (o && (o->flags & DRMTOP_OBJ_FOREIGN));

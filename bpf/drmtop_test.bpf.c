@@ -248,3 +248,19 @@ int BPF_PROG(test_done_only, __u64 unit_end, __u64 queue_ns, __u64 fence_ns, __u
 	out_busy = drmtop_done_only_busy(unit_end, queue_ns, fence_ns, done_ns, &out_slack);
 	return 0;
 }
+
+/*
+ * Kernel memory for made-up kernel objects (tests/unit/test_bpf_sched_events.c): the test writes
+ * a drm_sched_job, its fence and its scheduler here through the skeleton's mapping, and hands
+ * their kernel addresses (from out_fake_kernel) to the tracer's own programs, whose
+ * BPF_CORE_READs read them as they read the kernel's.
+ */
+__u8 fake_kernel[4096];
+__u64 out_fake_kernel;
+
+SEC("raw_tp/drmtop_test_fake_kernel")
+int BPF_PROG(test_fake_kernel)
+{
+	out_fake_kernel = (__u64)fake_kernel;
+	return 0;
+}

@@ -93,6 +93,7 @@ struct drmtop_bpf {
 	__u64 pending_dropped;		/* records the full queue refused: in ringbuf_full */
 	struct drmtop_client retired[DRMTOP_BPF_RETIRED];	/* ring of recent closed clients */
 	size_t n_retired;
+	struct strmap retired_at;	/* by uid, the slot of its latest entry (index + 1) */
 	/*
 	 * Engine entries of closed clients already reported, kept in the map until a snapshot
 	 * finds them unchanged: a job of the client may still end meanwhile, and only what it
@@ -102,8 +103,8 @@ struct drmtop_bpf {
 	size_t n_reported, cap_reported;
 	/*
 	 * Indices into reported (index + 1 as the value): by "uid:ring" of each entry, and by
-	 * "uid" of one entry of that uid (whose .owner names the client). Indices, not pointers:
-	 * reported grows while the engines walk goes on.
+	 * "uid" of the first entry of that uid's list (whose .owner names the client). Indices,
+	 * not pointers: reported grows while the engines walk goes on.
 	 */
 	struct strmap reported_at, reported_uid;
 	/*
@@ -115,6 +116,7 @@ struct drmtop_bpf {
 	 */
 	struct drmtop_orphan *orphans;
 	size_t n_orphans, cap_orphans;
+	struct strmap orphan_at;	/* by uid, its entry in orphans (index + 1) */
 	__u64 orphan_engines;		/* entries settled as orphans: DRMTOP_CNT_ORPHAN_ENGINES */
 	__u64 orphan_grace_ns;		/* 0: DRMTOP_BPF_ORPHAN_GRACE_NS (tests set others) */
 	unsigned int orphan_grace_snaps;	/* 0: DRMTOP_BPF_ORPHAN_GRACE_SNAPS */
@@ -128,12 +130,13 @@ struct drmtop_bpf {
 	 */
 	struct drmtop_aging *aging;
 	size_t n_aging, cap_aging;
+	struct strmap aging_at;		/* by "fence:run_ns", its entry in aging (index + 1) */
 	__u64 jobs_aged_out;		/* DRMTOP_CNT_JOBS_AGED_OUT */
 	__u64 timelines_made;		/* the timelines counter when the map was last counted */
 	__u64 timelines_present;	/* entries it had then */
 	__u64 handle_release_misses;	/* drmtop_handle_release's skips when handles were pruned */
 	__u64 handles_pruned;		/* DRMTOP_CNT_HANDLES_PRUNED */
-	/* object entries whose end went unseen, see prune_objects in bpf_reader.c */
+	/* object entries whose end went unseen, see bpf_stale_objects.c */
 	__u64 object_end_misses;	/* skips and drops of the end hooks when last settled */
 	struct drmtop_object_candidate *obj_cand;	/* sorted by key */
 	size_t n_obj_cand, cap_obj_cand;
@@ -176,6 +179,7 @@ struct drmtop_reported {
 	struct drmtop_engine e;		/* the figures reported so far */
 	bool quiet;			/* unchanged in the latest snapshot: delete in the next */
 	struct drmtop_client owner;	/* the closed (or orphan) client they were reported for */
+	size_t prev_uid, next_uid;	/* the other entries of its uid: indices, SIZE_MAX none */
 };
 
 /* A job found overtaken on its ring (add_running): the jobs map's key and its run time. */

@@ -20,6 +20,7 @@
 #include <bpf/libbpf.h>
 
 #include "bpf_internal.h"
+#include "bpf_snapshot_parts.h"
 #include "drmtop/bpf_reader.h"
 #include "drmtop/util/vec.h"
 #include "drmtop_drm.skel.h"
@@ -49,16 +50,6 @@ static int push_client(struct drmtop_bpf_client **arr, size_t *n, size_t *cap,
 	return 0;
 }
 
-static struct drmtop_bpf_client *find_uid(struct drmtop_bpf_client *arr, size_t n, __u64 uid)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (arr[i].c.uid == uid)
-			return &arr[i];
-	return NULL;
-}
-
 static int cmp_client_uid(const void *a, const void *b)
 {
 	__u64 x = ((const struct drmtop_bpf_client *)a)->c.uid;
@@ -76,19 +67,66 @@ static struct drmtop_bpf_client *live_client(struct drmtop_bpf_snapshot *s, __u6
 				      cmp_client_uid) : NULL;
 }
 
-static const struct drmtop_client *find_retired(const struct drmtop_bpf *b, __u64 uid)
+static void key_uid(char *buf, size_t len, __u64 uid)
 {
-	size_t i, n = b->n_retired < DRMTOP_BPF_RETIRED ? b->n_retired : DRMTOP_BPF_RETIRED;
-
-	for (i = 0; i < n; i++)
-		if (b->retired[i].uid == uid)
-			return &b->retired[i];
-	return NULL;
+	snprintf(buf, len, "%llx", (unsigned long long)uid);
 }
 
+/*
+ * The reader's lists are indexed by strmaps whose values are index + 1 (never pointers: the
+ * lists grow); NO_ENTRY for none.
+ */
+#define NO_ENTRY	SIZE_MAX
+
+/* The index of @uid in @m, or NO_ENTRY. */
+static size_t index_of(const struct strmap *m, __u64 uid)
+{
+	char k[24];
+	void *v;
+
+	key_uid(k, sizeof(k), uid);
+	v = strmap_get(m, k);
+	return v ? (size_t)(uintptr_t)v - 1 : NO_ENTRY;
+}
+
+/* Sets @uid's index in @m to @i: 0, or -ENOMEM (@m unchanged). */
+static int set_index(struct strmap *m, __u64 uid, size_t i)
+{
+	char k[24];
+
+	key_uid(k, sizeof(k), uid);
+	return strmap_put(m, k, (void *)(uintptr_t)(i + 1)) ? -ENOMEM : 0;
+}
+
+/* Removes @uid from @m if its index there is @i. */
+static void del_index(struct strmap *m, __u64 uid, size_t i)
+{
+	char k[24];
+
+	key_uid(k, sizeof(k), uid);
+	if (strmap_get(m, k) == (void *)(uintptr_t)(i + 1))
+		strmap_del(m, k);
+}
+
+static const struct drmtop_client *find_retired(const struct drmtop_bpf *b, __u64 uid)
+{
+	size_t i = index_of(&b->retired_at, uid);
+
+	return i != NO_ENTRY ? &b->retired[i] : NULL;
+}
+
+/*
+ * Out of memory for its index, a client is not found retired: a late job of it is then settled
+ * as an orphan after the grace period (counted orphan_engines), not lost.
+ */
 static void retire(struct drmtop_bpf *b, const struct drmtop_client *c)
 {
-	b->retired[b->n_retired++ % DRMTOP_BPF_RETIRED] = *c;
+	size_t i = b->n_retired++ % DRMTOP_BPF_RETIRED;
+
+	if (b->n_retired > DRMTOP_BPF_RETIRED)
+		del_index(&b->retired_at, b->retired[i].uid, i);
+	b->retired[i] = *c;
+	set_index(&b->retired_at, c->uid, i);
 }
 
 static int add_engine(struct drmtop_bpf_client *cl, __u64 ring, const struct drmtop_engine *e,
@@ -111,10 +149,6 @@ static int add_engine(struct drmtop_bpf_client *cl, __u64 ring, const struct drm
 	memcpy(p->lat_hist, e->lat_hist, sizeof(p->lat_hist));
 	return 0;
 }
-
-/* Walks map @map of @b, with the test hook if one is set. */
-static int walk(struct drmtop_bpf *b, enum drmtop_bpf_map map,
-		int (*each)(const void *key, const void *value, void *ctx), void *ctx);
 
 struct stale_handles {
 	int clients_fd;
@@ -169,7 +203,7 @@ static void prune_handles(struct drmtop_bpf *b)
 	skips = info.recursion_misses + (b->drm->bss ? b->drm->bss->drmtop_test_drm_dropped[2] : 0);
 	if (skips == b->handle_release_misses)
 		return;
-	if (!walk(b, MAP_HANDLES, each_stale_handle, &sh)) {
+	if (!drmtop_bpf_walk(b, MAP_HANDLES, each_stale_handle, &sh)) {
 		if (!sh.closing)
 			b->handle_release_misses = skips;
 		for (i = 0; i < sh.n; i++)
@@ -179,186 +213,11 @@ static void prune_handles(struct drmtop_bpf *b)
 	free(sh.keys);
 }
 
-static int cmp_u64(const void *a, const void *b)
+int drmtop_bpf_cmp_u64(const void *a, const void *b)
 {
 	__u64 x = *(const __u64 *)a, y = *(const __u64 *)b;
 
 	return x < y ? -1 : x > y;
-}
-
-struct stale_objects {
-	struct drmtop_bpf *b;
-	const __u64 *open;		/* uids of the snapshot's clients not closing, sorted */
-	size_t n_open;
-	__u64 *held;			/* objects an open client's handle entry names, sorted */
-	size_t n_held, cap_held;
-	__u64 now;
-	size_t waiting;			/* alike, but their client lives: not yet candidates */
-	struct drmtop_object_candidate *keep, *del;	/* still waiting; to delete now */
-	size_t n_keep, cap_keep, n_del, cap_del;
-};
-
-static int each_stale_object(const void *key, const void *value, void *ctx)
-{
-	const struct drmtop_object *o = value;
-	struct stale_objects *so = ctx;
-	struct drmtop_object_candidate *prev, *p;
-	__u64 first;
-
-	if (!o->uid || (o->flags & (DRMTOP_OBJ_DMABUF | DRMTOP_OBJ_FOREIGN)) ||
-	    bsearch(key, so->held, so->n_held, sizeof(*so->held), cmp_u64))
-		return 0;
-	if (bsearch(&o->uid, so->open, so->n_open, sizeof(*so->open), cmp_u64)) {
-		so->waiting++;
-		return 0;
-	}
-	/* candidates are sorted by their key, the first member */
-	prev = bsearch(key, so->b->obj_cand, so->b->n_obj_cand, sizeof(*prev), cmp_u64);
-	first = prev && prev->o.uid == o->uid ? prev->first_ns : so->now;
-	if (so->now - first >= (so->b->object_grace_ns ? so->b->object_grace_ns :
-				 DRMTOP_BPF_OBJECT_GRACE_NS))
-		p = vec_push(so->del, so->n_del, so->cap_del);
-	else
-		p = vec_push(so->keep, so->n_keep, so->cap_keep);
-	if (!p)
-		return -ENOMEM;
-	p->key = *(const __u64 *)key;
-	p->o = *o;
-	p->first_ns = first;
-	return 0;
-}
-
-static int each_held_object(const void *key, const void *value, void *ctx)
-{
-	const struct drmtop_handle *h = value;
-	struct stale_objects *so = ctx;
-	__u64 *p;
-
-	(void)key;
-	/* a closing client's entries are on their way out, or left by a skipped release */
-	if (!bsearch(&h->uid, so->open, so->n_open, sizeof(*so->open), cmp_u64))
-		return 0;
-	p = vec_push(so->held, so->n_held, so->cap_held);
-	if (!p)
-		return -ENOMEM;
-	*p = h->obj;
-	return 0;
-}
-
-/* Pruned object @o of its device: read_devices takes it out of the device's totals. */
-static int note_pruned(struct drmtop_bpf *b, const struct drmtop_object *o)
-{
-	struct drmtop_gem_pruned *g;
-	size_t i;
-
-	if (!(o->flags & DRMTOP_OBJ_SEEN_INIT))
-		return 0;
-	/* a handful of devices: the list is as short as the devices map */
-	for (i = 0; i < b->n_gem_pruned && b->gem_pruned[i].drm_dev != o->drm_dev; i++)
-		;
-	g = i < b->n_gem_pruned ? &b->gem_pruned[i] : vec_push(b->gem_pruned, b->n_gem_pruned,
-							       b->cap_gem_pruned);
-	if (!g)
-		return -ENOMEM;
-	g->drm_dev = o->drm_dev;
-	g->objects++;
-	g->bytes += o->size;
-	return 0;
-}
-
-/*
- * Object entries whose end no hook saw (both end hooks skipped on 7.x, or dropped by a test:
- * bpfdump --drop-object) stay in the map, and in their device's totals, until their address
- * is reused (drmtop_gem_init), which may be never. Such an entry is one whose first handle's
- * client is gone or closing, that no handle entry of an open client names (its handle_count
- * is no guide: the releases in a close may have been skipped too), that is not shared through
- * a dma-buf, and that stays so for a grace period (jobs of a closed client hold their objects
- * until they end): deleted
- * atomically, taken out of the device's totals here, counted objects_stale. Looked for (a walk
- * of the handles and objects maps) only after the end hooks were skipped or dropped, and until
- * no candidate is left; an entry the
- * BPF side replaced meanwhile (its address reused) is put back. A driver object still alive
- * with none of those (held by the driver alone after its client left) would be taken for one:
- * counted in the same loss counter, so never silently.
- */
-static int prune_objects(struct drmtop_bpf *b, const struct drmtop_bpf_snapshot *s)
-{
-	static const char *const ends[] = { "drmtop_gem_object_release", "drmtop_gem_resv_fini" };
-	struct stale_objects so = { .b = b };
-	struct drmtop_object got;
-	struct bpf_prog_info info;
-	struct bpf_program *p;
-	struct timespec ts;
-	__u64 skips, grace, *open;
-	size_t i;
-	__u32 len;
-	int err, fd;
-
-	if (!b->drm)
-		return 0;
-	skips = b->drm->bss ? b->drm->bss->drmtop_test_drm_dropped[3] : 0;
-	for (i = 0; i < sizeof(ends) / sizeof(ends[0]); i++) {
-		p = bpf_object__find_program_by_name(b->drm->obj, ends[i]);
-		fd = p ? bpf_program__fd(p) : -1;
-		len = sizeof(info);
-		memset(&info, 0, sizeof(info));
-		if (fd >= 0 && !bpf_obj_get_info_by_fd(fd, &info, &len))
-			skips += info.recursion_misses;
-	}
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	so.now = (__u64)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-	if (skips == b->object_end_misses && !b->n_obj_cand &&
-	    (!skips || so.now < b->object_next_ns))
-		return 0;
-	grace = b->object_grace_ns ? b->object_grace_ns : DRMTOP_BPF_OBJECT_GRACE_NS;
-	if (skips != b->object_end_misses || b->object_wait_ns < grace)
-		b->object_wait_ns = grace;
-	open = malloc((s->n_clients + 1) * sizeof(*open));
-	if (!open)
-		return -ENOMEM;
-	for (i = 0; i < s->n_clients; i++)
-		if (!(s->clients[i].c.flags & DRMTOP_CLIENT_CLOSING))
-			open[so.n_open++] = s->clients[i].c.uid;
-	qsort(open, so.n_open, sizeof(*open), cmp_u64);
-	so.open = open;
-	err = walk(b, MAP_HANDLES, each_held_object, &so);
-	if (!err) {
-		qsort(so.held, so.n_held, sizeof(*so.held), cmp_u64);
-		err = walk(b, MAP_OBJECTS, each_stale_object, &so);
-	}
-	for (i = 0; !err && i < so.n_del; i++) {
-		if (bpf_map_lookup_and_delete_elem(b->map_fd[MAP_OBJECTS], &so.del[i].key, &got))
-			continue;
-		if (got.uid != so.del[i].o.uid) {
-			bpf_map_update_elem(b->map_fd[MAP_OBJECTS], &so.del[i].key, &got,
-					    BPF_NOEXIST);
-			continue;
-		}
-		err = note_pruned(b, &got);
-		b->objects_pruned++;
-	}
-	free(open);
-	free(so.held);
-	free(so.del);
-	if (err) {
-		free(so.keep);
-		return err;
-	}
-	qsort(so.keep, so.n_keep, sizeof(*so.keep), cmp_u64);
-	free(b->obj_cand);
-	b->obj_cand = so.keep;
-	b->n_obj_cand = so.n_keep;
-	b->cap_obj_cand = so.cap_keep;
-	b->object_end_misses = skips;
-	/*
-	 * An object of a live client that no handle holds may be one (its client may leave
-	 * later), or held by the driver for as long as the client lives: looked at again, ever
-	 * less often (up to DRMTOP_BPF_OBJECT_WAIT_MAX_NS apart) until the end hooks miss again.
-	 */
-	b->object_next_ns = so.waiting ? so.now + b->object_wait_ns : UINT64_MAX;
-	if (so.waiting && b->object_wait_ns < DRMTOP_BPF_OBJECT_WAIT_MAX_NS)
-		b->object_wait_ns *= 2;
-	return 0;
 }
 
 static int count_entry(const void *key, const void *value, void *ctx)
@@ -380,7 +239,7 @@ static void count_evicted_timelines(struct drmtop_bpf *b, struct drmtop_bpf_snap
 	__u64 made = s->counters[k], after = 0;
 	size_t n = 0;
 
-	if (made != b->timelines_made && !walk(b, MAP_TIMELINES, count_entry, &n) &&
+	if (made != b->timelines_made && !drmtop_bpf_walk(b, MAP_TIMELINES, count_entry, &n) &&
 	    !bpf_map_lookup_elem(b->map_fd[MAP_COUNTERS], &k, &after) && after == made) {
 		b->timelines_made = made;
 		b->timelines_present = n;
@@ -389,9 +248,8 @@ static void count_evicted_timelines(struct drmtop_bpf *b, struct drmtop_bpf_snap
 						   b->timelines_made - b->timelines_present : 0;
 }
 
-/* Walks map @map of @b, with the test hook if one is set. */
-static int walk(struct drmtop_bpf *b, enum drmtop_bpf_map map,
-		int (*each)(const void *key, const void *value, void *ctx), void *ctx)
+int drmtop_bpf_walk(struct drmtop_bpf *b, enum drmtop_bpf_map map,
+		    int (*each)(const void *key, const void *value, void *ctx), void *ctx)
 {
 	struct drmtop_walk w = {
 		.fd = b->map_fd[map], .each = each, .ctx = ctx,
@@ -417,7 +275,7 @@ static int each_client(const void *key, const void *value, void *ctx)
 /* Sorted by uid: engine, handle and job entries find their live client by bsearch. */
 static int read_clients(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
 {
-	int err = walk(b, MAP_CLIENTS, each_client, s);
+	int err = drmtop_bpf_walk(b, MAP_CLIENTS, each_client, s);
 
 	if (!err && s->n_clients)
 		qsort(s->clients, s->n_clients, sizeof(*s->clients), cmp_client_uid);
@@ -476,7 +334,7 @@ static int each_handle(const void *key, const void *value, void *ctx)
 	struct drmtop_bpf_client *cl;
 
 	(void)key;
-	if (!bsearch(&h->obj, sw->so->obj, sw->so->n, sizeof(h->obj), cmp_u64))
+	if (!bsearch(&h->obj, sw->so->obj, sw->so->n, sizeof(h->obj), drmtop_bpf_cmp_u64))
 		return 0;
 	cl = live_client(sw->s, h->uid);
 	if (cl)
@@ -498,24 +356,17 @@ static int compute_shared(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
 
 	err = walk_batched(b, MAP_OBJECTS, each_object, &so);
 	if (!err && so.n) {
-		qsort(so.obj, so.n, sizeof(*so.obj), cmp_u64);
+		qsort(so.obj, so.n, sizeof(*so.obj), drmtop_bpf_cmp_u64);
 		err = walk_batched(b, MAP_HANDLES, each_handle, &sw);
 	}
 	free(so.obj);
 	return err;
 }
 
-#define NO_ENTRY	SIZE_MAX
-
 static void key_at(char *buf, size_t len, const struct drmtop_engine_key *key)
 {
 	snprintf(buf, len, "%llx:%llx", (unsigned long long)key->uid,
 		 (unsigned long long)key->ring);
-}
-
-static void key_uid(char *buf, size_t len, __u64 uid)
-{
-	snprintf(buf, len, "%llx", (unsigned long long)uid);
 }
 
 /* Index of @key's entry in b->reported, NO_ENTRY if none. */
@@ -529,22 +380,30 @@ static size_t find_reported(const struct drmtop_bpf *b, const struct drmtop_engi
 	return v ? (size_t)(uintptr_t)v - 1 : NO_ENTRY;
 }
 
-/* Puts b->reported[@i] into both indices; -ENOMEM (indices unchanged for it) if it fails. */
+/*
+ * Puts b->reported[@i] into both indices, and into its uid's list, after the list's head (the
+ * entry reported_uid names, so that stays); -ENOMEM (nothing changed for it) if it fails.
+ */
 static int index_reported(struct drmtop_bpf *b, size_t i)
 {
-	const struct drmtop_engine_key *key = &b->reported[i].key;
+	struct drmtop_reported *r = &b->reported[i];
+	size_t head = index_of(&b->reported_uid, r->key.uid);
 	char k[40];
 
-	key_uid(k, sizeof(k), key->uid);
-	if (!strmap_get(&b->reported_uid, k) &&
-	    strmap_put(&b->reported_uid, k, (void *)(uintptr_t)(i + 1)))
+	key_at(k, sizeof(k), &r->key);
+	if (strmap_put(&b->reported_at, k, (void *)(uintptr_t)(i + 1)))
 		return -ENOMEM;
-	key_at(k, sizeof(k), key);
-	if (strmap_put(&b->reported_at, k, (void *)(uintptr_t)(i + 1))) {
-		key_uid(k, sizeof(k), key->uid);
-		if (strmap_get(&b->reported_uid, k) == (void *)(uintptr_t)(i + 1))
-			strmap_del(&b->reported_uid, k);
+	if (head == NO_ENTRY && set_index(&b->reported_uid, r->key.uid, i)) {
+		strmap_del(&b->reported_at, k);
 		return -ENOMEM;
+	}
+	r->prev_uid = head;
+	r->next_uid = NO_ENTRY;
+	if (head != NO_ENTRY) {
+		r->next_uid = b->reported[head].next_uid;
+		if (r->next_uid != NO_ENTRY)
+			b->reported[r->next_uid].prev_uid = i;
+		b->reported[head].next_uid = i;
 	}
 	return 0;
 }
@@ -565,35 +424,37 @@ static int reindex_reported(struct drmtop_bpf *b)
 }
 
 /*
- * Removes b->reported[@i]; the last entry takes its place. If it was its uid's entry in
- * reported_uid, another of that uid takes over (a scan, only then: a closed client has an
- * entry per ring it used).
+ * Removes b->reported[@i]; the last entry takes its place. Its uid's list says which entry of
+ * the uid takes over in reported_uid if it was the head (a scan of all entries for one made
+ * every delete of a closed client's entries cost as much as all of them). Every put here
+ * replaces a key present: it needs no memory.
  */
 static void drop_reported(struct drmtop_bpf *b, size_t i)
 {
-	__u64 uid = b->reported[i].key.uid;
-	size_t last = b->n_reported - 1, j;
+	struct drmtop_reported *r = &b->reported[i];
+	size_t last = b->n_reported - 1;
 	char k[40];
 
-	key_at(k, sizeof(k), &b->reported[i].key);
+	key_at(k, sizeof(k), &r->key);
 	strmap_del(&b->reported_at, k);
-	key_uid(k, sizeof(k), uid);
-	if (strmap_get(&b->reported_uid, k) == (void *)(uintptr_t)(i + 1)) {
-		strmap_del(&b->reported_uid, k);
-		for (j = 0; j < b->n_reported; j++)
-			if (j != i && b->reported[j].key.uid == uid) {
-				/* a put that fails leaves the uid to the retired ring only */
-				strmap_put(&b->reported_uid, k, (void *)(uintptr_t)(j + 1));
-				break;
-			}
-	}
+	if (r->prev_uid != NO_ENTRY)
+		b->reported[r->prev_uid].next_uid = r->next_uid;
+	else if (r->next_uid != NO_ENTRY)
+		set_index(&b->reported_uid, r->key.uid, r->next_uid);
+	else
+		del_index(&b->reported_uid, r->key.uid, i);
+	if (r->next_uid != NO_ENTRY)
+		b->reported[r->next_uid].prev_uid = r->prev_uid;
 	if (i != last) {
-		b->reported[i] = b->reported[last];
-		key_at(k, sizeof(k), &b->reported[i].key);
-		strmap_put(&b->reported_at, k, (void *)(uintptr_t)(i + 1));	/* replaces */
-		key_uid(k, sizeof(k), b->reported[i].key.uid);
-		if (strmap_get(&b->reported_uid, k) == (void *)(uintptr_t)(last + 1))
-			strmap_put(&b->reported_uid, k, (void *)(uintptr_t)(i + 1));
+		*r = b->reported[last];
+		key_at(k, sizeof(k), &r->key);
+		strmap_put(&b->reported_at, k, (void *)(uintptr_t)(i + 1));
+		if (r->prev_uid != NO_ENTRY)
+			b->reported[r->prev_uid].next_uid = i;
+		else
+			set_index(&b->reported_uid, r->key.uid, i);
+		if (r->next_uid != NO_ENTRY)
+			b->reported[r->next_uid].prev_uid = i;
 	}
 	b->n_reported--;
 }
@@ -619,26 +480,55 @@ static bool engine_growth(const struct drmtop_engine *now, const struct drmtop_e
 	return grew;
 }
 
+struct engines_walk {
+	struct drmtop_bpf *b;
+	struct drmtop_bpf_snapshot *s;
+	__u64 now;
+	struct drmtop_engine_key *del;	/* entries to delete once the walk is over */
+	size_t n_del, cap_del;
+	/* by uid, the first entry of s->closed and of s->orphans (index + 1): they grow */
+	struct strmap closed_at, orphans_at;
+};
+
+/* Indexes @s's closed entries, the records drained for it, into @ew->closed_at. */
+static int index_closed(struct engines_walk *ew)
+{
+	size_t i;
+
+	for (i = 0; i < ew->s->n_closed; i++)
+		if (index_of(&ew->closed_at, ew->s->closed[i].c.uid) == NO_ENTRY &&
+		    set_index(&ew->closed_at, ew->s->closed[i].c.uid, i))
+			return -ENOMEM;
+	return 0;
+}
+
 /*
- * The entry of closed (or orphan) client @owner in @s that engine figures go to: the record
- * drained in this snapshot, else a residue entry made from @owner (figures only, memory 0).
+ * The entry of closed (or orphan) client @owner in the snapshot that engine figures go to: the
+ * record drained in this snapshot, else a residue entry made from @owner (figures only, memory
+ * 0). A pointer into the snapshot's list: good until the next call.
  */
-static struct drmtop_bpf_client *owner_entry(struct drmtop_bpf_snapshot *s,
+static struct drmtop_bpf_client *owner_entry(struct engines_walk *ew,
 					     const struct drmtop_client *owner, int *err)
 {
 	bool orphan = owner->flags & DRMTOP_CLIENT_ORPHAN;
+	struct drmtop_bpf_snapshot *s = ew->s;
 	struct drmtop_bpf_client **arr = orphan ? &s->orphans : &s->closed;
+	struct strmap *at = orphan ? &ew->orphans_at : &ew->closed_at;
 	size_t *n = orphan ? &s->n_orphans : &s->n_closed;
-	struct drmtop_bpf_client *cl = find_uid(*arr, *n, owner->uid);
+	size_t i = index_of(at, owner->uid);
 	struct drmtop_client residue;
 
 	*err = 0;
-	if (cl)
-		return cl;
+	if (i != NO_ENTRY)
+		return &(*arr)[i];
 	residue = *owner;
 	residue.mem_total = residue.mem_shared = residue.mem_imported = 0;
 	residue.handles = 0;
 	*err = push_client(arr, n, orphan ? &s->cap_orphans : &s->cap_closed, &residue);
+	if (!*err && set_index(at, owner->uid, *n - 1)) {
+		free((*arr)[--*n].engines);
+		*err = -ENOMEM;
+	}
 	return *err ? NULL : &(*arr)[*n - 1];
 }
 
@@ -647,19 +537,18 @@ static struct drmtop_bpf_client *owner_entry(struct drmtop_bpf_snapshot *s,
  * pointer: what it is found in (this snapshot's closed list, b->reported) grows while the
  * engines walk goes on, and a pointer into it would then read freed memory.
  */
-static bool find_owner(struct drmtop_bpf *b, const struct drmtop_bpf_snapshot *s, __u64 uid,
-		       struct drmtop_client *out)
+static bool find_owner(const struct engines_walk *ew, __u64 uid, struct drmtop_client *out)
 {
+	const struct drmtop_bpf *b = ew->b;
+	size_t i = index_of(&ew->closed_at, uid);
 	const struct drmtop_client *c;
 	char k[40];
-	size_t i;
 	void *v;
 
-	for (i = 0; i < s->n_closed; i++)
-		if (s->closed[i].c.uid == uid) {
-			*out = s->closed[i].c;
-			return true;
-		}
+	if (i != NO_ENTRY) {
+		*out = ew->s->closed[i].c;
+		return true;
+	}
 	c = find_retired(b, uid);
 	if (c) {
 		*out = *c;
@@ -698,11 +587,38 @@ static bool remember_reported(struct drmtop_bpf *b, const struct drmtop_engine_k
 
 static struct drmtop_orphan *find_orphan(struct drmtop_bpf *b, __u64 uid)
 {
+	size_t i = index_of(&b->orphan_at, uid);
+
+	return i != NO_ENTRY ? &b->orphans[i] : NULL;
+}
+
+/* b->orphan_at again from b->orphans (after they were restored from a copy). */
+static int reindex_orphans(struct drmtop_bpf *b)
+{
 	size_t i;
 
+	strmap_fini(&b->orphan_at);
+	strmap_init(&b->orphan_at);
 	for (i = 0; i < b->n_orphans; i++)
-		if (b->orphans[i].uid == uid)
-			return &b->orphans[i];
+		if (set_index(&b->orphan_at, b->orphans[i].uid, i))
+			return -ENOMEM;
+	return 0;
+}
+
+/* The client @uid the previous snapshot saw live, whose clients were sorted by uid; or NULL. */
+static const struct drmtop_client *prev_live(const struct drmtop_bpf *b, __u64 uid)
+{
+	size_t lo = 0, hi = b->n_prev_live, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (b->prev_live[mid].uid == uid)
+			return &b->prev_live[mid];
+		if (b->prev_live[mid].uid < uid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
 	return NULL;
 }
 
@@ -718,12 +634,13 @@ static bool unknown_uid(struct drmtop_bpf *b, __u64 uid, __u64 now, struct drmto
 	unsigned int grace = b->orphan_grace_snaps ? b->orphan_grace_snaps :
 			     DRMTOP_BPF_ORPHAN_GRACE_SNAPS;
 	struct drmtop_orphan *o = find_orphan(b, uid);
-	size_t i;
+	const struct drmtop_client *live;
 
 	*err = 0;
 	if (!o) {
 		o = vec_push(b->orphans, b->n_orphans, b->cap_orphans);
-		if (!o) {
+		if (!o || set_index(&b->orphan_at, uid, b->n_orphans - 1)) {
+			b->n_orphans -= !!o;
 			*err = -ENOMEM;
 			return false;
 		}
@@ -732,9 +649,9 @@ static bool unknown_uid(struct drmtop_bpf *b, __u64 uid, __u64 now, struct drmto
 		o->first_ns = now;
 		o->c.uid = uid;
 		o->c.minor_index = -1;
-		for (i = 0; i < b->n_prev_live; i++)
-			if (b->prev_live[i].uid == uid)
-				o->c = b->prev_live[i];
+		live = prev_live(b, uid);
+		if (live)
+			o->c = *live;
 	}
 	o->last_seq = b->seq;
 	if (!(o->c.flags & DRMTOP_CLIENT_ORPHAN) &&
@@ -758,19 +675,17 @@ static void settle_orphans(struct drmtop_bpf *b)
 	for (i = 0, j = 0; i < b->n_orphans; i++) {
 		if (b->orphans[i].c.flags & DRMTOP_CLIENT_ORPHAN)
 			retire(b, &b->orphans[i].c);
-		else if (b->orphans[i].last_seq == b->seq)
+		else if (b->orphans[i].last_seq == b->seq) {
+			/* replaces its index: no memory needed */
+			if (i != j)
+				set_index(&b->orphan_at, b->orphans[i].uid, j);
 			b->orphans[j++] = b->orphans[i];
+			continue;
+		}
+		del_index(&b->orphan_at, b->orphans[i].uid, i);
 	}
 	b->n_orphans = j;
 }
-
-struct engines_walk {
-	struct drmtop_bpf *b;
-	struct drmtop_bpf_snapshot *s;
-	__u64 now;
-	struct drmtop_engine_key *del;	/* entries to delete once the walk is over */
-	size_t n_del, cap_del;
-};
 
 static int each_engine(const void *kp, const void *value, void *ctx)
 {
@@ -790,7 +705,7 @@ static int each_engine(const void *kp, const void *value, void *ctx)
 	cl = live_client(ew->s, key->uid);
 	if (cl)
 		return add_engine(cl, key->ring, e, b->map_fd[MAP_RINGS]);
-	if (!find_owner(b, ew->s, key->uid, &owner) &&
+	if (!find_owner(ew, key->uid, &owner) &&
 	    !unknown_uid(b, key->uid, ew->now, &owner, &err))
 		return err;	/* within the grace period: its record may still come */
 	rep = find_reported(b, key);
@@ -811,7 +726,7 @@ static int each_engine(const void *kp, const void *value, void *ctx)
 		*del = *key;
 		return 0;
 	}
-	cl = owner_entry(ew->s, &owner, &err);
+	cl = owner_entry(ew, &owner, &err);
 	if (!err)
 		err = add_engine(cl, key->ring, &d, b->map_fd[MAP_RINGS]);
 	if (!err && !remember_reported(b, key, e, &owner))
@@ -836,15 +751,18 @@ static int read_engines(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s,
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	*ew = (struct engines_walk){ .b = b, .s = s };
 	ew->now = (__u64)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-	return walk(b, MAP_ENGINES, each_engine, ew);
+	strmap_init(&ew->closed_at);
+	strmap_init(&ew->orphans_at);
+	if (index_closed(ew))
+		return -ENOMEM;
+	return drmtop_bpf_walk(b, MAP_ENGINES, each_engine, ew);
 }
 
 /*
  * Deletes the closed clients' entries read_engines found unchanged twice, once the snapshot
  * can no longer fail otherwise: what a job that ended since the walk added is reported here.
  */
-static int delete_quiet(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s,
-			const struct engines_walk *ew)
+static int delete_quiet(struct drmtop_bpf *b, struct engines_walk *ew)
 {
 	int fd = b->map_fd[MAP_ENGINES], err = 0;
 	struct drmtop_bpf_client *cl;
@@ -857,7 +775,7 @@ static int delete_quiet(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s,
 			continue;
 		if (!bpf_map_lookup_and_delete_elem(fd, &ew->del[i], &e) &&
 		    engine_growth(&e, &b->reported[rep].e, &d)) {
-			cl = owner_entry(s, &b->reported[rep].owner, &err);
+			cl = owner_entry(ew, &b->reported[rep].owner, &err);
 			if (!err)
 				err = add_engine(cl, ew->del[i].ring, &d, b->map_fd[MAP_RINGS]);
 		}
@@ -915,34 +833,32 @@ static void restore_state(struct drmtop_bpf *b, const struct reader_saved *sv)
 		b->n_reported = 0;
 		reindex_reported(b);
 	}
+	/* out of memory, the unknown uids start their grace period again: later, not lost */
+	if (reindex_orphans(b)) {
+		b->n_orphans = 0;
+		reindex_orphans(b);
+	}
 }
 
-struct oldest {
-	__u64 ring, uid, run_ns, fence;
-};
-
 struct running_walk {
-	struct oldest *old;
+	struct drmtop_bpf_oldest *old;
 	size_t n, cap;
+	struct strmap old_at;	/* by ring, its entry in old (index + 1) */
 	__u64 now;
 	__u64 *stale;		/* ended jobs never freed: keys to delete */
 	size_t n_stale, cap_stale;
 };
 
-/* A job made from its done event is counted at its cleanup, a few ms later; 10 s is never. */
-#define ENDED_GRACE_NS	10000000000ull
-
 static int each_job(const void *key, const void *value, void *ctx)
 {
 	const struct drmtop_job *job = value;
 	struct running_walk *rw = ctx;
-	struct oldest *p;
+	struct drmtop_bpf_oldest *p;
 	__u64 *k;
 	size_t i;
 
 	if (job->uid & DRMTOP_JOB_ENDED) {
-		/* ended, waiting for its cleanup to be counted: its cleanup run was lost */
-		if (rw->now <= job->run_ns + ENDED_GRACE_NS)
+		if (!drmtop_bpf_ended_unfreed(job, rw->now))
 			return 0;
 		k = vec_push(rw->stale, rw->n_stale, rw->cap_stale);
 		if (!k)
@@ -952,45 +868,20 @@ static int each_job(const void *key, const void *value, void *ctx)
 	}
 	if (!job->run_ns)
 		return 0;
-	for (i = 0; i < rw->n && rw->old[i].ring != job->ring; i++)
-		;
-	if (i == rw->n) {
+	i = index_of(&rw->old_at, job->ring);
+	if (i == NO_ENTRY) {
 		p = vec_push(rw->old, rw->n, rw->cap);
-		if (!p)
+		if (!p || set_index(&rw->old_at, job->ring, rw->n - 1)) {
+			rw->n -= !!p;
 			return -ENOMEM;
-		*p = (struct oldest){ job->ring, job->uid, job->run_ns, *(const __u64 *)key };
+		}
+		*p = (struct drmtop_bpf_oldest){ job->ring, job->uid, job->run_ns,
+						   *(const __u64 *)key };
 	} else if (job->run_ns < rw->old[i].run_ns) {
-		rw->old[i] = (struct oldest){ job->ring, job->uid, job->run_ns,
-					      *(const __u64 *)key };
+		rw->old[i] = (struct drmtop_bpf_oldest){ job->ring, job->uid, job->run_ns,
+							 *(const __u64 *)key };
 	}
 	return 0;
-}
-
-/*
- * Whether @o, the oldest job on its ring, lost its done and its cleanup (a GPU reset on 7.x):
- * on a ring of one unit jobs finish in the order they ran, so a job that ran after it and
- * finished (@r->done_run_ns) means it ended unseen. Aged out (deleted, jobs_aged_out) when the
- * snapshot before found it so too: its done event, still running on another CPU then, is long
- * over. Otherwise it would stay the oldest for ever and count as running. A ring of several
- * units (engine capacity) finishes out of order: not judged.
- */
-static bool aged_out(struct drmtop_bpf *b, const struct oldest *o, const struct drmtop_ring *r,
-		     struct drmtop_aging *next, size_t *n_next)
-{
-	size_t i;
-
-	if (r->lanes > 1 || r->done_run_ns <= o->run_ns)
-		return false;
-	for (i = 0; i < b->n_aging; i++)
-		if (b->aging[i].fence == o->fence && b->aging[i].run_ns == o->run_ns)
-			break;
-	if (i == b->n_aging) {
-		next[(*n_next)++] = (struct drmtop_aging){ o->fence, o->run_ns };
-		return false;
-	}
-	if (!bpf_map_delete_elem(b->map_fd[MAP_JOBS], &o->fence))
-		b->jobs_aged_out++;
-	return true;
 }
 
 /*
@@ -1001,7 +892,7 @@ static bool aged_out(struct drmtop_bpf *b, const struct oldest *o, const struct 
  * (drm-engine-capacity > 1) the jobs running beside it on other units are not known to be
  * running until they end (which unit a job went to is only known from its hardware fence):
  * the running part is then a lower bound, and busy_ns exact again once they end. Jobs that
- * lost their done and cleanup are aged out here (aged_out, and ended ones never freed).
+ * lost their done and cleanup are aged out here (bpf_job_aging.c).
  */
 static int add_running(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
 {
@@ -1011,10 +902,9 @@ static int add_running(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
 	size_t i, j, n_next = 0;
 	int err;
 
-	err = walk(b, MAP_JOBS, each_job, &rw);
-	for (i = 0; !err && i < rw.n_stale; i++)
-		if (!bpf_map_delete_elem(b->map_fd[MAP_JOBS], &rw.stale[i]))
-			b->jobs_aged_out++;
+	err = drmtop_bpf_walk(b, MAP_JOBS, each_job, &rw);
+	if (!err)
+		drmtop_bpf_age_ended(b, rw.stale, rw.n_stale);
 	if (!err && rw.n) {
 		next = calloc(rw.n, sizeof(*next));
 		if (!next)
@@ -1027,7 +917,7 @@ static int add_running(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
 		__u64 start;
 
 		bpf_map_lookup_elem(b->map_fd[MAP_RINGS], &rw.old[i].ring, &r);
-		if (aged_out(b, &rw.old[i], &r, next, &n_next))
+		if (drmtop_bpf_aged_out(b, &rw.old[i], &r, next, &n_next))
 			continue;
 		cl = live_client(s, rw.old[i].uid);
 		if (!cl)
@@ -1045,14 +935,12 @@ static int add_running(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
 		cl->engines[j].running_ns = now - start;
 	}
 	if (!err) {
-		free(b->aging);
-		b->aging = next;
-		b->n_aging = n_next;
-		b->cap_aging = rw.n;
+		drmtop_bpf_aging_replace(b, next, n_next, rw.n);
 		next = NULL;
 	}
 	free(next);
 	free(rw.old);
+	strmap_fini(&rw.old_at);
 	free(rw.stale);
 	return err;
 }
@@ -1070,23 +958,13 @@ static int each_device(const void *key, const void *value, void *ctx)
 	return 0;
 }
 
-/* Device totals, less the objects prune_objects found ended unseen. */
+/* Device totals, less the objects drmtop_bpf_prune_objects found ended unseen. */
 static int read_devices(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
 {
-	int err = walk(b, MAP_DEVICES, each_device, s);
-	struct drmtop_device *d;
-	size_t i, j;
+	int err = drmtop_bpf_walk(b, MAP_DEVICES, each_device, s);
 
-	for (i = 0; !err && i < b->n_gem_pruned; i++)
-		for (j = 0; j < s->n_devices; j++) {
-			if (s->devices[j].drm_dev != b->gem_pruned[i].drm_dev)
-				continue;
-			d = &s->devices[j].d;
-			d->gem_objects -= d->gem_objects < b->gem_pruned[i].objects ?
-					  d->gem_objects : b->gem_pruned[i].objects;
-			d->gem_bytes -= d->gem_bytes < b->gem_pruned[i].bytes ?
-					d->gem_bytes : b->gem_pruned[i].bytes;
-		}
+	if (!err)
+		drmtop_bpf_take_out_pruned(b, s);
 	return err;
 }
 
@@ -1199,7 +1077,7 @@ int drmtop_bpf_snapshot(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
 	err = add_running(b, s);
 	/* objects settled before the device totals are read, so this snapshot's are right */
 	if (!err)
-		err = prune_objects(b, s);
+		err = drmtop_bpf_prune_objects(b, s);
 	if (!err)
 		err = read_devices(b, s);
 	if (!err)
@@ -1208,7 +1086,7 @@ int drmtop_bpf_snapshot(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
 	if (!err)
 		err = vec_reserve(b->prev_live, b->cap_prev_live, s->n_clients);
 	if (!err)
-		err = delete_quiet(b, s, &ew);
+		err = delete_quiet(b, &ew);
 	if (err)
 		goto fail;
 	for (i = 0; i < s->n_clients; i++)
@@ -1240,6 +1118,8 @@ int drmtop_bpf_snapshot(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
 	}
 	pthread_mutex_unlock(&b->drain_lock);
 	free(ew.del);
+	strmap_fini(&ew.closed_at);
+	strmap_fini(&ew.orphans_at);
 	free(sv.reported);
 	free(sv.orphans);
 	return 0;
@@ -1247,6 +1127,8 @@ fail:
 	if (saved)
 		restore_state(b, &sv);
 	free(ew.del);
+	strmap_fini(&ew.closed_at);
+	strmap_fini(&ew.orphans_at);
 	free(sv.reported);
 	free(sv.orphans);
 	drmtop_bpf_snapshot_free(s);

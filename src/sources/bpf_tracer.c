@@ -662,9 +662,12 @@ void drmtop_bpf_close(struct drmtop_bpf *b)
 	strmap_fini(&b->reported_at);
 	strmap_fini(&b->reported_uid);
 	free(b->orphans);
+	strmap_fini(&b->orphan_at);
+	strmap_fini(&b->retired_at);
 	free(b->obj_cand);
 	free(b->gem_pruned);
 	free(b->aging);
+	strmap_fini(&b->aging_at);
 	free(b->prev_live);
 	pthread_mutex_destroy(&b->drain_lock);
 	free(b);
