@@ -68,11 +68,12 @@ until [ -s "$tmp/out.ready" ] || [ $_t -ge 600 ]; do sleep 0.1; _t=$((_t + 1)); 
 [ -s "$tmp/out.ready" ] || fail drmtop-pidns-setup "outside workload not ready"
 _t=0
 until [ -s "$tmp/in.go" ] || [ $_t -ge 900 ]; do sleep 0.1; _t=$((_t + 1)); done
-"$DRMTOP" -J -n 3 -d 1 >"$tmp/host.all.tmp" 2>"$tmp/host.err"
-mv "$tmp/host.all.tmp" "$tmp/host.all"
-# The inside process's host pid: the one whose comm is "inner".
+# The inside process's host pid: the one whose comm is "inner". Before host.all exists: the
+# inside shell stops that process once it sees the file.
 host_pid=$(for p in /proc/[0-9]*; do
 	[ "$(cat "$p/comm" 2>/dev/null)" = inner ] && echo "${p#/proc/}"; done | head -n 1)
+"$DRMTOP" -J -n 3 -d 1 >"$tmp/host.all.tmp" 2>"$tmp/host.err"
+mv "$tmp/host.all.tmp" "$tmp/host.all"
 wait "$NS_PID"
 kill -TERM "$OUT_PID" 2>/dev/null
 wait "$OUT_PID"
