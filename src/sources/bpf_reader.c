@@ -91,8 +91,8 @@ static void retire(struct drmtop_bpf *b, const struct drmtop_client *c)
 	b->retired[b->n_retired++ % DRMTOP_BPF_RETIRED] = *c;
 }
 
-static int add_engine(struct drmtop_bpf_client *cl, __u64 ring, const struct drmtop_engine *e,
-		      int rings_fd)
+static int add_engine(struct drmtop_bpf_client *cl, __u64 ring, __u64 ring_seq,
+		      const struct drmtop_engine *e, int rings_fd)
 {
 	struct drmtop_bpf_engine *p = vec_push(cl->engines, cl->n_engines, cl->cap_engines);
 	struct drmtop_ring r;
@@ -100,10 +100,11 @@ static int add_engine(struct drmtop_bpf_client *cl, __u64 ring, const struct drm
 	if (!p)
 		return -ENOMEM;
 	p->ring = ring;
+	p->ring_seq = ring_seq;
 	/* the name the ring had for this client: its scheduler may be gone, its address reused */
 	if (e->ring_name[0])
 		memcpy(p->name, e->ring_name, sizeof(p->name));
-	else if (!bpf_map_lookup_elem(rings_fd, &ring, &r))
+	else if (!bpf_map_lookup_elem(rings_fd, &ring, &r) && (!ring_seq || r.seq == ring_seq))
 		memcpy(p->name, r.name, sizeof(p->name));
 	p->busy_ns = e->busy_ns;
 	p->jobs = e->jobs;
@@ -506,11 +507,12 @@ static int compute_shared(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
 }
 
 #define NO_ENTRY	SIZE_MAX
+#define KEY_LEN		64	/* "uid:ring:seq", each up to 16 hex digits */
 
 static void key_at(char *buf, size_t len, const struct drmtop_engine_key *key)
 {
-	snprintf(buf, len, "%llx:%llx", (unsigned long long)key->uid,
-		 (unsigned long long)key->ring);
+	snprintf(buf, len, "%llx:%llx:%llx", (unsigned long long)key->uid,
+		 (unsigned long long)key->ring, (unsigned long long)key->ring_seq);
 }
 
 static void key_uid(char *buf, size_t len, __u64 uid)
@@ -521,7 +523,7 @@ static void key_uid(char *buf, size_t len, __u64 uid)
 /* Index of @key's entry in b->reported, NO_ENTRY if none. */
 static size_t find_reported(const struct drmtop_bpf *b, const struct drmtop_engine_key *key)
 {
-	char k[40];
+	char k[KEY_LEN];
 	void *v;
 
 	key_at(k, sizeof(k), key);
@@ -533,7 +535,7 @@ static size_t find_reported(const struct drmtop_bpf *b, const struct drmtop_engi
 static int index_reported(struct drmtop_bpf *b, size_t i)
 {
 	const struct drmtop_engine_key *key = &b->reported[i].key;
-	char k[40];
+	char k[KEY_LEN];
 
 	key_uid(k, sizeof(k), key->uid);
 	if (!strmap_get(&b->reported_uid, k) &&
@@ -573,7 +575,7 @@ static void drop_reported(struct drmtop_bpf *b, size_t i)
 {
 	__u64 uid = b->reported[i].key.uid;
 	size_t last = b->n_reported - 1, j;
-	char k[40];
+	char k[KEY_LEN];
 
 	key_at(k, sizeof(k), &b->reported[i].key);
 	strmap_del(&b->reported_at, k);
@@ -651,7 +653,7 @@ static bool find_owner(struct drmtop_bpf *b, const struct drmtop_bpf_snapshot *s
 		       struct drmtop_client *out)
 {
 	const struct drmtop_client *c;
-	char k[40];
+	char k[KEY_LEN];
 	size_t i;
 	void *v;
 
@@ -789,7 +791,7 @@ static int each_engine(const void *kp, const void *value, void *ctx)
 
 	cl = live_client(ew->s, key->uid);
 	if (cl)
-		return add_engine(cl, key->ring, e, b->map_fd[MAP_RINGS]);
+		return add_engine(cl, key->ring, key->ring_seq, e, b->map_fd[MAP_RINGS]);
 	if (!find_owner(b, ew->s, key->uid, &owner) &&
 	    !unknown_uid(b, key->uid, ew->now, &owner, &err))
 		return err;	/* within the grace period: its record may still come */
@@ -813,7 +815,7 @@ static int each_engine(const void *kp, const void *value, void *ctx)
 	}
 	cl = owner_entry(ew->s, &owner, &err);
 	if (!err)
-		err = add_engine(cl, key->ring, &d, b->map_fd[MAP_RINGS]);
+		err = add_engine(cl, key->ring, key->ring_seq, &d, b->map_fd[MAP_RINGS]);
 	if (!err && !remember_reported(b, key, e, &owner))
 		err = -ENOMEM;
 	return err;
@@ -859,7 +861,8 @@ static int delete_quiet(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s,
 		    engine_growth(&e, &b->reported[rep].e, &d)) {
 			cl = owner_entry(s, &b->reported[rep].owner, &err);
 			if (!err)
-				err = add_engine(cl, ew->del[i].ring, &d, b->map_fd[MAP_RINGS]);
+				err = add_engine(cl, ew->del[i].ring, ew->del[i].ring_seq, &d,
+						 b->map_fd[MAP_RINGS]);
 		}
 		drop_reported(b, rep);
 	}
@@ -1035,10 +1038,12 @@ static int add_running(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
 		start = rw.old[i].run_ns > r.last_done_ns ? rw.old[i].run_ns : r.last_done_ns;
 		if (now <= start)
 			continue;
-		for (j = 0; j < cl->n_engines && cl->engines[j].ring != rw.old[i].ring; j++)
+		/* the scheduler now at that address: its figures, not an earlier one's there */
+		for (j = 0; j < cl->n_engines && (cl->engines[j].ring != rw.old[i].ring ||
+						  cl->engines[j].ring_seq != r.seq); j++)
 			;
 		if (j == cl->n_engines) {
-			err = add_engine(cl, rw.old[i].ring, &zero, b->map_fd[MAP_RINGS]);
+			err = add_engine(cl, rw.old[i].ring, r.seq, &zero, b->map_fd[MAP_RINGS]);
 			if (err)
 				break;
 		}
