@@ -198,11 +198,11 @@ static __always_inline __u64 drmtop_start_slack(__u64 run_ns, __u64 start, __u64
 }
 
 /*
- * The rings entry of scheduler @key, made from @fresh (its name and device, read by the caller)
- * if missing; NULL and *@lost set when the map refused it (full). Entries live as long as their
- * scheduler: drmtop_ring_end() at drm_sched_init (a new scheduler at an address an old one had:
- * its name is read again) and at drm_sched_fini (firmware-scheduled drivers make thousands over
- * a day, one per user queue, each freed at queue destroy).
+ * The rings entry of scheduler @key, made from @fresh (its name, device and a new seq, filled by
+ * the caller) if missing; NULL and *@lost set when the map refused it (full). Entries live as
+ * long as their scheduler: drmtop_ring_end() at drm_sched_init (a new scheduler at an address an
+ * old one had: its name is read again, its seq is new) and at drm_sched_fini (firmware-scheduled
+ * drivers make thousands over a day, one per user queue, each freed at queue destroy).
  */
 static __always_inline struct drmtop_ring *drmtop_ring_get(void *rings, __u64 key,
 							    const struct drmtop_ring *fresh,
@@ -223,16 +223,16 @@ static __always_inline void drmtop_ring_end(void *rings, __u64 key)
 }
 
 /*
- * The engines entry of (@uid, @ring), made if missing with the name of @r (the ring's entry, may
- * be NULL): the name stays with the client's figures after the scheduler is gone. NULL and
- * *@lost set when the map refused it.
+ * The engines entry of (@uid, @ring) for the scheduler now at @ring (@r, its rings entry, may be
+ * NULL: refused), made if missing with @r's name: the name stays with the client's figures after
+ * the scheduler is gone. NULL and *@lost set when the map refused it.
  */
 static __always_inline struct drmtop_engine *drmtop_engine_get(void *engines, __u64 uid,
 								__u64 ring,
 								const struct drmtop_ring *r,
 								bool *lost)
 {
-	struct drmtop_engine_key k = { .uid = uid, .ring = ring };
+	struct drmtop_engine_key k = { .uid = uid, .ring = ring, .ring_seq = r ? r->seq : 0 };
 	struct drmtop_engine *e = bpf_map_lookup_elem(engines, &k);
 	static const struct drmtop_engine zero;
 

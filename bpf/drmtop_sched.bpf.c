@@ -169,6 +169,7 @@ static __always_inline struct drmtop_ring *ring_get(struct drm_gpu_scheduler *sc
 	if (rp || !sched)
 		return rp;
 	r.parent_dev = (__u64)BPF_CORE_READ(sched, dev);
+	r.seq = drmtop_next_uid();
 	name = BPF_CORE_READ(sched, name);
 	if (name)
 		bpf_probe_read_kernel_str(r.name, sizeof(r.name), name);

@@ -153,17 +153,20 @@ struct {
 
 __u32 out_ring_lost;
 __u32 out_engine_lost;
+__u64 ring_seq;
 
 /*
- * A job of client @uid done on scheduler @sched named by the 32 bytes @n0..@n3, as on_done in
- * drmtop_sched.bpf.c meets it: the ring's entry (made with that name if missing), then the
- * client's engine entry on it.
+ * A job of client @uid, @busy ns long, done on scheduler @sched named by the 32 bytes @n0..@n3, as
+ * on_done in drmtop_sched.bpf.c meets it: the ring's entry (made with that name if missing), then
+ * the client's engine entry on it.
  */
 SEC("raw_tp/drmtop_test_ring_job")
-int BPF_PROG(test_ring_job, __u64 sched, __u64 uid, __u64 n0, __u64 n1, __u64 n2, __u64 n3)
+int BPF_PROG(test_ring_job, __u64 sched, __u64 uid, __u64 n0, __u64 n1, __u64 n2, __u64 n3,
+	     __u64 busy)
 {
 	struct drmtop_ring fresh = {}, *r;
 	__u64 *name = (__u64 *)fresh.name;
+	struct drmtop_engine *e;
 	bool lost;
 
 	name[0] = n0;
@@ -171,10 +174,13 @@ int BPF_PROG(test_ring_job, __u64 sched, __u64 uid, __u64 n0, __u64 n1, __u64 n2
 	name[2] = n2;
 	name[3] = n3;
 	fresh.name[DRMTOP_NAME_LEN - 1] = 0;
+	fresh.seq = ++ring_seq;		/* the tracer's from its uid sequence */
 	r = drmtop_ring_get(&rings, sched, &fresh, &lost);
 	out_ring_lost = lost;
-	drmtop_engine_get(&engines, uid, sched, r, &lost);
+	e = drmtop_engine_get(&engines, uid, sched, r, &lost);
 	out_engine_lost = lost;
+	if (e)
+		__sync_fetch_and_add(&e->busy_ns, busy);
 	return 0;
 }
 

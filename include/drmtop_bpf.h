@@ -131,6 +131,12 @@ struct drmtop_timeline {
 struct drmtop_engine_key {
 	__u64 uid;		/* drmtop_client.uid */
 	__u64 ring;		/* struct drm_gpu_scheduler address */
+	/*
+	 * drmtop_ring.seq of the scheduler at that address (0: its rings entry refused): a client
+	 * whose queue is destroyed and made again at the same address under another name (xe
+	 * exec queues, panthor groups, while the file stays open) has figures apart for each.
+	 */
+	__u64 ring_seq;
 };
 
 struct drmtop_engine {
@@ -166,6 +172,11 @@ struct drmtop_ring {
 	__u64 done_run_ns;
 	__u32 lanes;		/* hardware fence contexts seen feeding it (LRU re-entries count) */
 	__u32 pad;
+	/*
+	 * Given when the entry is made (the scheduler's first job since its drm_sched_init), from
+	 * the client uid sequence: never reused while the programs are loaded, unlike the address.
+	 */
+	__u64 seq;
 };
 
 /*

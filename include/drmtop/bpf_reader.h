@@ -24,6 +24,7 @@
 
 struct drmtop_bpf_engine {
 	__u64 ring;			/* struct drm_gpu_scheduler address */
+	__u64 ring_seq;			/* which scheduler at that address (drmtop_ring.seq) */
 	char name[DRMTOP_NAME_LEN];	/* scheduler name, e.g. "gfx"; "" if unknown */
 	__u64 busy_ns;			/* overlap-free busy time of the client on this ring */
 	__u64 jobs;			/* jobs done */

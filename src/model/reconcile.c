@@ -17,6 +17,7 @@
 struct ring_prev {
 	__u64 uid;
 	__u64 ring;
+	__u64 ring_seq;		/* a scheduler made again at the address: another ring */
 	__u64 busy_ns;
 	__u64 settled_ns;		/* of busy_ns, jobs that had ended (no running estimate) */
 	__u64 jobs;
@@ -90,6 +91,8 @@ static int cmp_prev(const void *a, const void *b)
 		return pa->uid < pb->uid ? -1 : 1;
 	if (pa->ring != pb->ring)
 		return pa->ring < pb->ring ? -1 : 1;
+	if (pa->ring_seq != pb->ring_seq)
+		return pa->ring_seq < pb->ring_seq ? -1 : 1;
 	return 0;
 }
 
@@ -232,7 +235,8 @@ static int compute_rates(struct drmtop_reconciler *r, const struct drmtop_bpf_sn
 		vr->n = bc->n_engines;
 		for (j = 0; j < bc->n_engines; j++) {
 			const struct drmtop_bpf_engine *e = &bc->engines[j];
-			struct ring_prev key = { .uid = bc->c.uid, .ring = e->ring }, *p, *slot;
+			struct ring_prev key = { .uid = bc->c.uid, .ring = e->ring,
+						 .ring_seq = e->ring_seq }, *p, *slot;
 			__u64 busy = e->busy_ns + e->running_ns, before, slack_before;
 
 			vr->v[j].e = e;

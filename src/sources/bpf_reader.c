@@ -129,8 +129,8 @@ static void retire(struct drmtop_bpf *b, const struct drmtop_client *c)
 	set_index(&b->retired_at, c->uid, i);
 }
 
-static int add_engine(struct drmtop_bpf_client *cl, __u64 ring, const struct drmtop_engine *e,
-		      int rings_fd)
+static int add_engine(struct drmtop_bpf_client *cl, __u64 ring, __u64 ring_seq,
+		      const struct drmtop_engine *e, int rings_fd)
 {
 	struct drmtop_bpf_engine *p = vec_push(cl->engines, cl->n_engines, cl->cap_engines);
 	struct drmtop_ring r;
@@ -138,10 +138,11 @@ static int add_engine(struct drmtop_bpf_client *cl, __u64 ring, const struct drm
 	if (!p)
 		return -ENOMEM;
 	p->ring = ring;
+	p->ring_seq = ring_seq;
 	/* the name the ring had for this client: its scheduler may be gone, its address reused */
 	if (e->ring_name[0])
 		memcpy(p->name, e->ring_name, sizeof(p->name));
-	else if (!bpf_map_lookup_elem(rings_fd, &ring, &r))
+	else if (!bpf_map_lookup_elem(rings_fd, &ring, &r) && (!ring_seq || r.seq == ring_seq))
 		memcpy(p->name, r.name, sizeof(p->name));
 	p->busy_ns = e->busy_ns;
 	p->jobs = e->jobs;
@@ -363,16 +364,18 @@ static int compute_shared(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
 	return err;
 }
 
+#define KEY_LEN		64	/* "uid:ring:seq", each up to 16 hex digits */
+
 static void key_at(char *buf, size_t len, const struct drmtop_engine_key *key)
 {
-	snprintf(buf, len, "%llx:%llx", (unsigned long long)key->uid,
-		 (unsigned long long)key->ring);
+	snprintf(buf, len, "%llx:%llx:%llx", (unsigned long long)key->uid,
+		 (unsigned long long)key->ring, (unsigned long long)key->ring_seq);
 }
 
 /* Index of @key's entry in b->reported, NO_ENTRY if none. */
 static size_t find_reported(const struct drmtop_bpf *b, const struct drmtop_engine_key *key)
 {
-	char k[40];
+	char k[KEY_LEN];
 	void *v;
 
 	key_at(k, sizeof(k), key);
@@ -388,7 +391,7 @@ static int index_reported(struct drmtop_bpf *b, size_t i)
 {
 	struct drmtop_reported *r = &b->reported[i];
 	size_t head = index_of(&b->reported_uid, r->key.uid);
-	char k[40];
+	char k[KEY_LEN];
 
 	key_at(k, sizeof(k), &r->key);
 	if (strmap_put(&b->reported_at, k, (void *)(uintptr_t)(i + 1)))
@@ -433,7 +436,7 @@ static void drop_reported(struct drmtop_bpf *b, size_t i)
 {
 	struct drmtop_reported *r = &b->reported[i];
 	size_t last = b->n_reported - 1;
-	char k[40];
+	char k[KEY_LEN];
 
 	key_at(k, sizeof(k), &r->key);
 	strmap_del(&b->reported_at, k);
@@ -542,7 +545,7 @@ static bool find_owner(const struct engines_walk *ew, __u64 uid, struct drmtop_c
 	const struct drmtop_bpf *b = ew->b;
 	size_t i = index_of(&ew->closed_at, uid);
 	const struct drmtop_client *c;
-	char k[40];
+	char k[KEY_LEN];
 	void *v;
 
 	if (i != NO_ENTRY) {
@@ -704,7 +707,7 @@ static int each_engine(const void *kp, const void *value, void *ctx)
 
 	cl = live_client(ew->s, key->uid);
 	if (cl)
-		return add_engine(cl, key->ring, e, b->map_fd[MAP_RINGS]);
+		return add_engine(cl, key->ring, key->ring_seq, e, b->map_fd[MAP_RINGS]);
 	if (!find_owner(ew, key->uid, &owner) &&
 	    !unknown_uid(b, key->uid, ew->now, &owner, &err))
 		return err;	/* within the grace period: its record may still come */
@@ -728,7 +731,7 @@ static int each_engine(const void *kp, const void *value, void *ctx)
 	}
 	cl = owner_entry(ew, &owner, &err);
 	if (!err)
-		err = add_engine(cl, key->ring, &d, b->map_fd[MAP_RINGS]);
+		err = add_engine(cl, key->ring, key->ring_seq, &d, b->map_fd[MAP_RINGS]);
 	if (!err && !remember_reported(b, key, e, &owner))
 		err = -ENOMEM;
 	return err;
@@ -777,7 +780,8 @@ static int delete_quiet(struct drmtop_bpf *b, struct engines_walk *ew)
 		    engine_growth(&e, &b->reported[rep].e, &d)) {
 			cl = owner_entry(ew, &b->reported[rep].owner, &err);
 			if (!err)
-				err = add_engine(cl, ew->del[i].ring, &d, b->map_fd[MAP_RINGS]);
+				err = add_engine(cl, ew->del[i].ring, ew->del[i].ring_seq, &d,
+						 b->map_fd[MAP_RINGS]);
 		}
 		drop_reported(b, rep);
 	}
@@ -925,10 +929,12 @@ static int add_running(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
 		start = rw.old[i].run_ns > r.last_done_ns ? rw.old[i].run_ns : r.last_done_ns;
 		if (now <= start)
 			continue;
-		for (j = 0; j < cl->n_engines && cl->engines[j].ring != rw.old[i].ring; j++)
+		/* the scheduler now at that address: its figures, not an earlier one's there */
+		for (j = 0; j < cl->n_engines && (cl->engines[j].ring != rw.old[i].ring ||
+						  cl->engines[j].ring_seq != r.seq); j++)
 			;
 		if (j == cl->n_engines) {
-			err = add_engine(cl, rw.old[i].ring, &zero, b->map_fd[MAP_RINGS]);
+			err = add_engine(cl, rw.old[i].ring, r.seq, &zero, b->map_fd[MAP_RINGS]);
 			if (err)
 				break;
 		}

@@ -166,7 +166,7 @@ static int merge_closed(struct merged *m, const struct drmtop_bpf_client *in)
 		unsigned int b;
 
 		for (j = 0; j < c->n_engines; j++)
-			if (c->engines[j].ring == e->ring)
+			if (c->engines[j].ring == e->ring && c->engines[j].ring_seq == e->ring_seq)
 				t = &c->engines[j];
 		if (!t) {
 			q = realloc(c->engines, (c->n_engines + 1) * sizeof(*q));
@@ -233,6 +233,7 @@ static void print_client(struct json_writer *w, const struct drmtop_bpf_client *
 		jw_key(w, "name");
 		jw_string_len(w, e->name, strnlen(e->name, sizeof(e->name)));
 		hex(w, "ring", e->ring);
+		u64(w, "ring_seq", e->ring_seq);
 		u64(w, "busy_ns", e->busy_ns);
 		u64(w, "jobs", e->jobs);
 		u64(w, "start_slack_ns", e->start_slack_ns);

@@ -555,13 +555,16 @@ static void test_gpu_mem_report(void **state)
 	assert_true(gpu_mem(0, 0, 0));
 }
 
-/* A job of client @uid done on scheduler @sched named @name; true if no map refused an entry. */
-static bool ring_job(__u64 sched, __u64 uid, const char *name)
+/*
+ * A job of client @uid done on scheduler @sched named @name, @busy ns long; true if no map refused
+ * an entry.
+ */
+static bool ring_job(__u64 sched, __u64 uid, const char *name, __u64 busy)
 {
-	__u64 a[6] = { sched, uid };
+	__u64 a[7] = { sched, uid, 0, 0, 0, 0, busy };
 
 	memcpy(&a[2], name, strnlen(name, 4 * sizeof(__u64) - 1));
-	run(skel->progs.test_ring_job, a, 6);
+	run(skel->progs.test_ring_job, a, 7);
 	return !skel->bss->out_ring_lost && !skel->bss->out_engine_lost;
 }
 
@@ -572,15 +575,26 @@ static void ring_end(__u64 sched)
 	run(skel->progs.test_ring_end, a, 1);
 }
 
-/* The ring name the (client, scheduler) figures carry; "" if there is no such entry. */
-static const char *engine_name(__u64 uid, __u64 sched, struct drmtop_engine *e)
+/*
+ * The ring name the (client, scheduler) figures carry, the first entry of (@uid, @sched) found
+ * (its key in *@k); "" if there is no such entry.
+ */
+static const char *engine_name(__u64 uid, __u64 sched, struct drmtop_engine_key *k,
+			       struct drmtop_engine *e)
 {
-	struct drmtop_engine_key k = { .uid = uid, .ring = sched };
+	int fd = bpf_map__fd(skel->maps.engines);
+	struct drmtop_engine_key next, *prev = NULL;
 
-	if (bpf_map_lookup_elem(bpf_map__fd(skel->maps.engines), &k, e))
-		return "";
-	e->ring_name[DRMTOP_NAME_LEN - 1] = 0;
-	return e->ring_name;
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		*k = next;
+		prev = k;
+		if (k->uid == uid && k->ring == sched && !bpf_map_lookup_elem(fd, k, e)) {
+			e->ring_name[DRMTOP_NAME_LEN - 1] = 0;
+			return e->ring_name;
+		}
+	}
+	e->ring_name[0] = 0;
+	return "";
 }
 
 /*
@@ -595,6 +609,7 @@ static void test_rings_follow_schedulers(void **state)
 {
 	enum { SCHEDS = 2000, ALIVE = 4, ADDRS = 64 };
 	__u64 base = 0xffff888100000000ull;
+	struct drmtop_engine_key k;
 	struct drmtop_engine e;
 	char want[32];
 	int i;
@@ -602,26 +617,70 @@ static void test_rings_follow_schedulers(void **state)
 	(void)state;
 	for (i = 0; i < SCHEDS; i++) {
 		__u64 sched = base + (__u64)(i % ADDRS) * 0x1000, uid = 1000 + (__u64)i;
-		struct drmtop_engine_key k = { .uid = uid, .ring = sched };
 
 		if (i >= ALIVE)
 			ring_end(base + (__u64)((i - ALIVE) % ADDRS) * 0x1000);
 		ring_end(sched);		/* drm_sched_init */
 		snprintf(want, sizeof(want), "%s%d", i % 3 ? "rcs" : "bcs", i);
-		if (!ring_job(sched, uid, want))
+		if (!ring_job(sched, uid, want, 1))
 			fail_msg("scheduler %d of %d: an entry refused (ring %u, engine %u)", i,
 				 SCHEDS, skel->bss->out_ring_lost, skel->bss->out_engine_lost);
-		assert_true(ring_job(sched, uid, "not read again"));
-		if (strcmp(engine_name(uid, sched, &e), want))
+		assert_true(ring_job(sched, uid, "not read again", 1));
+		if (strcmp(engine_name(uid, sched, &k, &e), want))
 			fail_msg("scheduler %d at %#llx: figures named \"%s\", not \"%s\"", i,
 				 (unsigned long long)sched, e.ring_name, want);
 		/* the reader deletes a closed client's figures once read */
 		bpf_map_delete_elem(bpf_map__fd(skel->maps.engines), &k);
 	}
 	/* the last one's figures keep its name once it is gone */
-	assert_true(ring_job(base + 0x1000 * 5, 7, "ccs7"));
+	assert_true(ring_job(base + 0x1000 * 5, 7, "ccs7", 1));
 	ring_end(base + 0x1000 * 5);
-	assert_string_equal(engine_name(7, base + 0x1000 * 5, &e), "ccs7");
+	assert_string_equal(engine_name(7, base + 0x1000 * 5, &k, &e), "ccs7");
+}
+
+/* Busy time of client @uid's figures under ring name @name, summed over its engine entries. */
+static __u64 busy_named(__u64 uid, const char *name)
+{
+	int fd = bpf_map__fd(skel->maps.engines);
+	struct drmtop_engine_key k, next, *prev = NULL;
+	struct drmtop_engine e;
+	__u64 sum = 0;
+
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		k = next;
+		prev = &k;
+		if (k.uid != uid || bpf_map_lookup_elem(fd, &k, &e))
+			continue;
+		e.ring_name[DRMTOP_NAME_LEN - 1] = 0;
+		if (!strcmp(e.ring_name, name))
+			sum += e.busy_ns;
+	}
+	return sum;
+}
+
+/*
+ * One client, one open file, its user queues made and destroyed while the file stays open (xe
+ * exec queues, panthor groups): a scheduler at an address where the client's previous one was,
+ * under another name. Its jobs' time goes to the new queue's name, the old queue's figures stay
+ * as they were; an engine entry keyed by the scheduler's address alone put it under the old name.
+ */
+static void test_ring_reused_by_same_client(void **state)
+{
+	__u64 sched = 0xffff888100040000ull, uid = 42;
+
+	(void)state;
+	ring_end(sched);			/* drm_sched_init */
+	assert_true(ring_job(sched, uid, "exec-queue-1", 100));
+	assert_true(ring_job(sched, uid, "exec-queue-1", 20));
+	ring_end(sched);			/* drm_sched_fini */
+	ring_end(sched);			/* drm_sched_init, same address */
+	assert_true(ring_job(sched, uid, "exec-queue-2", 7000));
+	if (busy_named(uid, "exec-queue-2") != 7000 || busy_named(uid, "exec-queue-1") != 120)
+		fail_msg("second queue at %#llx: exec-queue-1 %llu ns (want 120), exec-queue-2 %llu "
+			 "ns (want 7000)", (unsigned long long)sched,
+			 (unsigned long long)busy_named(uid, "exec-queue-1"),
+			 (unsigned long long)busy_named(uid, "exec-queue-2"));
+	ring_end(sched);
 }
 
 /* Runs @prog with @args (@n of them) @calls times, from a thread of its own. */
@@ -722,6 +781,7 @@ int main(void)
 		cmocka_unit_test(test_mem_concurrent_release),
 		cmocka_unit_test(test_gpu_mem_report),
 		cmocka_unit_test(test_rings_follow_schedulers),
+		cmocka_unit_test(test_ring_reused_by_same_client),
 		cmocka_unit_test(test_busy_concurrent_done),
 		cmocka_unit_test(test_flags_concurrent_update),
 	};

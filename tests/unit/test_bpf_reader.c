@@ -487,6 +487,46 @@ static void test_running_time_at_taken_ns(void **state)
 	drmtop_bpf_close(b);
 }
 
+/*
+ * A client's queue destroyed and made again at the same address under another name (xe exec
+ * queues): the job running on the new one runs under the new name, beside the old queue's
+ * figures, not added to them. The reader matched engines by address alone and did.
+ */
+static void test_running_on_the_scheduler_now_at_the_address(void **state)
+{
+	struct drmtop_bpf *b = fake_tracer();
+	struct drmtop_bpf_snapshot s;
+	__u64 ring = 0xfeed, fence = 0xf00d, run = mono_ns() - 1000000000ull;
+	struct drmtop_job j = { .uid = 1, .ring = ring, .queue_ns = run - 5, .run_ns = run };
+	struct drmtop_ring rg = { .last_done_ns = run - 100, .name = "exec-queue-2", .seq = 9 };
+	struct drmtop_engine_key k = { .uid = 1, .ring = ring, .ring_seq = 4 };
+	struct drmtop_engine e = { .busy_ns = 7000, .jobs = 3, .ring_name = "exec-queue-1" };
+	size_t i, seen = 0;
+
+	(void)state;
+	put_client(b, 1);
+	assert_int_equal(bpf_map_update_elem(b->map_fd[MAP_ENGINES], &k, &e, BPF_ANY), 0);
+	assert_int_equal(bpf_map_update_elem(b->map_fd[MAP_RINGS], &ring, &rg, BPF_ANY), 0);
+	assert_int_equal(bpf_map_update_elem(b->map_fd[MAP_JOBS], &fence, &j, BPF_ANY), 0);
+	assert_int_equal(drmtop_bpf_snapshot(b, &s), 0);
+	assert_int_equal(s.n_clients, 1);
+	for (i = 0; i < s.clients[0].n_engines; i++) {
+		const struct drmtop_bpf_engine *p = &s.clients[0].engines[i];
+
+		if (!strcmp(p->name, "exec-queue-1") && p->busy_ns == 7000 && !p->running_ns)
+			seen |= 1;
+		else if (!strcmp(p->name, "exec-queue-2") && !p->busy_ns && p->running_ns)
+			seen |= 2;
+		else
+			fail_msg("engine %s (seq %llu): busy %llu, running %llu", p->name,
+				 (unsigned long long)p->ring_seq, (unsigned long long)p->busy_ns,
+				 (unsigned long long)p->running_ns);
+	}
+	assert_int_equal(seen, 3);
+	drmtop_bpf_snapshot_free(&s);
+	drmtop_bpf_close(b);
+}
+
 /* Running ns of @uid's engine on @ring in one snapshot (0 if none), and jobs_aged_out. */
 static __u64 running_of(struct drmtop_bpf *b, __u64 uid, __u64 ring, __u64 *aged)
 {
@@ -1233,6 +1273,7 @@ int main(void)
 		cmocka_unit_test(test_shared_bytes_handles_released_mid_walk),
 		cmocka_unit_test(test_refresh_calls_not_per_handle),
 		cmocka_unit_test(test_running_time_at_taken_ns),
+		cmocka_unit_test(test_running_on_the_scheduler_now_at_the_address),
 		cmocka_unit_test(test_leaked_jobs_age_out),
 		cmocka_unit_test(test_lost_close_record_settled),
 		cmocka_unit_test(test_pending_close_keeps_late_jobs),

@@ -254,6 +254,7 @@ static void test_known_client_charged(void **state)
 	struct drmtop_client c = { .uid = 7, .file = 0xf11e };
 	struct drmtop_engine_key key = { .uid = 7 };
 	struct drmtop_engine e;
+	struct drmtop_ring r;
 	__u64 id = 44;
 	struct fake k;
 
@@ -268,7 +269,11 @@ static void test_known_client_charged(void **state)
 	run(sched->progs.drmtop_done_raw, k.fence);
 	assert_int_equal(counter(DRMTOP_CNT_JOB_CLIENT_UNKNOWN), 0);
 	assert_false(job_present(k.fence));
+	/* the engine entry is the scheduler's of this life: its rings entry's sequence number */
 	key.ring = k.sched;
+	assert_int_equal(bpf_map_lookup_elem(bpf_map__fd(sched->maps.rings), &key.ring, &r), 0);
+	assert_true(r.seq != 0);
+	key.ring_seq = r.seq;
 	assert_int_equal(bpf_map_lookup_elem(bpf_map__fd(sched->maps.engines), &key, &e), 0);
 	assert_int_equal(e.jobs, 1);
 }

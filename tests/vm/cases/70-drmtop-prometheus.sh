@@ -24,6 +24,8 @@
 #  - series follow the commands, not the clients (default labels): the short-lived clients of
 #    one command make one series per engine, and no series has a pid;
 #  - no counter ever went backwards: resets() is 0 over the whole run, per comm and device.
+#  - 100 hostile connections (half silent, half slowloris, renewed every 8 s) for ATTACK_S of
+#    the steady time: every scrape of curl's and Prometheus's, one a second each, answered.
 # Runs in the test VM from the repository root (tests/vm/run-suite.sh).
 set -u
 
@@ -33,6 +35,7 @@ DRMTOP=${DRMTOP:-build/drmtop}
 PROMETHEUS=${PROMETHEUS:-prometheus}
 TOLERANCE_PCT=${TOLERANCE_PCT:-3}
 STEADY_S=${STEADY_S:-64}	# workload time before the rates are read: the README's [1m] in it
+ATTACK_S=${ATTACK_S:-16}	# of it, under 100 hostile connections
 RATE_WINDOW=35s
 DPORT=9469
 PPORT=9090
@@ -176,7 +179,22 @@ if ! wl_start "$tmp" --sample-truth 100ms ${node:+-D "$node"} -f "$tmp/scenario"
 	fail prom-workload "$WL_WHY"
 	exit 1
 fi
-sleep "$STEADY_S"
+# A local user starving the scraper, inside the steady time (no time added): 100 hostile
+# connections (tests/serve/hostile-load.sh, as serve-test on the host) while curl and Prometheus
+# scrape every second; every scrape answered, up never 0.
+t0=$(date +%s)
+tests/serve/hostile-load.sh 127.0.0.1 "$DPORT" "$ATTACK_S" "http://127.0.0.1:$PPORT" \
+	>"$tmp/hostile" 2>&1
+while read -r verdict text; do
+	case $verdict in
+	PASS) pass "prom-hostile ($text)" ;;
+	FAIL) fail "prom-hostile-${text%%: *}" "${text#*: }" ;;
+	*) fail prom-hostile "$verdict $text" ;;
+	esac
+done <"$tmp/hostile"
+[ -s "$tmp/hostile" ] || fail prom-hostile "tests/serve/hostile-load.sh said nothing"
+rest=$((STEADY_S - ($(date +%s) - t0)))
+[ "$rest" -le 0 ] || sleep "$rest"
 
 # Rates by command name while the streams run: the README's query (the best figure, the
 # tracer running), then each source's own family; compared once the record with simgpu's
