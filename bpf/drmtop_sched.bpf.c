@@ -725,7 +725,11 @@ int BPF_PROG(drmtop_sched_init, struct drm_gpu_scheduler *sched)
 	return 0;
 }
 
-SEC("fentry/drm_sched_fini")
+/*
+ * At its exit: 7.2's drm_sched_fini cancels the pending jobs (cancel_job) and their ends still
+ * need the scheduler's entry, which deleting at its entry would make again, to stay.
+ */
+SEC("fexit/drm_sched_fini")
 int BPF_PROG(drmtop_sched_fini, struct drm_gpu_scheduler *sched)
 {
 	drmtop_ring_end(&rings, (__u64)sched);
