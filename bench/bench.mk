@@ -10,7 +10,7 @@
 # BENCH_SECS (seconds per loop, default 2), BENCH_SCALE_CLIENTS (default 10000),
 # BENCH_TIMEOUT (seconds per boot, default 3600; 900 for the smoke).
 
-BENCH_BINS := $(addprefix $(OUTPUT)/bench/,bench-ioctl bench-open bench-jobs bench-spawn \
+BENCH_BINS := $(addprefix $(OUTPUT)/bench/,bench-ioctl bench-open bench-gem bench-jobs bench-spawn \
 	bench-refresh bench-rss)
 BENCH_KERNELS ?= 6.12
 BENCH_ROUNDS ?= 6
