@@ -10,7 +10,8 @@
 # Knobs: BENCH_KERNELS (default 6.12; "6.1 6.12" for both), BENCH_ROUNDS (default 6),
 # BENCH_SECS (seconds per loop, default 2), BENCH_SCALE_CLIENTS (default 10000),
 # BENCH_TIMEOUT (seconds per boot, default 3600; 900 for the smoke), BENCH_MAX_LOAD (default 1.0:
-# above this host load, before, during or after a boot, the report judges no target).
+# above this host load, before, during or after a boot, the report judges no target),
+# BENCH_SETTLE (seconds to wait first for the host load to fall to it; 120, 0 for the smoke).
 
 BENCH_BINS := $(addprefix $(OUTPUT)/bench/,bench-ioctl bench-open bench-gem bench-jobs bench-spawn \
 	bench-refresh bench-rss)
