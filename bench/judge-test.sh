@@ -115,6 +115,11 @@ expect_all "loaded after" "$T/loaded/out" "not judged: host load 1\.20 > 1\.0"
 # ... and judged under a higher limit
 MAXLOAD=1.5 judge "$T/loaded"
 expect_all "BENCH_MAX_LOAD=1.5" "$T/loaded/out" "met"
+# ... compared as numbers, not strings ("10.50" > "9")
+sed 's/loadavg_after run 1 1.20/loadavg_after run 1 10.50/' "$T/loaded/raw.tsv" >"$T/loaded/raw2" &&
+	mv "$T/loaded/raw2" "$T/loaded/raw.tsv"
+MAXLOAD=9 judge "$T/loaded"
+expect_all "load 10.50, limit 9" "$T/loaded/out" "not judged: host load 10\.50 > 9"
 
 # No host lines (a raw.tsv of an older run): unknown load, nothing judged.
 refresh_scale 0.45 5000 20480 | canned "$T/unknown" 6 1.20 1.10 0.97 1.01 1.05

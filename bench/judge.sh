@@ -13,9 +13,14 @@ d=$1
 progs=$d/progs.tsv
 [ -f "$progs" ] || progs=/dev/null
 
-awk -v progs="$progs" -v max_load="${BENCH_MAX_LOAD:-1.0}" -v min_rounds=6 -v min_reps=3 -v rss_clients=5000 '
+awk -v progs="$progs" -v max_load="${BENCH_MAX_LOAD:-1.0}" -v min_rounds=6 -v min_reps=3 \
+	-v rss_clients=5000 '
 function sortv(a, n,   i, j, t) {
-	for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
+	for (i = 2; i <= n; i++) {
+		t = a[i]
+		for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]
+		a[j + 1] = t
+	}
 }
 function med(a, n) { sortv(a, n); return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
 # paired(KEY, PH, BASE): per-round KEY[PH] / KEY[BASE], median into M, count into N, the
@@ -33,7 +38,10 @@ function paired(key, ph, base,   r, a) {
 # from HAVE UNIT of at least NEED
 function verdict(ok, need, have, unit) {
 	if (load_why != "") { judged_not++; return "not judged: " load_why }
-	if (have < need) { judged_not++; return sprintf("not judged: %d %s (at least %d)", have, unit, need) }
+	if (have < need) {
+		judged_not++
+		return sprintf("not judged: %d %s (at least %d)", have, unit, need)
+	}
 	if (ok) { met++; return "met" }
 	not_met++
 	return "not met"
@@ -41,12 +49,17 @@ function verdict(ok, need, have, unit) {
 function get(a, k) { return (k in a) ? a[k] : "?" }
 function unmeasured(why) { measured_not++; return "not measured: " why }
 function line(name, target, figure, v) { printf "%-34s %-9s %-44s  %s\n", name, target, figure, v }
-function bpf(loop) { return (loop in bpf_ns) ? sprintf(", BPF %.1f us/op", bpf_ns[loop] / 1000) : "" }
+function bpf(loop) {
+	return (loop in bpf_ns) ? sprintf(", BPF %.1f us/op", bpf_ns[loop] / 1000) : ""
+}
 # overhead(NAME, METRIC, LOOP, LIMIT, ATLEAST): on/off of one loop against LIMIT (a floor when
 # ATLEAST, else a ceiling)
 function overhead(name, metric, loop, limit, atleast,   tgt) {
 	tgt = sprintf("%s %.2fx", atleast ? ">=" : "<=", limit)
-	if (!paired(metric, "on", "off")) { line(name, tgt, "-", unmeasured("no on/off rounds")); return }
+	if (!paired(metric, "on", "off")) {
+		line(name, tgt, "-", unmeasured("no on/off rounds"))
+		return
+	}
 	line(name, tgt, sprintf("%.3f [%.3f-%.3f] n=%d%s", M, LO, HI, N, bpf(loop)),
 		verdict(atleast ? M >= limit : M <= limit, min_rounds, N, "rounds"))
 }
@@ -62,32 +75,36 @@ $1 == "overhead" || $1 == "refresh" {
 END {
 	# The load that decides: the highest of before, during and after.
 	load = -1
-	if ("loadavg_before" in host) load = host["loadavg_before"]
-	if (("load_during" in host) && host["load_during"] > load) load = host["load_during"]
-	if (("loadavg_after" in host) && host["loadavg_after"] > load) load = host["loadavg_after"]
+	for (k in host)
+		if (k ~ /^(loadavg_before|load_during|loadavg_after)$/ && host[k] + 0 > load)
+			load = host[k] + 0
 	if (load < 0) load_why = "host load unknown"
 	else if (load > max_load + 0) load_why = sprintf("host load %.2f > %s", load, max_load)
 	printf "\n== targets (issue 19): on/off = median [min-max] of the per-round ratios,"
 	printf " drmtop -J -d 1 --source bpf vs none\n"
-	printf "host load (1-minute, the bench VM excluded; limit %s): before %s, during %s (%s samples),",
-		max_load, get(host, "loadavg_before"), get(host, "load_during"), get(host, "load_samples")
-	printf " after %s; /proc/loadavg after %s; guest %s -> %s\n", get(host, "loadavg_after"),
-		get(host, "loadavg_after_raw"), get(guest, "loadavg_before"), get(guest, "loadavg_after")
+	printf "host load (1-minute, the bench VM excluded; limit %s): before %s,", max_load,
+		get(host, "loadavg_before")
+	printf " during %s (%s samples), after %s;", get(host, "load_during"),
+		get(host, "load_samples"), get(host, "loadavg_after")
+	printf " /proc/loadavg after %s; guest %s -> %s\n", get(host, "loadavg_after_raw"),
+		get(guest, "loadavg_before"), get(guest, "loadavg_after")
 	line("target", "limit", "measured", "verdict")
 	overhead("render-node open + close", "open_close_ns", "open_close", 1.25, 0)
 	overhead("GEM create + close (4 KiB)", "gem_create_close_ns", "gem_create_close", 1.15, 0)
 	overhead("zero-length jobs/s", "jobs_per_s", "jobs", 0.95, 1)
 	overhead("cheap ioctl (DRM_IOCTL_VERSION)", "ioctl_version_ns", "ioctl", 1.05, 0)
 	overhead("cheap ioctl (DRM_IOCTL_GET_CAP)", "ioctl_getcap_ns", "", 1.05, 0)
-	# The refresh as root with the tracer against the full /proc sweep of --source fdinfo, paired
-	# per repetition (scheduler run time of all threads).
+	# The refresh as root with the tracer against the full /proc sweep of --source fdinfo,
+	# paired per repetition (scheduler run time of all threads).
+	name = "refresh bpf/fdinfo, 2000:100"
 	if (paired("sched_ms_p2000_c100", "bpf", "fdinfo"))
-		line("refresh bpf/fdinfo, 2000:100", "<= 0.50x", sprintf("%.2f [%.2f-%.2f] n=%d", M, LO, HI, N),
+		line(name, "<= 0.50x", sprintf("%.2f [%.2f-%.2f] n=%d", M, LO, HI, N),
 			verdict(M <= 0.5, min_reps, N, "repetitions"))
 	else
-		line("refresh bpf/fdinfo, 2000:100", "<= 0.50x", "-", unmeasured("no 2000:100 point"))
+		line(name, "<= 0.50x", "-", unmeasured("no 2000:100 point"))
 	line("refresh vs gputop, nvtop", "<= 1.00x", "-", unmeasured("the bench runs neither"))
-	line("snapshot, handles map full", "<= 10 ms", "-", unmeasured("the bench does not time one"))
+	line("snapshot, handles map full", "<= 10 ms", "-",
+		unmeasured("the bench does not time one"))
 	if ("full_hwm_kib" in scale) {
 		c = ("full_clients" in scale) ? scale["full_clients"] : 0
 		line("peak RSS, 5,000 clients open", "<= 32 MiB",
@@ -95,7 +112,8 @@ END {
 			verdict(scale["full_hwm_kib"] <= 32 * 1024, rss_clients, c, "clients open"))
 	} else
 		line("peak RSS, 5,000 clients open", "<= 32 MiB", "-", unmeasured("no scale part"))
-	printf "targets: %d met, %d not met, %d not judged, %d not measured", met, not_met, judged_not, measured_not
+	printf "targets: %d met, %d not met, %d not judged, %d not measured", met, not_met,
+		judged_not, measured_not
 	if (load_why != "") printf " (no target judged: %s)", load_why
 	printf "\n"
 }' "$progs" "$d/raw.tsv"

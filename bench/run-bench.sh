@@ -31,6 +31,7 @@ loadlog=$(mktemp) || exit 1
 bench/host-load.sh $$ >"$loadlog" &
 loadpid=$!
 trap 'kill $loadpid 2>/dev/null; wait $loadpid; rm -f "$loadlog"' EXIT
+trap 'exit 1' INT TERM	# sh runs the EXIT trap on a signal only through one of its own
 # load_avg: the latest average of host-load.sh (the 1-minute load average without ours)
 load_avg() { tail -n 1 "$loadlog" | cut -d ' ' -f 3; }
 until [ -s "$loadlog" ]; do sleep 0.1; done
