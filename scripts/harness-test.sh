@@ -6,6 +6,7 @@
 #    added to its result file; a clean stage keeps its status and counts;
 #  - every stage of make test runs its recipe under $(STAGE_RUN) (make's own database);
 #  - make vm-deps builds every build/tests binary the guest cases run (dry run of make);
+#  - bench/judge-test.sh: make bench's target verdicts on canned figures;
 #  - tests/vm/sid-root-test.sh: the sid chroot's locking.
 # Writes "<passed> <failed>" to $RESULTS/harness. Root (sid-root-test.sh: chroot, unshare).
 set -u
@@ -70,6 +71,13 @@ for f in $need; do
 done
 [ -n "$need" ] && [ -z "$missing" ] && ok "make vm-deps builds $(echo $need | wc -w) guest binaries" ||
 	bad "make vm-deps" "does not build:${missing:- (found none in the cases)}"
+
+# make bench's verdicts on canned figures: met, not met, a loaded host, too few rounds.
+if bench/judge-test.sh >"$T/judge.out" 2>&1; then
+	ok "make bench's target verdicts ($(sed -n 's/^judge-test: \([0-9]*\) passed.*/\1/p' "$T/judge.out") checks)"
+else
+	bad "make bench's target verdicts" "$(grep -v '^PASS' "$T/judge.out" | head -c 1500)"
+fi
 
 if tests/vm/sid-root-test.sh >"$T/sid.out" 2>&1; then
 	ok "sid-root.sh locking ($(grep -c '^PASS' "$T/sid.out") checks)"

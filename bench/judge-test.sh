@@ -1,0 +1,161 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# judge-test.sh: bench/judge.sh's verdicts and bench/check-targets.sh on canned raw.tsv figures
+# (no VM): targets met, not met (one just over each limit; a limit reached exactly is met), a
+# loaded host (none judged, the figures still shown; BENCH_MAX_LOAD raises the limit), an
+# unknown load, too few rounds, too few clients for the RSS target, and check-targets.sh
+# accepting a loaded host's report but not one that lost a target line. Run by the harness
+# stage (scripts/harness-test.sh); prints PASS/FAIL lines, exits non-zero on a failure.
+set -u
+cd "$(dirname "$0")/.." || exit 1
+T=$(mktemp -d) || exit 1
+trap 'rm -rf "$T"' EXIT
+passed=0
+failed=0
+
+# canned DIR ROUNDS OPEN GEM JOBS VERSION GETCAP: a run of ROUNDS rounds whose on/off ratio per
+# loop is the given factor in every round (the off figures differ by round, so only a per-round
+# pairing gives the factor exactly), hooks halfway; then the host lines of stdin.
+canned() {
+	mkdir -p "$1"
+	awk -v rounds="$2" -v o="$3" -v g="$4" -v j="$5" -v v="$6" -v c="$7" 'BEGIN {
+		for (r = 1; r <= rounds; r++) {
+			b = 1 + r / 10	# the off figures drift over the rounds
+			split("off hooks on", ph, " ")
+			for (p = 1; p <= 3; p++) {
+				k = (p - 1) / 2	# 0 off, 0.5 hooks, 1 on
+				printf "overhead open_close_ns %s %d %.4f\n", ph[p], r, 15000 * b * (1 + k * (o - 1))
+				printf "overhead gem_create_close_ns %s %d %.4f\n", ph[p], r, 25000 * b * (1 + k * (g - 1))
+				printf "overhead jobs_per_s %s %d %.4f\n", ph[p], r, 9800 / b * (1 + k * (j - 1))
+				printf "overhead ioctl_version_ns %s %d %.4f\n", ph[p], r, 1700 * b * (1 + k * (v - 1))
+				printf "overhead ioctl_getcap_ns %s %d %.4f\n", ph[p], r, 1600 * b * (1 + k * (c - 1))
+			}
+		}
+	}' >"$1/raw.tsv"
+	cat >>"$1/raw.tsv"
+}
+quiet='host loadavg_before run 1 0.30
+host load_during run 1 0.25
+host load_samples run 1 200
+host loadavg_after run 1 0.40
+host loadavg_after_raw run 1 1.38'
+refresh_scale() {	# refresh_scale RATIO CLIENTS KIB: three 2000:100 repetitions, the full scale
+	for k in 1 2 3; do
+		echo "refresh sched_ms_p2000_c100 fdinfo $k $((300 + k))"
+		echo "refresh sched_ms_p2000_c100 bpf $k $(awk -v r="$1" -v k=$k 'BEGIN { print r * (300 + k) }')"
+	done
+	echo "scale full_clients run 1 $2"
+	echo "scale full_hwm_kib run 1 $3"
+}
+
+# expect NAME FILE TARGET END: FILE's line of TARGET ends in END (a grep -E pattern)
+expect() {
+	if grep -F "$3 " "$2" | grep -Eq "$4\$"; then
+		passed=$((passed + 1))
+	else
+		echo "FAIL judge-test: $1: '$3' should end in '$4':"
+		grep -F "$3 " "$2" || echo "(no such line)"
+		failed=$((failed + 1))
+	fi
+}
+overhead_targets="render-node open + close|GEM create + close (4 KiB)|zero-length jobs/s|cheap ioctl (DRM_IOCTL_VERSION)|cheap ioctl (DRM_IOCTL_GET_CAP)"
+# expect_all NAME FILE VERDICT: every overhead target and the RSS one end in VERDICT
+expect_all() {
+	_ifs=$IFS
+	IFS='|'
+	for t in $overhead_targets "peak RSS, 5,000 clients open"; do
+		IFS=$_ifs
+		expect "$1" "$2" "$t" "  $3"	# two spaces before the verdict column
+		IFS='|'
+	done
+	IFS=$_ifs
+}
+# summary NAME FILE LINE: FILE's summary line is LINE
+summary() {
+	if [ "$(grep '^targets: ' "$2")" = "$3" ]; then
+		passed=$((passed + 1))
+	else
+		echo "FAIL judge-test: $1: summary '$(grep '^targets: ' "$2")', expected '$3'"
+		failed=$((failed + 1))
+	fi
+}
+judge() { BENCH_MAX_LOAD=${MAXLOAD:-1.0} bench/judge.sh "$1" >"$1/out" 2>&1; }
+
+# Quiet host, 6 rounds, every limit met (GET_CAP exactly at its limit counts as met).
+{ echo "$quiet"; refresh_scale 0.45 5000 20480; } | canned "$T/met" 6 1.20 1.10 0.97 1.01 1.05
+judge "$T/met"
+expect_all "met" "$T/met/out" "met"
+expect "met" "$T/met/out" "render-node open + close" "1\.200 \[1\.200-1\.200\] n=6 +met"
+expect "met" "$T/met/out" "refresh bpf/fdinfo, 2000:100" "0\.45 \[0\.45-0\.45\] n=3 +met"
+expect "met" "$T/met/out" "peak RSS, 5,000 clients open" "20\.0 MiB with 5000 clients +met"
+expect "met" "$T/met/out" "refresh vs gputop, nvtop" "  not measured: .*"
+summary "met" "$T/met/out" "targets: 7 met, 0 not met, 0 not judged, 2 not measured"
+
+# Each figure just past its limit: not met.
+{ echo "$quiet"; refresh_scale 0.55 5000 33000; } | canned "$T/notmet" 6 1.26 1.16 0.94 1.06 1.06
+judge "$T/notmet"
+expect_all "not met" "$T/notmet/out" "not met"
+expect "not met" "$T/notmet/out" "refresh bpf/fdinfo, 2000:100" "  not met"
+summary "not met" "$T/notmet/out" "targets: 0 met, 7 not met, 0 not judged, 2 not measured"
+
+# A loaded host (during the boot; before and after quiet): the figures, no verdict.
+{ echo "$quiet" | sed 's/load_during run 1 0.25/load_during run 1 2.50/'; refresh_scale 0.45 5000 20480; } |
+	canned "$T/loaded" 6 1.20 1.10 0.97 1.01 1.05
+judge "$T/loaded"
+expect_all "loaded" "$T/loaded/out" "not judged: host load 2\.50 > 1\.0"
+expect "loaded" "$T/loaded/out" "render-node open + close" "1\.200 \[1\.200-1\.200\] n=6 +not judged: host load 2\.50 > 1\.0"
+summary "loaded" "$T/loaded/out" \
+	"targets: 0 met, 0 not met, 7 not judged, 2 not measured (no target judged: host load 2.50 > 1.0)"
+# ... loaded after the run only
+sed 's/loadavg_after run 1 0.40/loadavg_after run 1 1.20/; s/load_during run 1 2.50/load_during run 1 0.25/' \
+	"$T/loaded/raw.tsv" >"$T/loaded/raw2" && mv "$T/loaded/raw2" "$T/loaded/raw.tsv"
+judge "$T/loaded"
+expect_all "loaded after" "$T/loaded/out" "not judged: host load 1\.20 > 1\.0"
+# ... and judged under a higher limit
+MAXLOAD=1.5 judge "$T/loaded"
+expect_all "BENCH_MAX_LOAD=1.5" "$T/loaded/out" "met"
+# ... compared as numbers, not strings ("10.50" > "9")
+sed 's/loadavg_after run 1 1.20/loadavg_after run 1 10.50/' "$T/loaded/raw.tsv" >"$T/loaded/raw2" &&
+	mv "$T/loaded/raw2" "$T/loaded/raw.tsv"
+MAXLOAD=9 judge "$T/loaded"
+expect_all "load 10.50, limit 9" "$T/loaded/out" "not judged: host load 10\.50 > 9"
+
+# No host lines (a raw.tsv of an older run): unknown load, nothing judged.
+refresh_scale 0.45 5000 20480 | canned "$T/unknown" 6 1.20 1.10 0.97 1.01 1.05
+judge "$T/unknown"
+expect_all "unknown load" "$T/unknown/out" "not judged: host load unknown"
+
+# Five rounds (and 300 clients): too few to judge, quiet host.
+{ echo "$quiet"; refresh_scale 0.45 300 9000; } | canned "$T/few" 5 1.20 1.10 0.97 1.01 1.05
+judge "$T/few"
+expect "few rounds" "$T/few/out" "render-node open + close" "n=5 +not judged: 5 rounds \(at least 6\)"
+expect "few rounds" "$T/few/out" "zero-length jobs/s" "  not judged: 5 rounds \(at least 6\)"
+expect "few clients" "$T/few/out" "peak RSS, 5,000 clients open" \
+	"with 300 clients +not judged: 300 clients open \(at least 5000\)"
+expect "few rounds" "$T/few/out" "refresh bpf/fdinfo, 2000:100" "  met"
+
+# check-targets.sh (bench-smoke's check) passes a loaded host's whole report, and fails one
+# that lost a target's line, or its summary, or says an overhead target was not measured.
+bench/report.sh "$T/loaded" >"$T/report" 2>&1
+check() {	# check NAME WANT_RC FILE
+	bench/check-targets.sh "$3" >"$T/check.out" 2>&1
+	rc=$?
+	if [ $rc -eq "$2" ]; then
+		passed=$((passed + 1))
+	else
+		echo "FAIL judge-test: check-targets $1: exit $rc, expected $2: $(cat "$T/check.out")"
+		failed=$((failed + 1))
+	fi
+}
+MAXLOAD= check "a loaded host's report" 0 "$T/report"
+grep -v '^GEM create' "$T/report" >"$T/report-nogem"
+check "no GEM line" 1 "$T/report-nogem"
+grep -v '^targets: ' "$T/report" >"$T/report-nosum"
+check "no summary" 1 "$T/report-nosum"
+sed 's/^\(cheap ioctl (DRM_IOCTL_VERSION) *<= 1.05x *\).*/\1-  not measured: no on\/off rounds/' \
+	"$T/report" >"$T/report-unmeasured"
+check "an overhead target not measured" 1 "$T/report-unmeasured"
+
+echo "judge-test: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
