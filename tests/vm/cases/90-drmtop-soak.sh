@@ -329,7 +329,7 @@ heap_reference() {
 	} END {
 		lo = t[1]; hi = t[n]; a = lo + (hi - lo) / 3; b = hi - (hi - lo) / 3
 		if (full == "" || full > a) a = full == "" ? hi : full
-		if (a >= b) { print "short", a; exit }
+		if (a >= b) { print "short", (full == "" ? "never" : "at " full " s"); exit }
 		for (j = 1; j <= n; j++) {
 			if (t[j] <= a && v[j] > p) p = v[j]
 			if (t[j] >= b && (m == "" || v[j] < m)) m = v[j]
@@ -348,8 +348,9 @@ for key in $(awk '{ print $1 }' "$tmp/rows" | sort -u); do
 	top_heap)
 		set -- $(heap_reference)
 		if [ "$1" = short ]; then
+			shift
 			echo "# drmtop-soak-stream-heap not judged: the reader's 4096 closed clients" \
-				"came at ${2} s of ${churn_s} s, no last third after that"
+				"came $* in ${churn_s} s of churn, no last third after that"
 			continue
 		fi
 		[ "$2" -le $(($1 + HEAP_SLACK_KIB)) ] &&
