@@ -47,7 +47,8 @@
 
 /* Places in a scan where drm_scan_ops.hook is called (tests change the tree there). */
 enum drm_scan_point {
-	DRM_SCAN_AT_PID,	/* pid directory listed, before opendir(<pid>/fd); fd = -1 */
+	DRM_SCAN_AT_PID,	/* pid directory listed, before opendir(<pid>/fd) (listed
+				 * sample: before its first fd); fd = -1 */
 	DRM_SCAN_AT_FD,		/* fd listed, before readlink(<pid>/fd/<fd>) */
 	DRM_SCAN_AT_FDINFO,	/* fd is a DRM/accel device, before open(<pid>/fdinfo/<fd>) */
 };
@@ -171,6 +172,9 @@ struct drm_scan_fd {
  * are the sweep's; stats.listed is set and stats.pids counts the processes listed. An fd the
  * list lacks is not seen: the list must hold every DRM/accel fd of the tree (an fd opened
  * after the list was made appears at the next sample, as one opened behind the sweep does).
+ * A pid's fds are those of /proc/<pid>/fd, the process's table: an fd of a thread with a table
+ * of its own (listed by the tracer under its tgid, never seen by the sweep) is looked up there,
+ * so a number the process lacks counts as vanished and one it holds is read as what it holds.
  */
 int drm_scan_sample_fds(struct drm_scan *scan, const struct drm_scan_fd *fds, size_t nr);
 
