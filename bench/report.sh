@@ -83,8 +83,8 @@ $1 == "refresh" && $5 != "" {
 END {
 	if (!no) exit
 	printf "\n== refresh cost: drmtop CPU ms per refresh, median [min-max]; cpu = utime+stime of /proc/PID/stat (10 ms ticks),\n"
-	printf "   sched = scheduler run time of all threads (/proc/PID/task/*/schedstat, ns). --source bpf = the fdinfo sweep + the BPF snapshot\n"
-	printf "%-12s %-6s %-26s %-26s %-10s %-10s %-9s %s\n", "point", "clock", "--source fdinfo (sweep)", "--source bpf (sweep+BPF)", "bpf/fdinfo", "BPF part", "hwm KiB", "seen procs/clients"
+	printf "   sched = scheduler run time of all threads (/proc/PID/task/*/schedstat, ns). --source bpf = the fdinfo of the fds the tracer lists + the BPF snapshot\n"
+	printf "%-12s %-6s %-26s %-26s %-10s %-10s %-9s %s\n", "point", "clock", "--source fdinfo (sweep)", "--source bpf (listed+BPF)", "bpf/fdinfo", "BPF part", "hwm KiB", "seen procs/clients"
 	for (i = 1; i <= no; i++) {
 		pt = order[i]
 		for (c = 1; c <= 2; c++) {

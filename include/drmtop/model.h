@@ -333,6 +333,7 @@ struct drmtop_model_scan {
 	unsigned int processes, fds, drm_fds, vanished, denied, errors, malformed_lines,
 		unsupported_format, no_client_id, kcmp_failed, new_clients, gone_clients,
 		cmdline_blocked;
+	bool from_tracer;	/* only the fds the tracer's iterator listed were read */
 };
 
 struct drmtop_model {

@@ -47,7 +47,8 @@
 
 /* Places in a scan where drm_scan_ops.hook is called (tests change the tree there). */
 enum drm_scan_point {
-	DRM_SCAN_AT_PID,	/* pid directory listed, before opendir(<pid>/fd); fd = -1 */
+	DRM_SCAN_AT_PID,	/* pid directory listed, before opendir(<pid>/fd) (listed
+				 * sample: before its first fd); fd = -1 */
 	DRM_SCAN_AT_FD,		/* fd listed, before readlink(<pid>/fd/<fd>) */
 	DRM_SCAN_AT_FDINFO,	/* fd is a DRM/accel device, before open(<pid>/fdinfo/<fd>) */
 };
@@ -124,7 +125,8 @@ struct drm_client {
 
 struct drm_scan_stats {
 	uint64_t sample_ns;		/* monotonic time when the scan started */
-	unsigned int pids;		/* numeric entries of the proc root */
+	bool listed;			/* drm_scan_sample_fds: only the listed fds were visited */
+	unsigned int pids;		/* numeric entries of the proc root (listed: processes) */
 	unsigned int fds;		/* fd entries looked at */
 	unsigned int drm_fds;		/* of which DRM/accel devices with fdinfo read */
 	unsigned int vanished;		/* ENOENT/ESRCH anywhere: process or fd gone mid-scan */
@@ -154,6 +156,34 @@ void drm_scan_free(struct drm_scan *scan);
  * drm_scan_free().
  */
 int drm_scan_sample(struct drm_scan *scan);
+
+/* An fd known from elsewhere to be (or have been) a DRM/accel file: the tracer's iterator. */
+struct drm_scan_fd {
+	pid_t pid;		/* in the proc root's pid namespace; <= 0 is skipped */
+	int fd;
+};
+
+/*
+ * drm_scan_sample visiting only the @nr listed (pid, fd) pairs (any order, duplicates allowed),
+ * not every process and fd of the proc root: the refresh then costs what the GPU's clients
+ * hold, not what the system runs. Each listed fd is checked as the sweep checks it (its link
+ * text, then its node), so one closed and reused for another file is skipped, and one gone is
+ * counted as vanished. Processes, comm, command lines, grouping, usage and the new/gone logic
+ * are the sweep's; stats.listed is set and stats.pids counts the processes listed. An fd the
+ * list lacks is not seen: the list must hold every DRM/accel fd of the tree (an fd opened
+ * after the list was made appears at the next sample, as one opened behind the sweep does).
+ * A pid's fds are those of /proc/<pid>/fd, the process's table: an fd of a thread with a table
+ * of its own (listed by the tracer under its tgid, never seen by the sweep) is looked up there,
+ * so a number the process lacks counts as vanished and one it holds is read as what it holds.
+ */
+int drm_scan_sample_fds(struct drm_scan *scan, const struct drm_scan_fd *fds, size_t nr);
+
+/*
+ * Whether the proc root shows the pids of the caller's own pid namespace (its "self" link is
+ * getpid()), the condition for listing fds by pids the caller's namespace gives. Asked of the
+ * tree once; false for a synthetic tree or a proc of another namespace.
+ */
+bool drm_scan_root_is_own_pidns(struct drm_scan *scan);
 
 /* Clients of the latest sample, sorted by primary pid, then fd. */
 const struct drm_client *drm_scan_clients(const struct drm_scan *scan, size_t *nr);

@@ -894,6 +894,7 @@ static void build_scan(struct build *b)
 	if (!st)
 		return;
 	b->m->has_scan = true;
+	ms->from_tracer = st->listed;
 	ms->processes = st->pids;
 	ms->fds = st->fds;
 	ms->drm_fds = st->drm_fds;

@@ -82,10 +82,10 @@ static int open_bpf(struct drmtop_sampler *s)
  * Takes the tracer's snapshot and reconciles it with the fdinfo clients just scanned. A
  * failure here costs the tracer's figures of this refresh, not the refresh: it becomes a note.
  */
-static void sample_bpf(struct drmtop_sampler *s, const struct drm_client *clients, size_t n)
+static void sample_bpf(struct drmtop_sampler *s, const struct drm_client *clients, size_t n,
+		       struct drmtop_fd_rec *fds, size_t nr_fds)
 {
-	struct drmtop_fd_rec *fds = NULL;
-	size_t nr_fds = 0;
+	bool have_fds = fds != NULL;
 	int err;
 
 	if (drmtop_bpf_poll(s->bpf) < 0)
@@ -105,15 +105,52 @@ static void sample_bpf(struct drmtop_sampler *s, const struct drm_client *client
 	s->have_snap = true;
 	s->nr_progs = drmtop_bpf_prog_stats(s->bpf, s->progs, DRMTOP_BPF_MAX_PROGS);
 	err = drmtop_reconcile(s->rec, &s->snap, clients, n);
-	if (!err && drmtop_reconcile_wants_fds(s->rec) && !drmtop_bpf_fds(s->bpf, &fds, &nr_fds)) {
+	/* the scan's own list when it had one: the fds its clients were read through */
+	if (!err && drmtop_reconcile_wants_fds(s->rec) &&
+	    (have_fds || !drmtop_bpf_fds(s->bpf, &fds, &nr_fds))) {
 		err = drmtop_reconcile_fds(s->rec, clients, n, fds, nr_fds);
-		free(fds);
+		if (!have_fds)
+			free(fds);
 	}
 	if (err) {
 		note(s, "matching BPF and fdinfo clients failed: %s", strerror(-err));
 		drmtop_bpf_snapshot_free(&s->snap);
 		s->have_snap = false;
 	}
+}
+
+/*
+ * The fdinfo scan. With the tracer attached and /proc showing our pid namespace (the one the
+ * tracer gives tgids in, and whose tasks alone its iterator walks), the task_file iterator lists
+ * every DRM/accel fd and only those are read: the refresh then costs what the GPU's clients
+ * hold, not a readlink of every fd on the system. Otherwise, or when the iterator cannot run,
+ * the full sweep. *@fds: the iterator's records (the caller frees them), NULL after a sweep.
+ */
+static int scan(struct drmtop_sampler *s, struct drmtop_fd_rec **fds, size_t *nr_fds)
+{
+	struct drm_scan_fd *list;
+	size_t i;
+	int err;
+
+	*fds = NULL;
+	*nr_fds = 0;
+	if (!s->bpf || !drmtop_bpf_ready(s->bpf) || !drm_scan_root_is_own_pidns(s->scan) ||
+	    drmtop_bpf_fds(s->bpf, fds, nr_fds))
+		return drm_scan_sample(s->scan);
+	list = malloc((*nr_fds ? *nr_fds : 1) * sizeof(*list));
+	if (!list) {
+		free(*fds);
+		*fds = NULL;
+		return -ENOMEM;
+	}
+	for (i = 0; i < *nr_fds; i++) {
+		/* tgid 0: a task with no pid in our namespace, skipped by the scan */
+		list[i].pid = (pid_t)(*fds)[i].tgid;
+		list[i].fd = (int)(*fds)[i].fd;
+	}
+	err = drm_scan_sample_fds(s->scan, list, *nr_fds);
+	free(list);
+	return err;
 }
 
 /* The tracer's programs and how many of them are attached, for health metrics. */
@@ -166,12 +203,14 @@ int drmtop_sampler_next(struct drmtop_sampler *s, struct drmtop_model *m)
 {
 	struct drmtop_model_input in = { 0 };
 	const char *notes[DRMTOP_SAMPLER_NOTES];
-	size_t i;
+	struct drmtop_fd_rec *fds;
+	size_t i, nr_fds;
 	int err;
 
 	s->nr_notes = 0;
-	err = drm_scan_sample(s->scan);
+	err = scan(s, &fds, &nr_fds);
 	if (err) {
+		free(fds);
 		snprintf(s->error, sizeof(s->error), "cannot read %s: %s", s->opts->proc_root,
 			 strerror(-err));
 		return err;
@@ -185,7 +224,8 @@ int drmtop_sampler_next(struct drmtop_sampler *s, struct drmtop_model *m)
 	in.gone = drm_scan_gone(s->scan, &in.nr_gone);
 	in.device_nodes = drmtop_count_device_nodes(s->dev_root);
 	if (s->bpf)
-		sample_bpf(s, in.clients, in.nr_clients);
+		sample_bpf(s, in.clients, in.nr_clients, fds, nr_fds);
+	free(fds);
 	in.bpf_active = s->bpf_active && s->have_snap;
 	in.bpf_reason = s->bpf_reason;
 	if (s->bpf)

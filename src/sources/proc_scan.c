@@ -59,6 +59,7 @@ struct drm_scan {
 	struct proc_cmdline **cmdlines;
 	size_t nr_cmdlines, cap_cmdlines;
 	unsigned long gen;		/* samples taken */
+	bool pidns_known, own_pidns;	/* drm_scan_root_is_own_pidns, asked once */
 
 	struct clients cur;	/* latest sample */
 	struct clients gone;	/* of the previous sample, absent from the latest */
@@ -620,6 +621,52 @@ static int walk_root(struct drm_scan *s, struct walk *w)
 	return err;
 }
 
+static int cmp_scan_fd(const void *a, const void *b)
+{
+	const struct drm_scan_fd *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return (x->fd > y->fd) - (x->fd < y->fd);
+}
+
+/*
+ * The listed fds only, in pid then fd order (as the sweep meets them): each is still checked
+ * as the sweep checks it (link text, then the node), since the list is older than this walk
+ * and a closed fd's number may be reused by any file.
+ */
+static int walk_list(struct drm_scan *s, struct walk *w, const struct drm_scan_fd *fds,
+		     size_t nr)
+{
+	struct drm_scan_fd *v;
+	pid_t last = 0;
+	size_t i;
+	int err = 0;
+
+	if (!nr)
+		return 0;
+	v = malloc(nr * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	memcpy(v, fds, nr * sizeof(*v));
+	qsort(v, nr, sizeof(*v), cmp_scan_fd);
+	for (i = 0; i < nr && !err; i++) {
+		/* pid 0: a holder outside the proc root's namespace; never a pid of this tree */
+		if (v[i].pid <= 0 || v[i].fd < 0)
+			continue;
+		if (i && !cmp_scan_fd(&v[i - 1], &v[i]))
+			continue;	/* two threads' records of one table */
+		if (v[i].pid != last) {
+			last = v[i].pid;
+			s->stats.pids++;
+			s->ops.hook(s->ops.ctx, DRM_SCAN_AT_PID, v[i].pid, -1);
+		}
+		err = scan_fd(s, w, v[i].pid, v[i].fd);
+	}
+	free(v);
+	return err;
+}
+
 static int cmp_fd_rec(const void *a, const void *b)
 {
 	const struct fd_rec *x = a, *y = b;
@@ -902,7 +949,8 @@ static int carry_over(struct clients *cur, struct clients *prev, bool *matched)
 	return err;
 }
 
-int drm_scan_sample(struct drm_scan *s)
+/* A sample over the listed fds, or (@all) over every process of the proc root. */
+static int sample(struct drm_scan *s, bool all, const struct drm_scan_fd *fds, size_t nr)
 {
 	struct drm_scan_stats saved = s->stats;
 	struct clients cur = { 0 }, gone = { 0 };
@@ -914,7 +962,8 @@ int drm_scan_sample(struct drm_scan *s)
 	memset(&s->stats, 0, sizeof(s->stats));
 	s->stats.sample_ns = s->ops.now_ns(s->ops.ctx);
 	s->gen++;
-	err = walk_root(s, &w);
+	s->stats.listed = !all;
+	err = all ? walk_root(s, &w) : walk_list(s, &w, fds, nr);
 	if (!err)
 		prune_cmdlines(s);
 	if (!err) {
@@ -971,6 +1020,39 @@ int drm_scan_sample(struct drm_scan *s)
 	for (i = 0; i < cur.nr; i++)
 		s->stats.new_clients += cur.v[i].is_new;
 	return 0;
+}
+
+int drm_scan_sample(struct drm_scan *s)
+{
+	return sample(s, true, NULL, 0);
+}
+
+int drm_scan_sample_fds(struct drm_scan *s, const struct drm_scan_fd *fds, size_t nr)
+{
+	return sample(s, false, fds, nr);
+}
+
+/*
+ * The proc root's "self" names the process reading it by its pid in the namespace the proc
+ * mount belongs to: our own pid there means that namespace is ours. A proc of a namespace we
+ * have no pid in leaves "self" dangling; a synthetic tree has none.
+ */
+bool drm_scan_root_is_own_pidns(struct drm_scan *s)
+{
+	char path[PATH_MAX], link[32];
+	ssize_t n;
+	long pid;
+
+	if (!s->pidns_known) {
+		snprintf(path, sizeof(path), "%s/self", s->root);
+		n = readlink(path, link, sizeof(link) - 1);
+		if (n > 0) {
+			link[n] = '\0';
+			s->own_pidns = parse_num(link, INT_MAX, &pid) && pid == (long)getpid();
+		}
+		s->pidns_known = true;
+	}
+	return s->own_pidns;
 }
 
 const struct drm_client *drm_scan_clients(const struct drm_scan *scan, size_t *nr)

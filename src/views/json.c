@@ -444,6 +444,8 @@ static void json_scan(struct json_writer *w, const struct drmtop_model_scan *s)
 		jw_key(w, fields[i].key);
 		jw_u64(w, fields[i].v);
 	}
+	jw_key(w, "from_tracer");
+	jw_bool(w, s->from_tracer);
 	jw_object_end(w);
 }
 

@@ -56,9 +56,10 @@ static void make_dir(const char *path)
 
 static long fp_readlink(void *ctx, const char *path, char *buf, size_t len)
 {
+	struct fake_proc *fp = ctx;
 	ssize_t n;
 
-	(void)ctx;
+	fp->readlink_calls++;
 	n = readlink(path, buf, len);
 	return n < 0 ? -errno : (long)n;
 }

@@ -7,7 +7,7 @@
  * registered as device nodes stat as character devices with the given numbers, so no mknod or
  * privilege is needed; a link to a node with " (deleted)" appended stats as that node, as
  * procfs does. Which fds are the same open file (what kcmp answers) is declared per fd with a
- * file id. Every stat() the scanner makes is counted and its link text kept.
+ * file id. Every readlink() and stat() the scanner makes is counted, stat()'s link text kept.
  */
 #ifndef DRMTOP_TEST_FAKE_PROC_H
 #define DRMTOP_TEST_FAKE_PROC_H
@@ -32,6 +32,7 @@ struct fake_proc {
 	uint64_t tick;		/* ... then advanced by this much per call */
 	int same_file_err;	/* when non-zero, same_file fails with this -errno */
 	unsigned int same_file_calls;
+	unsigned int readlink_calls;	/* fd links read: one per fd the scanner looks at */
 	unsigned int stat_calls;
 	char stat_links[64][300];	/* link text of the first 64 fds stat()ed */
 	fp_hook_fn hook;	/* called from the scanner's hook, may be NULL */

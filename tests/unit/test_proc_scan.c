@@ -683,6 +683,176 @@ static void missing_root(void **state)
 	}
 }
 
+/*
+ * The typical tree's DRM/accel fds as the tracer's task_file iterator lists them: in task
+ * order, not sorted, and 100:3 twice (two threads with tables of their own report one tgid).
+ */
+static const struct drm_scan_fd typical_fds[] = {
+	{ 300, 10 }, { 100, 3 }, { 100, 5 }, { 200, 3 }, { 50, 9 }, { 50, 7 }, { 100, 3 },
+};
+
+/* What a view shows of a client: the same in both samples. */
+static void same_clients(struct drm_scan *a, struct drm_scan *b)
+{
+	const struct drm_client *x, *y;
+	size_t nx, ny, i, h;
+
+	x = drm_scan_clients(a, &nx);
+	y = drm_scan_clients(b, &ny);
+	assert_int_equal(nx, ny);
+	for (i = 0; i < nx; i++) {
+		assert_string_equal(x[i].key, y[i].key);
+		assert_string_equal(x[i].dev_key, y[i].dev_key);
+		assert_int_equal(x[i].rdev, y[i].rdev);
+		assert_int_equal(x[i].pid, y[i].pid);
+		assert_int_equal(x[i].fd, y[i].fd);
+		assert_string_equal(x[i].comm, y[i].comm);
+		assert_true((x[i].cmdline == NULL) == (y[i].cmdline == NULL));
+		if (x[i].cmdline)
+			assert_string_equal(x[i].cmdline, y[i].cmdline);
+		assert_int_equal(x[i].nr_holders, y[i].nr_holders);
+		for (h = 0; h < x[i].nr_holders; h++) {
+			assert_int_equal(x[i].holders[h].pid, y[i].holders[h].pid);
+			assert_int_equal(x[i].holders[h].fd, y[i].holders[h].fd);
+		}
+		assert_int_equal(x[i].is_new, y[i].is_new);
+		assert_int_equal(x[i].info.nr_engines, y[i].info.nr_engines);
+		if (x[i].info.nr_engines)
+			assert_int_equal(x[i].info.engines[0].busy_ns,
+					 y[i].info.engines[0].busy_ns);
+	}
+}
+
+/*
+ * Given the tracer's list, a sample reads the listed fds' links and fdinfo only (no other fd,
+ * no pid directory listed) and finds what the full sweep finds: the same clients, holders,
+ * names and figures, across samples.
+ */
+static void listed_fds_read_only_those(void **state)
+{
+	struct fake_proc *fp = typical_tree();
+	struct drm_scan *sweep = new_scan(fp, true), *listed = new_scan(fp, true);
+	const struct drm_scan_stats *st;
+	const struct drm_client *c;
+	size_t nr;
+	int round;
+
+	(void)state;
+	fp->tick = 7;
+	for (round = 0; round < 2; round++) {
+		assert_int_equal(drm_scan_sample(sweep), 0);
+		assert_int_equal(drm_scan_stats(sweep)->fds, 9);
+		assert_false(drm_scan_stats(sweep)->listed);
+		fp->readlink_calls = fp->stat_calls = 0;
+		assert_int_equal(drm_scan_sample_fds(listed, typical_fds, 7), 0);
+		/* the 6 DRM/accel fds once each; never 100:4, 100:6 or bash's 400:0 */
+		assert_int_equal(fp->readlink_calls, 6);
+		assert_int_equal(fp->stat_calls, 6);
+		st = drm_scan_stats(listed);
+		assert_true(st->listed);
+		assert_int_equal(st->pids, 4);
+		assert_int_equal(st->fds, 6);
+		assert_int_equal(st->drm_fds, 6);
+		assert_int_equal(st->clients, 3);
+		assert_int_equal(st->new_clients, round ? 0 : 3);
+		assert_int_equal(st->vanished + st->denied + st->errors, 0);
+		same_clients(sweep, listed);
+		/* work between the samples: both see it */
+		fp_fdinfo(fp, 50, 9, I915(5, 9000));
+	}
+	c = drm_scan_clients(listed, &nr);
+	assert_string_equal(c[1].key, "pdev:0000:00:02.0#5");
+	assert_int_equal(c[1].info.engines[0].busy_ns, 9000);
+	assert_true(c[1].dt_ns > 0);
+	drm_scan_free(sweep);
+	drm_scan_free(listed);
+	fp_free(fp);
+}
+
+/*
+ * The list is older than the walk: a listed process that exited is counted as vanished, a
+ * listed fd closed and its number reused is read as what it holds now (a socket: skipped
+ * uncounted as the sweep skips it; another DRM file: that client), and pid 0 (a holder outside
+ * the proc root's namespace) or a negative number is never looked up.
+ */
+static void listed_fd_gone_or_reused(void **state)
+{
+	static const struct drm_scan_fd more[] = { { 0, 4 }, { -3, 1 }, { 100, -1 } };
+	struct fake_proc *fp = typical_tree();
+	struct drm_scan *s = new_scan(fp, true);
+	struct drm_scan_fd list[10];
+	const struct drm_scan_stats *st;
+	const struct drm_client *c;
+	size_t nr;
+
+	(void)state;
+	memcpy(list, typical_fds, sizeof(typical_fds));
+	memcpy(list + 7, more, sizeof(more));
+	fp_exit(fp, 300);
+	fp_close(fp, 200, 3);
+	fp_fd_link(fp, 200, 3, "socket:[77]", 9);
+	fp_close(fp, 50, 7);
+	fp_fd(fp, 50, 7, "card0", 10, I915(11, 0));
+	fp->readlink_calls = fp->stat_calls = 0;
+	assert_int_equal(drm_scan_sample_fds(s, list, 10), 0);
+	assert_int_equal(fp->readlink_calls, 6);
+	/* the socket's text alone decides; 300:10 has no link to stat */
+	assert_int_equal(fp->stat_calls, 4);
+	st = drm_scan_stats(s);
+	assert_int_equal(st->vanished, 1);
+	assert_int_equal(st->denied + st->errors, 0);
+	assert_int_equal(st->pids, 4);
+	assert_int_equal(st->drm_fds, 4);
+	c = drm_scan_clients(s, &nr);
+	assert_int_equal(nr, 2);
+	assert_string_equal(c[0].key, "pdev:0000:00:02.0#11");
+	assert_int_equal(minor(c[0].rdev), 0);
+	assert_string_equal(c[1].key, "pdev:0000:00:02.0#5");
+	check_holders(&c[1], 3, (pid_t[]){ 50, 100, 100 }, (int[]){ 9, 3, 5 });
+	assert_string_equal(c[1].comm, "Xorg");
+	/* an empty list is an empty sample: every client gone */
+	assert_int_equal(drm_scan_sample_fds(s, NULL, 0), 0);
+	drm_scan_clients(s, &nr);
+	assert_int_equal(nr, 0);
+	drm_scan_gone(s, &nr);
+	assert_int_equal(nr, 2);
+	drm_scan_free(s);
+	fp_free(fp);
+}
+
+/*
+ * pids listed from our namespace are used only on a proc root whose "self" is us: not on a
+ * synthetic tree whose "self" names another pid, nor one without "self"; yes on the real /proc
+ * (the unit tests run in the namespace their /proc belongs to).
+ */
+static void root_pidns_check(void **state)
+{
+	struct fake_proc *fp = fp_new();
+	struct drm_scan_opts o = { .proc_root = "/proc" };
+	struct drm_scan *s;
+	char self[32], link[600];
+
+	(void)state;
+	snprintf(link, sizeof(link), "%s/self", fp->proc);
+	s = new_scan(fp, false);
+	assert_int_equal(drm_scan_root_is_own_pidns(s), getpid() == 1);
+	drm_scan_free(s);
+	unlink(link);
+	s = new_scan(fp, false);
+	assert_false(drm_scan_root_is_own_pidns(s));
+	drm_scan_free(s);
+	snprintf(self, sizeof(self), "%d", (int)getpid());
+	assert_int_equal(symlink(self, link), 0);
+	s = new_scan(fp, false);
+	assert_true(drm_scan_root_is_own_pidns(s));
+	drm_scan_free(s);
+	s = drm_scan_new(&o);
+	assert_non_null(s);
+	assert_true(drm_scan_root_is_own_pidns(s));
+	drm_scan_free(s);
+	fp_free(fp);
+}
+
 /* The real /proc with the real system calls: works, finds this very process. */
 static void real_proc(void **state)
 {
@@ -932,6 +1102,9 @@ int main(void)
 		cmocka_unit_test_teardown(legacy_and_malformed_counted, fp_teardown),
 		cmocka_unit_test_teardown(sysfs_device_identity, fp_teardown),
 		cmocka_unit_test_teardown(missing_root, fp_teardown),
+		cmocka_unit_test_teardown(listed_fds_read_only_those, fp_teardown),
+		cmocka_unit_test_teardown(listed_fd_gone_or_reused, fp_teardown),
+		cmocka_unit_test_teardown(root_pidns_check, fp_teardown),
 		cmocka_unit_test_teardown(real_proc, fp_teardown),
 		cmocka_unit_test_teardown(node_names, fp_teardown),
 		cmocka_unit_test(start_time_parse),

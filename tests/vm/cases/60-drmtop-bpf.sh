@@ -60,6 +60,10 @@ if ! want steady; then
 elif wl_start "$d" --hold steady >"$d/why"; then
 	drmtop_bg_last "$d/honest.json.all" "$d/honest.json"
 	jq_check drmtop-bpf-active '.bpf.active == true' "$d/honest.json" '.bpf'
+	# The refresh read the fds the tracer's iterator listed, not every process's: the figures
+	# checked below come from that path.
+	jq_check drmtop-bpf-scan-from-tracer '.scan.from_tracer == true and .scan.drm_fds >= 5 and
+		.scan.vanished + .scan.denied + .scan.errors == 0' "$d/honest.json" '.scan'
 	jq_check drmtop-bpf-every-client-matched \
 		"$SIMGPU | length >= 5 and all(.bpf != null and .bpf.match != \"none\")" \
 		"$d/honest.json" "$GIST"

@@ -95,6 +95,12 @@ SIM='[.clients[] | select(.driver == "simgpu")]'
 GIST="$SIM | map({comm, pid, client_id, in_fdinfo: .fdinfo_format, bpf: (.bpf | if . then
 	{match, tgid} else null end)})"
 jq_check drmtop-pidns-bpf-active '.bpf.active == true' "$tmp/ns.json" '.bpf'
+# Both drmtops read only the fds the tracer's iterator listed (each /proc is its own
+# namespace's): the checks below hold on that path.
+for f in ns nsp host; do
+	jq_check "drmtop-pidns-$f-scan-from-tracer" '.scan.from_tracer == true' "$tmp/$f.json" \
+		'.scan'
+done
 # Once: neither a second time among the tracer's unmatched clients (its tgid not this /proc's).
 jq_check drmtop-pidns-inside-once "($SIM | map(select(.comm == \"inner\"))) as \$c |
 	$n_in >= 2 and (\$c | length) == $n_in and ([\$c[].client_id] | unique | length) == $n_in and
