@@ -53,6 +53,21 @@ static inline const char *bench_find_simgpu(void)
 	return NULL;
 }
 
+/* @node, or simgpu's render node when NULL, opened read-write; -1 (said on stderr) if not. */
+static inline int bench_open_node(const char *node, const char *prog)
+{
+	int fd;
+
+	if (!node && !(node = bench_find_simgpu())) {
+		fprintf(stderr, "%s: no simgpu render node\n", prog);
+		return -1;
+	}
+	fd = open(node, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		perror(node);
+	return fd;
+}
+
 static inline double bench_parse_secs(const char *s)
 {
 	char *end;

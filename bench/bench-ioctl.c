@@ -28,15 +28,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bench-ioctl: -k version or getcap\n");
 		return 2;
 	}
-	if (!node && !(node = bench_find_simgpu())) {
-		fprintf(stderr, "bench-ioctl: no simgpu render node\n");
+	fd = bench_open_node(node, "bench-ioctl");
+	if (fd < 0)
 		return 1;
-	}
-	fd = open(node, O_RDWR | O_CLOEXEC);
-	if (fd < 0) {
-		perror(node);
-		return 1;
-	}
 	t0 = bench_now_ns();
 	t1 = t0 + (uint64_t)(secs * 1e9);
 	for (;;) {
