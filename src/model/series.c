@@ -823,6 +823,12 @@ static void touch_client(struct update *u, const struct drmtop_model_client *c)
 		client_mem(u, t->series, c);
 }
 
+/* The engine a closed client's ring counts under (a model built without the table: the ring). */
+static const char *closed_engine(const struct drmtop_model_closed_engine *e)
+{
+	return e->engine ? e->engine : e->name;
+}
+
 /*
  * The rings of closed client @cl that its engine @i stands for, summed and fed once: the first
  * ring of each engine feeds it, later ones were counted with it (a client's rings are a handful).
@@ -830,15 +836,12 @@ static void touch_client(struct update *u, const struct drmtop_model_client *c)
 static void feed_closed_engine(struct update *u, struct drmtop_series_tracker *t,
 			       const struct drmtop_model_closed *cl, size_t i)
 {
-	const char *engine = cl->engines[i].engine ? cl->engines[i].engine : cl->engines[i].name;
+	const char *engine = closed_engine(&cl->engines[i]);
 	uint64_t busy = 0, jobs = 0;
 	size_t j;
 
 	for (j = 0; j < cl->nr_engines; j++) {
-		const char *other = cl->engines[j].engine ? cl->engines[j].engine
-							  : cl->engines[j].name;
-
-		if (strcmp(other, engine))
+		if (strcmp(closed_engine(&cl->engines[j]), engine))
 			continue;
 		if (j < i)
 			return;
