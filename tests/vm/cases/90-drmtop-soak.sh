@@ -121,9 +121,12 @@ if ! until_has "$tmp/top.jsonl" iteration 300 || ! until_has "$tmp/rec.err" reco
 fi
 if [ "$SERVE" = 1 ]; then
 	_t=0
-	while [ "$(series)" -eq 0 ] && [ "$_t" -lt 300 ]; do sleep 1; _t=$((_t + 1)); done
-	if [ "$(series)" -gt 0 ]; then
-		pass "drmtop-soak-serve-answers ($(series) series)"
+	while nseries=$(series); [ "$nseries" -eq 0 ] && [ "$_t" -lt 300 ]; do
+		sleep 1
+		_t=$((_t + 1))
+	done
+	if [ "$nseries" -gt 0 ]; then
+		pass "drmtop-soak-serve-answers ($nseries series)"
 	else
 		fail drmtop-soak-serve-answers "no /metrics in 300 s: $(tail -c 300 "$tmp/srv.err")"
 		exit 1
