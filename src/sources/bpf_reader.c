@@ -545,8 +545,6 @@ static bool find_owner(const struct engines_walk *ew, __u64 uid, struct drmtop_c
 	const struct drmtop_bpf *b = ew->b;
 	size_t i = index_of(&ew->closed_at, uid);
 	const struct drmtop_client *c;
-	char k[KEY_LEN];
-	void *v;
 
 	if (i != NO_ENTRY) {
 		*out = ew->s->closed[i].c;
@@ -558,11 +556,10 @@ static bool find_owner(const struct engines_walk *ew, __u64 uid, struct drmtop_c
 		return true;
 	}
 	/* reported before and since pushed out of the retired ring by later closes */
-	key_uid(k, sizeof(k), uid);
-	v = strmap_get(&b->reported_uid, k);
-	if (!v)
+	i = index_of(&b->reported_uid, uid);
+	if (i == NO_ENTRY)
 		return false;
-	*out = b->reported[(uintptr_t)v - 1].owner;
+	*out = b->reported[i].owner;
 	return true;
 }
 
