@@ -7,12 +7,13 @@
  * (the slow part, reading /proc and the BPF maps, runs outside it) or to render a scrape in
  * memory; sockets are never touched under it, so a slow or silent scraper delays nobody.
  *
- * Any local user can connect, and all of them share 127.0.0.1: no per-address limit can tell
- * them apart. So a connection is held only while it makes progress (a request head within
- * IDLE_READ_NS of connecting, whole within READ_TIMEOUT_NS), and when every slot is taken a
- * new connection evicts the oldest one not sending a response with progress: a scraper, which
- * sends its request at once and is answered from memory, is always the newest and gets in
- * whatever number of idle or slow connections others hold and renew.
+ * Any local user can connect, and all of them share 127.0.0.1, so connections are told apart by
+ * owner: the local user of a loopback peer's socket, else the peer's address (peer_owner.h). A
+ * connection is held only while it makes progress (a request head within IDLE_READ_NS of
+ * connecting, whole within READ_TIMEOUT_NS), and when every slot is taken a new connection
+ * evicts the oldest of the owner holding the most slots, among those not sending a response
+ * with progress. A user renewing idle connections as fast as the CPU allows then evicts only
+ * its own, never a scraper of another user that is slow to send its request.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -39,6 +40,7 @@
 #include "drmtop/series.h"
 #include "drmtop/signals.h"
 #include "drmtop/util/clock.h"
+#include "drmtop/util/peer_owner.h"
 #include "drmtop/version.h"
 
 #define DEFAULT_LISTEN		"127.0.0.1:9469"
@@ -65,6 +67,7 @@ struct conn {
 	size_t out_len, out_off;
 	uint64_t start_ns, deadline_ns;
 	uint64_t progress_ns;		/* last bytes sent (C_WRITE) */
+	uint64_t owner;			/* drmtop_peer_owner() */
 };
 
 struct server {
@@ -239,7 +242,11 @@ static int listen_on(const char *spec)
 			continue;
 		}
 		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-		if (!bind(fd, ai->ai_addr, ai->ai_addrlen) && !listen(fd, 64))
+		/*
+		 * A deep accept queue: under a flood of connects a full one drops a scraper's
+		 * SYN, and its retry comes a second later (a scrape timeout), not at once.
+		 */
+		if (!bind(fd, ai->ai_addr, ai->ai_addrlen) && !listen(fd, SOMAXCONN))
 			break;
 		err = errno;
 		close(fd);
@@ -526,23 +533,35 @@ static void on_writable(struct server *srv, struct conn *c)
 	c->deadline_ns = now + LINGER_NS;
 }
 
+static bool evictable(const struct conn *c, uint64_t now)
+{
+	return c->state != C_FREE && !(c->state == C_WRITE && now - c->progress_ns < WRITE_BUSY_NS);
+}
+
 /*
- * The slot to give up for a new connection when all are taken: the oldest connection still
- * reading its request or lingering, or writing without progress for WRITE_BUSY_NS; NULL when
- * every one is sending a response right now.
+ * The slot to give up for a new connection when all are taken, among the connections still
+ * reading their request or lingering, or writing without progress for WRITE_BUSY_NS: the oldest
+ * of the owner holding the most of them. NULL when every one is sending a response right now.
  */
 static struct conn *victim(struct server *srv, uint64_t now)
 {
+	unsigned int held[MAX_CONNS] = { 0 }, most = 0;
 	struct conn *v = NULL;
-	size_t i;
+	size_t i, j;
 
+	for (i = 0; i < MAX_CONNS; i++) {
+		if (!evictable(&srv->conns[i], now))
+			continue;
+		for (j = 0; j < MAX_CONNS; j++)
+			held[i] += evictable(&srv->conns[j], now) &&
+				   srv->conns[j].owner == srv->conns[i].owner;
+		if (held[i] > most)
+			most = held[i];
+	}
 	for (i = 0; i < MAX_CONNS; i++) {
 		struct conn *c = &srv->conns[i];
 
-		if (c->state == C_FREE ||
-		    (c->state == C_WRITE && now - c->progress_ns < WRITE_BUSY_NS))
-			continue;
-		if (!v || c->start_ns < v->start_ns)
+		if (held[i] == most && most && (!v || c->start_ns < v->start_ns))
 			v = c;
 	}
 	return v;
@@ -585,6 +604,7 @@ static void on_accept(struct server *srv)
 		c->req[0] = '\0';
 		c->start_ns = now;
 		c->deadline_ns = now + IDLE_READ_NS;
+		c->owner = drmtop_peer_owner(fd);
 		srv->nr_conns++;
 		/* A request already here is answered now, before more accepts can evict it. */
 		on_readable(srv, c);

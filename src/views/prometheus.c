@@ -641,7 +641,8 @@ static void health(struct out *o, const struct drmtop_series *s,
 	       "response.", info->rejected, false);
 	single(o, "drmtop_http_evicted_connections", "counter", NULL,
 	       "Idle or slow connections closed at the connection limit to let a new one in "
-	       "(the oldest first).", info->evicted, false);
+	       "(the oldest of the local user or address holding the most).", info->evicted,
+	       false);
 	single(o, "drmtop_http_timeouts", "counter", NULL,
 	       "Connections closed for sending or reading too slowly.", info->timeouts, false);
 	single(o, "drmtop_http_bad_requests", "counter", NULL,

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
 # hostile-load.sh HOST PORT SECONDS [PROMETHEUS_URL]: a local user starving drmtop serve's
-# scrapers. 100 hostile connections (hostile-conns.py: half silent, half slowloris, renewed every
+# scrapers. 100 hostile connections of user nobody (hostile-conns.py: half silent, half slowloris, renewed every
 # 8 s and at once when closed) against HOST:PORT for SECONDS while curl scrapes /metrics every
 # second: every scrape must get 200. With PROMETHEUS_URL, a Prometheus server scraping HOST:PORT
 # every second as job "drmtop" must have scraped it through the attack, every scrape answered
@@ -18,7 +18,12 @@ failed=0
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 
-python3 "$(dirname "$0")/hostile-conns.py" "$host" "$port" 100 "$attack" 8 >"$out" 2>&1 &
+# The hostile user is not root (nor the scrapers' user): as root, run it as nobody, which drmtop
+# serve tells apart from the scrapers. The script comes on stdin: nobody may not read this tree.
+other=
+[ "$(id -u)" = 0 ] && other="setpriv --reuid=65534 --regid=65534 --clear-groups"
+$other /usr/bin/python3 - "$host" "$port" 100 "$attack" 8 <"$(dirname "$0")/hostile-conns.py" \
+	>"$out" 2>&1 &
 hpid=$!
 sleep 1
 answered=0

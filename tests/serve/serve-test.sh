@@ -5,7 +5,8 @@
 # hostile process names stay valid UTF-8, one series per command by default whose counter keeps
 # a closed client's work, --per-client and --max-clients folding by comm, and the HTTP side:
 # 404, 405, HEAD, oversized requests, silent connections that must not block scrapes, the
-# connection limit (64: the oldest idle one gives way), 100 hostile connections held and renewed
+# connection limit (64: the oldest idle one of the user holding the most gives way, so a scraper
+# slow to send its request outlasts another user's flood), 100 hostile connections held and renewed
 # while curl and, where installed, a real Prometheus scrape every second (all answered, the
 # README's query right), IPv6, SIGTERM. Writes "<passed> <failed>" to $RESULTS/serve.
 set -u
@@ -194,6 +195,13 @@ for fd in "${fds[@]}"; do
 done
 [ "$c" = 200 ] && [ "${held:-99}" -le 64 ] && ok "100 silent connections: 200, $held held" ||
 	bad "past the limit" "scrape '$c', held '$held'"
+# A scraper slow to send its request (a loaded machine) while another local user renews
+# connections as fast as it can: that user's connections give way to each other, not to it.
+r=$(python3 "$(dirname "$0")/slow-scraper.py" 127.0.0.1 "$PORT" 2>&1)
+case $r in
+"answered HTTP/1.1 200 OK"*) ok "a slow scraper outlasts another user's flood of connections ($r)" ;;
+*) bad "slow scraper" "$r" ;;
+esac
 # A connection that sends nothing is closed after 2 s (it held a slot for 10 s before).
 exec {fds[0]}<>"/dev/tcp/127.0.0.1/$PORT"
 start=$(date +%s%N)

@@ -116,6 +116,9 @@ inchroot() {
 
 inchroot modprobe -a drm drm_kms_helper drm_shmem_helper gpu-sched vgem ||
 	die "modprobe drm drm_kms_helper drm_shmem_helper gpu-sched vgem"
+# The socket table drmtop serve reads to tell local users apart: the kernel's own module
+# autoload would look for modprobe outside the chroot.
+inchroot modprobe -a inet_diag tcp_diag || die "modprobe inet_diag tcp_diag"
 
 if [ -n "$VM_SIMGPU" ]; then
 	deps=$(inchroot modinfo -F depends "$VM_SIMGPU" | tr ',' ' ')

@@ -24,8 +24,9 @@
 #  - series follow the commands, not the clients (default labels): the short-lived clients of
 #    one command make one series per engine, and no series has a pid;
 #  - no counter ever went backwards: resets() is 0 over the whole run, per comm and device.
-#  - 100 hostile connections (half silent, half slowloris, renewed every 8 s) for ATTACK_S of
-#    the steady time: every scrape of curl's and Prometheus's, one a second each, answered.
+#  - 100 hostile connections of user nobody (half silent, half slowloris, renewed every 8 s)
+#    for ATTACK_S of the steady time: every scrape of curl's and Prometheus's, one a second
+#    each, answered; then a scraper slow with its request outlasts nobody's flood of 200.
 # Runs in the test VM from the repository root (tests/vm/run-suite.sh).
 set -u
 
@@ -193,6 +194,13 @@ while read -r verdict text; do
 	esac
 done <"$tmp/hostile"
 [ -s "$tmp/hostile" ] || fail prom-hostile "tests/serve/hostile-load.sh said nothing"
+# A scraper slow with its request while user nobody renews connections as fast as it can: this
+# kernel's socket table tells the two users apart (tests/serve/slow-scraper.py).
+r=$(python3 tests/serve/slow-scraper.py 127.0.0.1 "$DPORT" 2>&1)
+case $r in
+"answered HTTP/1.1 200 OK"*) pass "prom-slow-scraper ($r)" ;;
+*) fail prom-slow-scraper "$r" ;;
+esac
 rest=$((STEADY_S - ($(date +%s) - t0)))
 [ "$rest" -le 0 ] || sleep "$rest"
 
