@@ -119,6 +119,12 @@ STAGE_RUN := scripts/run-stage.py
 unit-test: $(UNIT_BINS)
 	@$(STAGE_RUN) unit -- scripts/run-unit-tests.sh $(UNIT_BINS)
 
+# What the host stages run, built on every core before they run one at a time (fragments add
+# theirs): built inside a stage, it would take one core of two.
+TEST_BUILD += unit-build
+.PHONY: unit-build
+unit-build: $(OUTPUT)/drmtop $(UNIT_BINS)
+
 # Kernel style, the parts a machine can check (scripts/check-style.sh says which).
 TEST_TARGETS += style
 .PHONY: style
@@ -134,15 +140,20 @@ harness:
 -include $(wildcard tests/*/*.mk tests/kmod/*/*.mk)
 -include $(wildcard bench/*.mk)
 
-# The whole suite: host unit tests, then every stage the fragments add (the VM suites). Each
-# stage writes "<passed> <failed>" to $(RESULTS)/<stage>; all stages run even if one fails, and a
-# stage that wrote nothing counts as failed. The host stages run one at a time, then the VM
-# stages of TEST_PARALLEL TEST_JOBS (2) at a time, longest first, each stage's output held back
-# and printed whole when it ends (--output-sync), then TEST_ALONE's one at a time.
+.PHONY: test-build
+test-build: $(TEST_BUILD)
+
+# The whole suite: what the host stages run built on TEST_JOBS cores, the host unit tests, then
+# every stage the fragments add (the VM suites). Each stage writes "<passed> <failed>" to
+# $(RESULTS)/<stage>; all stages run even if one fails, and a stage that wrote nothing counts
+# as failed. The host stages run one at a time, then the VM stages of TEST_PARALLEL TEST_JOBS
+# (2) at a time, longest first, each stage's output held back and printed whole when it ends
+# (--output-sync), then TEST_ALONE's one at a time.
 TEST_JOBS ?= 2
 TEST_HOST = $(filter-out $(TEST_PARALLEL) $(TEST_ALONE),$(TEST_TARGETS))
 test: all
 	@rm -rf $(RESULTS) && mkdir -p $(RESULTS)
+	@$(MAKE) --no-print-directory -k -j$(TEST_JOBS) test-build || true
 	@$(MAKE) --no-print-directory -k unit-test $(TEST_HOST) || true
 	@$(MAKE) --no-print-directory -k -j$(TEST_JOBS) --output-sync=recurse \
 		$(filter $(TEST_TARGETS),$(TEST_PARALLEL)) || true

@@ -3,7 +3,8 @@
 # The `harness` stage of make test: the test machinery itself, on the host, in seconds.
 #  - scripts/run-stage.py: a dummy stage that leaves a process behind (double fork and setsid,
 #    one ignoring SIGTERM) is reported failing, its survivors named and killed, the failure
-#    added to its result file; a clean stage keeps its status and counts;
+#    added to its result file; a clean stage keeps its status and counts; a failing stage's
+#    FAIL lines come through and are repeated after the totals (scripts/summarise-tests.sh);
 #  - every stage of make test runs its recipe under $(STAGE_RUN) (make's own database);
 #  - make vm-deps builds every build/tests binary the guest cases run (dry run of make);
 #  - bench/judge-test.sh: make bench's target verdicts on canned figures;
@@ -47,6 +48,18 @@ RESULTS=$T scripts/run-stage.py clean -- sh -c 'sleep 0.1 & wait; echo "7 0" >"$
 rc=$?
 [ $rc -eq 3 ] && [ "$(cat "$T/clean")" = "7 0" ] && ok "a clean stage keeps its status and counts" ||
 	bad "clean stage" "rc=$rc result '$(cat "$T/clean")'"
+
+# A failing stage's FAIL lines are kept and repeated after the totals (CI shows only the tail).
+RESULTS=$T scripts/run-stage.py failing -- sh -c 'echo "PASS a"; echo "FAIL b: why b"
+	echo "not FAIL c"; echo "FAIL d: why d"; echo "1 2" >"$RESULTS/failing"' >"$T/failing.out"
+scripts/summarise-tests.sh "$T" clean failing >"$T/summary" 2>&1
+if grep -q '^FAIL b: why b$' "$T/failing.out" && [ "$(tail -n 3 "$T/summary")" = "8 passed, 2 failed
+failing: FAIL b: why b
+failing: FAIL d: why d" ]; then
+	ok "a failing stage's FAIL lines passed through, and repeated after the totals"
+else
+	bad "FAIL lines" "$(cat "$T/failing.out" "$T/summary")"
+fi
 
 # Every stage's recipe goes through the wrapper: the recipes as make holds them.
 stages=$(make -s --no-print-directory -pRrq : 2>/dev/null | sed -n 's/^TEST_TARGETS := //p')

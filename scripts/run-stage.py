@@ -10,12 +10,16 @@ its exit-time leak check ignores SIGTERM), and reaped; the stage then counts one
 in $RESULTS/STAGE ("<passed> <failed>", "0 1" if the stage wrote nothing) and exits 1.
 Otherwise it exits with CMD's status. A leftover of one stage would otherwise take a core from
 every later one, and pass unnoticed.
+
+CMD's output is passed through, and its "FAIL ..." lines are also kept in $RESULTS/STAGE.fails:
+scripts/summarise-tests.sh repeats them under the totals, since CI shows only a log's tail.
 """
 import ctypes
 import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 PR_SET_CHILD_SUBREAPER = 36
@@ -106,6 +110,24 @@ def add_failure(stage):
         f.write(f"{passed} {failed + 1}\n")
 
 
+def pump(src, fails):
+    """Copy CMD's output through, keeping its FAIL lines (at most 40, each cut at 400 bytes)."""
+    for line in iter(src.readline, b""):
+        sys.stdout.buffer.write(line)
+        sys.stdout.buffer.flush()
+        if line.lstrip(b"\r").startswith(b"FAIL ") and len(fails) < 40:
+            fails.append(line.strip()[:400])
+
+
+def keep_fails(stage, fails):
+    results = os.environ.get("RESULTS")
+    if not results:
+        return
+    os.makedirs(results, exist_ok=True)
+    with open(os.path.join(results, f"{stage}.fails"), "wb") as f:
+        f.write(b"".join(x + b"\n" for x in fails))
+
+
 def main():
     args = sys.argv[1:]
     if len(args) < 3 or args[1] != "--":
@@ -120,16 +142,25 @@ def main():
         return 1
     # make's SIGINT (Ctrl-C) reaches the whole process group; this wrapper stays to clean up.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    proc = subprocess.Popen(cmd, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    # A survivor may hold the pipe open: the copy runs beside the wait, and ends once it is gone.
+    fails = []
+    copier = threading.Thread(target=pump, args=(proc.stdout, fails), daemon=True)
+    copier.start()
     rc = proc.wait()
     reap()
     survivors = living(descendants(os.getpid()))
     if not survivors:
+        copier.join()
+        keep_fails(stage, fails)
         return rc if rc >= 0 else 128 - rc
     sys.stdout.flush()
-    print(f"FAIL {stage}: {len(survivors)} process(es) it started outlived it (killed now):")
-    for pid in survivors:
-        print(f"  {describe(pid)}")
+    line = f"FAIL {stage}: {len(survivors)} process(es) it started outlived it (killed now):"
+    print(line)
+    named = [describe(pid) for pid in survivors]
+    for text in named:
+        print(f"  {text}")
     sys.stdout.flush()
     signal_all(survivors, signal.SIGTERM)
     deadline = time.monotonic() + grace
@@ -150,6 +181,9 @@ def main():
     reap()
     if survivors:
         print(f"{stage}: could not kill: {' '.join(describe(p) for p in survivors)}")
+    copier.join(timeout=5)
+    fails.append(f"{line} {'; '.join(named[:3])}"[:400].encode())
+    keep_fails(stage, fails)
     add_failure(stage)
     return 1
 

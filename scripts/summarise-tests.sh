@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
 # Adds up the "<passed> <failed>" files each test stage wrote and prints the closing line.
-# Every expected stage must have reported: one that never ran is a failure, not a skip.
+# Every expected stage must have reported: one that never ran is a failure, not a skip. Last, the
+# failed stages' first FAIL lines (kept by scripts/run-stage.py): CI shows only a log's tail.
 set -u
 dir=$1
 shift
@@ -15,8 +16,12 @@ for stage in "$@"; do
 	fi
 	read -r p f < "$dir/$stage"
 	echo "stage $stage: $p passed, $f failed"
+	[ "$f" -eq 0 ] || failing="${failing:-} $stage"
 	passed=$((passed + p))
 	failed=$((failed + f))
 done
 echo "$passed passed, $failed failed"
+for stage in ${failing:-}; do
+	sed "s/^/$stage: /" "$dir/$stage.fails" 2>/dev/null | head -n 4 | cut -c1-300
+done
 [ "$failed" -eq 0 ]

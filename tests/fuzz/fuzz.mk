@@ -23,6 +23,7 @@ FUZZ_HELPERS := tests/fuzz/json_check.c tests/unit/fake_clients.c
 .PHONY: fuzz fuzz-build fuzz-force
 
 fuzz-build: $(FUZZ_BINS) $(FUZZ_DIR)/seeds.stamp
+TEST_BUILD += fuzz-build
 
 fuzz: fuzz-build
 	@FUZZ_SEED=$(FUZZ_SEED) $(STAGE_RUN) fuzz -- tests/fuzz/run-fuzz.sh $(FUZZ_DIR) $(FUZZ_SECONDS) $(FUZZ_TARGETS)

@@ -4,6 +4,7 @@
 # before, kept as regression tests) and of the generated replay set once, then fuzzing for
 # SECONDS from the generated seeds. A target passes when nothing crashed, leaked or failed a
 # check. Writes "<passed> <failed>" (targets) to $RESULTS/fuzz.
+# Targets run FUZZ_JOBS at a time (default: the CPUs), each on one core.
 # FUZZ_SEED (make test: 1) fixes libFuzzer's random seed, so that a run of the same tree walks the
 # same inputs and CI's verdict is the code's, not the dice's; FUZZ_SEED= (empty) draws a new
 # seed each run, for fuzzing by hand.
@@ -19,9 +20,9 @@ here=$(dirname "$0")
 # be fresh pages, and page faults would be most of a run. Use-after-free is still caught.
 ASAN_OPTIONS="quarantine_size_mb=16${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
 export ASAN_OPTIONS
-passed=0
-failed=0
-for t in "$@"; do
+# fuzz_one TARGET: replay, then fuzz; the verdict line in $dir/logs/TARGET.verdict.
+fuzz_one() {
+	t=$1
 	bin=$dir/fuzz_$t
 	log=$dir/logs/$t.log
 	ok=1
@@ -47,12 +48,40 @@ for t in "$@"; do
 	fi
 	execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | awk '{print $2}')
 	if [ "$ok" -eq 1 ]; then
-		echo "PASS fuzz $t (${execs:-?} runs in ${seconds} s)"
+		echo "PASS fuzz $t (${execs:-?} runs in ${seconds} s)" >"$dir/logs/$t.verdict"
+	else
+		{
+			echo "FAIL fuzz $t (log: $log)"
+			grep -E 'ERROR|SUMMARY|check failed|runtime error| at byte |got .*reference' \
+				"$log" | head -n 5
+		} >"$dir/logs/$t.verdict"
+	fi
+}
+
+# FUZZ_JOBS targets at a time (default: one per CPU); each is one process, one core.
+jobs=${FUZZ_JOBS:-$(nproc)}
+running=0
+for t in "$@"; do
+	rm -f "$dir/logs/$t.verdict"
+	fuzz_one "$t" &
+	running=$((running + 1))
+	if [ "$running" -ge "$jobs" ]; then
+		wait
+		running=0
+	fi
+done
+wait
+passed=0
+failed=0
+for t in "$@"; do
+	if [ -s "$dir/logs/$t.verdict" ]; then
+		cat "$dir/logs/$t.verdict"
+	else
+		echo "FAIL fuzz $t: no verdict (log: $dir/logs/$t.log)"
+	fi
+	if grep -q '^PASS' "$dir/logs/$t.verdict" 2>/dev/null; then
 		passed=$((passed + 1))
 	else
-		echo "FAIL fuzz $t (log: $log)"
-		grep -E 'ERROR|SUMMARY|check failed|runtime error| at byte |got .*reference' "$log" |
-			head -n 5
 		failed=$((failed + 1))
 	fi
 done
