@@ -148,6 +148,19 @@ struct drmtop_model_bpf {
 
 struct drmtop_model_device;
 
+/*
+ * The cgroup of a client's primary holder and the workload its name says it belongs to
+ * (cgroup_name.h). path NULL: not known (no cgroup file, or a client only the tracer saw).
+ */
+struct drmtop_model_cgroup {
+	const char *path;
+	const char *workload;		/* to group by: pod, container, unit, slice, path */
+	const char *unit, *slice;	/* innermost systemd service or scope, and slice */
+	const char *runtime;		/* "docker", "podman", "containerd", "cri-o", "cri" */
+	const char *container;		/* its id, 64 hex digits */
+	const char *pod, *qos;		/* Kubernetes pod UID and QoS class */
+};
+
 /* One gpu_mem_total report (pid 0: the GPU's global total). */
 struct drmtop_model_gpu_mem {
 	uint32_t gpu_id;
@@ -170,6 +183,7 @@ struct drmtop_model_client {
 	uid_t uid;
 	const char *comm;
 	const char *cmdline;		/* NULL unless read */
+	struct drmtop_model_cgroup cgroup;
 	bool has_client_id;
 	uint64_t client_id;
 	const char *client_name;

@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* Whole-file reads of small proc files (fdinfo, comm, cmdline), which have no useful st_size. */
+/*
+ * Whole-file reads of small proc files (fdinfo, comm, cmdline, cgroup), which have no useful
+ * st_size.
+ */
 #ifndef DRMTOP_PROC_READ_H
 #define DRMTOP_PROC_READ_H
 
@@ -19,5 +22,11 @@ int drm_read_comm(const char *path, char *comm, size_t size);
  * *@cmdline is NULL for an empty command line (kernel threads, zombies). 0 or -errno.
  */
 int drm_read_cmdline(const char *path, char **cmdline);
+
+/*
+ * /proc/<pid>/cgroup's path of the process: the cgroup v2 one, else (cgroup v1 only) systemd's
+ * named hierarchy's, else the first listed. *@cgroup is NULL if none is printed. 0 or -errno.
+ */
+int drm_read_cgroup(const char *path, char **cgroup);
 
 #endif /* DRMTOP_PROC_READ_H */

@@ -100,6 +100,7 @@ struct drm_client {
 	int fd;
 	char comm[17];		/* /proc/<pid>/comm of the primary, "" if unreadable */
 	char *cmdline;		/* args joined by ' ', NULL unless read_cmdline and readable */
+	char *cgroup;		/* the primary's cgroup v2 path (drm_read_cgroup), NULL if unread */
 
 	struct drm_client_holder *holders;	/* sorted by pid, then fd */
 	size_t nr_holders, cap_holders;		/* cap_holders private: allocation size */

@@ -43,6 +43,7 @@ struct record_client {
 	char *driver;
 	int pid;
 	char comm[17];
+	char *cgroup, *workload;	/* its process's, as last seen by fdinfo (NULL: unknown) */
 	uint64_t client_id;
 	bool has_client_id;
 	bool at_start;		/* already open when the session began */

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
+#include "drmtop/cgroup_name.h"
 #include "drmtop/drivers.h"
 #include "drmtop/model_build.h"
 #include "drmtop/usage.h"
@@ -379,6 +380,24 @@ static void fill_engines(struct build *b, struct drmtop_model_client *mc,
 	}
 }
 
+static void fill_cgroup(struct build *b, struct drmtop_model_cgroup *g, const char *path)
+{
+	struct drmtop_cgroup_name n;
+	char buf[DRMTOP_UNIT_NAME_MAX + 64];
+
+	if (!path)
+		return;
+	drmtop_cgroup_name_parse(path, &n);
+	g->path = copy_str(b, path);
+	g->workload = copy_str(b, drmtop_cgroup_workload(&n, path, buf, sizeof(buf)));
+	g->unit = n.unit[0] ? copy_str(b, n.unit) : NULL;
+	g->slice = n.slice[0] ? copy_str(b, n.slice) : NULL;
+	g->runtime = drmtop_runtime_name(n.runtime);
+	g->container = n.container[0] ? copy_str(b, n.container) : NULL;
+	g->pod = n.pod[0] ? copy_str(b, n.pod) : NULL;
+	g->qos = drmtop_pod_qos_name(n.qos);
+}
+
 static void fill_fdinfo_client(struct build *b, struct drmtop_model_client *mc,
 			       const struct drm_client *c, size_t index)
 {
@@ -399,6 +418,7 @@ static void fill_fdinfo_client(struct build *b, struct drmtop_model_client *mc,
 	fill_uid(b, mc);
 	mc->comm = copy_str(b, c->comm);
 	mc->cmdline = copy_str(b, c->cmdline);
+	fill_cgroup(b, &mc->cgroup, c->cgroup);
 	mc->has_client_id = fi->present & DRM_FDINFO_HAS_CLIENT_ID;
 	mc->client_id = fi->client_id;
 	mc->client_name = copy_str(b, fi->client_name);

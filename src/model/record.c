@@ -46,6 +46,8 @@ static void free_client(struct record_client *rc)
 	free(rc->key);
 	free(rc->dev_key);
 	free(rc->driver);
+	free(rc->cgroup);
+	free(rc->workload);
 	free(rc);
 }
 
@@ -256,6 +258,11 @@ static int merge_into(struct record_session *rs, struct record_client *to,
 	to->bpf_closed = from->bpf_closed;
 	to->bpf_orphan = from->bpf_orphan;
 	to->bpf_peak_bytes = from->bpf_peak_bytes;
+	if (!to->cgroup) {
+		to->cgroup = from->cgroup;
+		to->workload = from->workload;
+		from->cgroup = from->workload = NULL;
+	}
 	if (from->first_seen_ns < to->first_seen_ns)
 		to->first_seen_ns = from->first_seen_ns;
 	from->rings = NULL;
@@ -317,6 +324,14 @@ static int record_fdinfo_client(struct record_session *rs, const struct drmtop_m
 	if (!rc->driver && c->driver) {
 		rc->driver = strdup(c->driver);
 		if (!rc->driver)
+			return -ENOMEM;
+	}
+	if (c->cgroup.path && (!rc->cgroup || strcmp(rc->cgroup, c->cgroup.path))) {
+		free(rc->cgroup);
+		free(rc->workload);
+		rc->cgroup = strdup(c->cgroup.path);
+		rc->workload = strdup(c->cgroup.workload);
+		if (!rc->cgroup || !rc->workload)
 			return -ENOMEM;
 	}
 	rc->window_end_ns = c->sample_ns;

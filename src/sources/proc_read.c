@@ -95,3 +95,51 @@ int drm_read_cmdline(const char *path, char **cmdline)
 	*cmdline = buf;
 	return 0;
 }
+
+/*
+ * The path of a "<id>:<controllers>:<path>" line of /proc/<pid>/cgroup: the unified hierarchy's
+ * ("0::"), else systemd's named v1 hierarchy, else the first line's (cgroup v1 only).
+ */
+static const char *cgroup_line_path(const char *buf, const char *want)
+{
+	const char *line = buf, *end, *p;
+
+	for (; *line; line = end + 1) {
+		end = strchr(line, '\n');
+		if (!end)
+			end = line + strlen(line);
+		p = strchr(line, ':');
+		if (p && p < end && (!want || !strncmp(p + 1, want, strlen(want)))) {
+			p = strchr(p + 1, ':');
+			if (p && p < end)
+				return p + 1;
+		}
+		if (!*end)
+			break;
+	}
+	return NULL;
+}
+
+int drm_read_cgroup(const char *path, char **cgroup)
+{
+	const char *p;
+	size_t len;
+	char *buf;
+	int err;
+
+	*cgroup = NULL;
+	err = drm_read_file(path, &buf, &len);
+	if (err)
+		return err;
+	p = cgroup_line_path(buf, ":");
+	if (!p)
+		p = cgroup_line_path(buf, "name=systemd:");
+	if (!p)
+		p = cgroup_line_path(buf, NULL);
+	if (p) {
+		len = strcspn(p, "\n");
+		*cgroup = strndup(p, len);
+	}
+	free(buf);
+	return p && !*cgroup ? -ENOMEM : 0;
+}

@@ -80,6 +80,7 @@ struct proc_rec {
 	pid_t pid;
 	char comm[17];
 	char *cmdline;
+	char *cgroup;
 };
 
 /* sysfs device key per node, looked up once per sample (key NULL: sysfs could not tell) */
@@ -215,6 +216,7 @@ static void client_free(struct drm_client *c)
 	free(c->key);
 	free(c->dev_key);
 	free(c->cmdline);
+	free(c->cgroup);
 	free(c->holders);
 	drm_fdinfo_free(&c->info);
 	free(c->usage);
@@ -256,8 +258,10 @@ static void walk_free(struct walk *w)
 
 	for (i = 0; i < w->nr_fds; i++)
 		drm_fdinfo_free(&w->fds[i].info);
-	for (i = 0; i < w->nr_procs; i++)
+	for (i = 0; i < w->nr_procs; i++) {
 		free(w->procs[i].cmdline);
+		free(w->procs[i].cgroup);
+	}
 	for (i = 0; i < w->nr_nodes; i++)
 		free(w->nodes[i].key);
 	free(w->fds);
@@ -425,7 +429,10 @@ static int note_cmdline(struct drm_scan *s, pid_t pid, char **cmdline)
 	return start ? remember_cmdline(s, key, *cmdline, false) : 0;
 }
 
-/* comm (every sample: a process may rename itself) and cmdline, on its first DRM fd. */
+/*
+ * comm and cgroup (every sample: a process may rename itself, or be moved) and cmdline, on its
+ * first DRM fd.
+ */
 static int note_process(struct drm_scan *s, struct walk *w, pid_t pid)
 {
 	char path[PATH_MAX];
@@ -443,6 +450,13 @@ static int note_process(struct drm_scan *s, struct walk *w, pid_t pid)
 	if (err == -ENOMEM)
 		return err;
 	if (err)
+		count_error(&s->stats, err);
+	snprintf(path, sizeof(path), "%s/%d/cgroup", s->root, (int)pid);
+	err = drm_read_cgroup(path, &p->cgroup);
+	if (err == -ENOMEM)
+		return err;
+	/* Not every proc tree has it (a kernel without cgroups, a test's tree): no error. */
+	if (err && err != -ENOENT)
 		count_error(&s->stats, err);
 	return s->read_cmdline ? note_cmdline(s, pid, &p->cmdline) : 0;
 }
@@ -826,6 +840,11 @@ static int group(struct drm_scan *s, struct walk *w, struct clients *out)
 			if (p->cmdline) {
 				c->cmdline = strdup(p->cmdline);
 				if (!c->cmdline)
+					return -ENOMEM;
+			}
+			if (p->cgroup) {
+				c->cgroup = strdup(p->cgroup);
+				if (!c->cgroup)
 					return -ENOMEM;
 			}
 		}

@@ -21,6 +21,7 @@ static const char *const csv_columns[] = {
 	"bpf_busy_ns", "bpf_jobs", "bpf_jobs_delta", "diverged", "mem_total_bytes",
 	"mem_shared_bytes", "mem_resident_bytes", "bpf_mem_total_bytes", "mem_diverged",
 	"inconclusive", "mem_inconclusive", "lower_bound", "bpf_missed", "bpf_missed_interval",
+	"workload", "cgroup",
 };
 
 /*
@@ -132,7 +133,7 @@ static void row_start(FILE *out, const char *when, const struct drmtop_model *m,
 /*
  * The client's memory, the same on each of its rows, then what the tracer missed: whether this
  * client's tracer figures may be short, and the frame's loss counts (every row carries them, so
- * a row read alone still says whether its figures can be trusted).
+ * a row read alone still says whether its figures can be trusted); last its workload and cgroup.
  */
 static void row_end(FILE *out, const struct drmtop_model *m, const struct drmtop_model_client *c,
 		    const struct drmtop_model_engine *e)
@@ -149,6 +150,8 @@ static void row_end(FILE *out, const struct drmtop_model *m, const struct drmtop
 	field_u64(out, b, c->lower_bound);
 	field_u64(out, m->bpf_active, m->missed.since_start);
 	field_u64(out, m->bpf_active, m->missed.interval);
+	field(out, c->cgroup.workload);
+	field(out, c->cgroup.path);
 	fputc('\n', out);
 }
 

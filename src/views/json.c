@@ -332,6 +332,26 @@ static void json_bpf_summary(struct json_writer *w, const struct drmtop_model *m
 	jw_object_end(w);
 }
 
+/* Only what the cgroup's name says: a member absent is not known, never "". */
+static void json_cgroup(struct json_writer *w, const struct drmtop_model_cgroup *g)
+{
+	const struct {
+		const char *key, *value;
+	} f[] = {
+		{ "path", g->path }, { "workload", g->workload }, { "unit", g->unit },
+		{ "slice", g->slice }, { "runtime", g->runtime }, { "container", g->container },
+		{ "pod", g->pod }, { "qos", g->qos },
+	};
+	size_t i;
+
+	jw_key(w, "cgroup");
+	jw_object_begin(w);
+	for (i = 0; i < sizeof(f) / sizeof(f[0]); i++)
+		if (f[i].value)
+			jw_kv_string(w, f[i].key, f[i].value);
+	jw_object_end(w);
+}
+
 static void json_client(struct json_writer *w, const struct drmtop_model *m,
 			const struct drmtop_model_client *c)
 {
@@ -341,6 +361,8 @@ static void json_client(struct json_writer *w, const struct drmtop_model *m,
 	json_client_identity(w, c);
 	if (c->cmdline)
 		jw_kv_string(w, "cmdline", c->cmdline);
+	if (c->cgroup.path)
+		json_cgroup(w, &c->cgroup);
 	jw_kv_bool(w, "accel", c->accel);
 	jw_key(w, "holders");
 	jw_array_begin(w);

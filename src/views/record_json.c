@@ -51,6 +51,13 @@ static void json_record_client(struct json_writer *w, const struct record_client
 	jw_kv_string(w, "key", c->key);
 	jw_kv_i64(w, "pid", c->pid);
 	jw_kv_string(w, "comm", c->comm);
+	if (c->cgroup) {
+		jw_key(w, "cgroup");
+		jw_object_begin(w);
+		jw_kv_string(w, "path", c->cgroup);
+		jw_kv_string(w, "workload", c->workload);
+		jw_object_end(w);
+	}
 	jw_kv_string(w, "device", c->dev_key);
 	jw_kv_string(w, "driver", c->driver);
 	jw_kv_u64_or_null(w, "client_id", c->has_client_id, c->client_id);

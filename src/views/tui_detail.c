@@ -72,6 +72,10 @@ static void identity(struct page *p, const struct drmtop_model_client *c)
 	     tui_sanitize(comm, sizeof(comm), c->comm ? c->comm : "?"));
 	if (c->cmdline)
 		text(p, TUI_ROLE_NORMAL, "cmdline %s", tui_sanitize(cmd, sizeof(cmd), c->cmdline));
+	if (c->cgroup.path)
+		text(p, TUI_ROLE_NORMAL, "workload %s  cgroup %s",
+		     tui_sanitize(comm, sizeof(comm), c->cgroup.workload),
+		     tui_sanitize(cmd, sizeof(cmd), c->cgroup.path));
 	text(p, TUI_ROLE_NORMAL, "device %s  driver %s  node %s%s%s", c->dev_key ? c->dev_key : "-",
 	     c->driver ? c->driver : "-", c->node ? c->node : "-", c->pdev ? "  pdev " : "",
 	     c->pdev ? c->pdev : "");

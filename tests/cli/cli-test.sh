@@ -55,6 +55,13 @@ ln -s "$T/dev/dri/renderD128" "$T/proc/101/fd/3"	# inherited over fork
 ln -s "$T/dev/dri/renderD129" "$T/proc/200/fd/4"
 ln -s "$T/dev/null0" "$T/proc/300/fd/0"
 echo "pos: 0" > "$T/proc/300/fdinfo/0"
+# cgroups: 100 a container of a Burstable pod (containerd, systemd driver), 200 a Docker
+# container; 101 has none (no cgroup file: drmtop goes on, the client takes its primary's).
+CID=3f4e1c2b9a8d7e6f5a4b3c2d1e0f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f
+POD=2b8a4f1e-7c3d-4e5f-9a0b-1c2d3e4f5a6b
+printf '0::/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod%s.slice/%s\n' \
+	"$(tr - _ <<<"$POD")" "cri-containerd-$CID.scope" >"$T/proc/100/cgroup"
+printf '12:pids:/docker/%s\n0::/system.slice/docker-%s.scope\n' "$CID" "$CID" >"$T/proc/200/cgroup"
 
 # Client 5 (pid 100 fd 3 and 7, pid 101 fd 3): gfx busy 50 % of wall time, 3 MiB + 1 MiB shared.
 # Client 9 (pid 200): engine "ce" with capacity 2 busy 1.5 cores = 75 %.
@@ -111,6 +118,14 @@ holders=$(jq -c '[.clients[] | select(.client_id == 5) | .holders[] | [.pid, .fd
 [ "$holders" = '[[100,3],[100,7],[101,3]]' ] && ok "every holder listed" || bad "every holder listed" "$holders"
 comm=$(jq -r '.clients[] | select(.client_id == 5) | .comm' <<<"$last")
 [ "$comm" = $'ren"der\tx' ] && ok "comm with quote and tab survives JSON" || bad "comm escaping" "$comm"
+
+cg=$(jq -r '.clients | sort_by(.client_id)[] | .cgroup |
+	[.workload, .runtime, .container, .pod, .qos, .unit] | map(. // "-") | join(" ")' <<<"$last")
+want_cg="pod/$POD/${CID:0:12} containerd $CID $POD burstable cri-containerd-$CID.scope
+docker/${CID:0:12} docker $CID - - docker-$CID.scope"
+[ "$cg" = "$want_cg" ] &&
+	ok "cgroup: a pod's container and a Docker container named from their cgroup v2 paths" ||
+	bad "cgroup" "$cg"
 
 in_range() { awk -v v="$1" -v lo="$2" -v hi="$3" 'BEGIN { exit !(v != "null" && v >= lo && v <= hi) }'; }
 gfx=$(jq '.clients[] | select(.client_id == 5) | .engines[] | select(.name == "gfx") | .busy_pct' <<<"$last")
@@ -173,6 +188,12 @@ if tests/cli/hostile-proc.sh "$H" 2>"$T/err"; then
 	grep -q '"total_bytes":18446744073709551615' "$T/h1.json" &&
 		grep -q '"busy_ns":18446744073709551615' "$T/h1.json" &&
 		ok "hostile: u64 max printed exactly" || bad "hostile: u64 max" "$(head -c 600 "$T/h1.json")"
+	# cgroup paths carried exactly (ill-formed bytes as U+FFFD), v1-only systemd's, none.
+	v=$(jq -c '[.clients[] | select(.pid == 10 or .pid == 14 or .pid == 16) |
+		[.pid, .cgroup.path, .cgroup.workload]]' "$T/h1.json")
+	[ "$v" = "$(printf '[[10,"/system.slice/evil\\u001b]0;pwned\\u0007\xef\xbf\xbd.service","evil\\u001b]0;pwned\\u0007\xef\xbf\xbd.service"],[14,"/system.slice/legacy.service","legacy.service"],[16,null,null]]')" ] &&
+		ok "hostile: cgroup paths exact through JSON, v1's systemd path, none" ||
+		bad "hostile: cgroup" "$v"
 	v=$(jq -c '[(.clients[] | select(.pid == 11) | [.malformed_lines, .engines[0].busy_ns]),
 		(.clients[] | select(.pid == 15) | .engines | length),
 		(.clients[] | select(.pid == 10) | .extras.pasid), .scan.malformed_lines]' "$T/h1.json")
@@ -198,7 +219,7 @@ import csv, sys
 csv.field_size_limit(sys.maxsize)  # the 1 MiB engine name
 rows = list(csv.DictReader(open(sys.argv[1], newline="", encoding="utf-8")))
 problems = []
-text = ("comm", "device", "node", "driver", "client_id", "source", "engine")
+text = ("comm", "device", "node", "driver", "client_id", "source", "engine", "workload", "cgroup")
 for r in rows:
     for k in text:
         if r[k][:1] in ("=", "+", "-", "@", "\t", "\r"):
@@ -209,6 +230,11 @@ for r in rows:
 f = [(r["comm"], r["driver"], r["engine"], r["busy_ns"]) for r in rows if r["pid"] == "17"]
 if not f or f[0] != ("'=1+cmd|x", "'+sim", "'-gfx", "5"):
     problems.append("pid 17: %r" % f)
+g = {(r["pid"], r["workload"], r["cgroup"]) for r in rows if r["pid"] in ("10", "16", "17")}
+if g != {("10", "evil\\x1b]0;pwned\\x07\\xff.service",
+          "/system.slice/evil\\x1b]0;pwned\\x07\\xff.service"), ("16", "", ""),
+         ("17", "'=HYPERLINK(\"x\").scope", "/=HYPERLINK(\"x\").scope")}:
+    problems.append("cgroups %r" % sorted(g))
 if len({r["pid"] for r in rows}) != 8:
     problems.append("clients %s" % sorted({r["pid"] for r in rows}))
 print("\n".join(problems))
@@ -424,11 +450,12 @@ if command -v tmux >/dev/null; then
 	detail_right() {
 		on_screen '^client simgpu@226:128#5' && on_screen '^pid 100  user root  command ren"der?x' &&
 		on_screen '^holders (pid/fd): 100/3 100/7 101/3' &&
+		on_screen "^workload pod/$POD/${CID:0:12}  cgroup /kubepods.slice/" &&
 		screen | grep -Eq '^gfx +(4[7-9]|5[0-3])\.[0-9] +[0-9]+ +1 +- +- +- +-' &&
 		screen | grep -Eq '^memory +4\.0M +1\.0M +4\.0M +- +-' &&
 		on_screen 'needs the BPF tracer'
 	}
-	until_true detail_right && ok "tui: Enter shows the client's holders, engines, memory, latency" ||
+	until_true detail_right && ok "tui: Enter shows the client's holders, workload, engines, memory, latency" ||
 		bad "tui: detail" "$(screen)"
 	keys Escape
 	until_true order_is "100 200 " && ok "tui: Esc goes back to the table" || bad "tui: back" "$(screen)"
@@ -701,6 +728,9 @@ rm -rf "$T/proc/200"
 rec=$(cat "$T/rec.json")
 closed=$(jq -c '[.clients[] | select(.client_id == 9) | .closed]' <<<"$rec")
 [ "$closed" = '[true]' ] && ok "record keeps a client that closed" || bad "record closed client" "$rec"
+wl=$(jq -r '.clients[] | select(.client_id == 9) | .cgroup.workload' <<<"$rec")
+[ "$wl" = "docker/${CID:0:12}" ] && ok "record keeps the closed client's workload ($wl)" ||
+	bad "record workload" "$wl"
 rb=$(jq '.clients[] | select(.client_id == 5) | .engines[0].busy_pct' <<<"$rec")
 in_range "$rb" 45 55 && ok "record: busy in session ($rb)" || bad "record busy" "$rb"
 

@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 # A synthetic proc tree of hostile input, for the CLI test and make sanitize: process and client
-# names with terminal escapes, C1 controls and invalid UTF-8; fdinfo that is truncated,
+# names and cgroup paths with terminal escapes, C1 controls and invalid UTF-8, a cgroup file
+# without a cgroup v2 line; fdinfo that is truncated,
 # malformed, full of NULs, at u64 max, a 1 MiB line, many engines. Root (mknod).
 # Usage: hostile-proc.sh DIR   -> DIR/dev/dri/renderD128, DIR/proc/{10..17}
 set -eu
@@ -48,3 +49,9 @@ printf 'pos:\t0\npdev:\t0000:04:00.0\npasid:\t32774\nvram mem:\t17196 kB\ngfx0:\
 printf 'drm-driver:\tsim\ndrm-client-id:\t16\ndrm-engine-gfx:\t1 ns\n' | proc 16 'a\tb\x7fc\\\\d' 'x'
 # Spreadsheet formulas as the command, driver and engine names (CSV injection).
 printf 'drm-driver:\t+sim\ndrm-client-id:\t17\ndrm-engine--gfx:\t5 ns\n' | proc 17 '=1+cmd|x' '@x'
+# cgroup paths: escapes and invalid UTF-8 in a unit's name; cgroup v1 only, systemd's
+# hierarchy to be taken; a formula; one line without a path at all.
+printf '0::/system.slice/evil\033]0;pwned\007\xff.service\n' >"$d/proc/10/cgroup"
+printf '5:cpu:/x\n1:name=systemd:/system.slice/legacy.service\n' >"$d/proc/14/cgroup"
+printf '0::/=HYPERLINK("x").scope\n' >"$d/proc/17/cgroup"
+printf '0:\n' >"$d/proc/16/cgroup"

@@ -114,14 +114,17 @@ static char *frame(const struct drmtop_model *m)
 	return text;
 }
 
+#define CID "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 #define HEADER "time,iteration,interval_s,pid,uid,comm,device,node,driver,client_id,source," \
 	"engine,busy_pct,busy_ns,capacity,bpf_busy_pct,bpf_busy_ns,bpf_jobs,bpf_jobs_delta," \
 	"diverged,mem_total_bytes,mem_shared_bytes,mem_resident_bytes,bpf_mem_total_bytes," \
-	"mem_diverged,inconclusive,mem_inconclusive,lower_bound,bpf_missed,bpf_missed_interval\n"
+	"mem_diverged,inconclusive,mem_inconclusive,lower_bound,bpf_missed,bpf_missed_interval," \
+	"workload,cgroup\n"
 
 /*
- * Two fdinfo clients, one with a hostile name and two engines: a row per engine, the name
- * quoted, memory repeated on each row of the client, figures the source lacks left empty.
+ * Two fdinfo clients, one with a hostile name, a cgroup and two engines: a row per engine, the
+ * name quoted, memory and workload repeated on each row of the client, figures the source
+ * lacks left empty.
  */
 static void test_frame_rows(void **state)
 {
@@ -139,6 +142,7 @@ static void test_frame_rows(void **state)
 	a.c.dev_key = "simgpu@226:128";
 	a.c.info.driver = "simgpu";
 	snprintf(a.c.comm, sizeof(a.c.comm), "a,\"b\"");
+	a.c.cgroup = "/system.slice/docker-" CID ".scope";
 	a.eng[0].busy_ns = 123;
 	a.c.dt_ns = 2000000000ull;
 	a.eng[1] = a.eng[0];
@@ -165,11 +169,13 @@ static void test_frame_rows(void **state)
 	assert_string_equal(text,
 		HEADER
 		"2023-11-14T22:13:20.123Z,1,2.000000,10,,\"a,\"\"b\"\"\",simgpu@226:128,dri/renderD128,"
-		"simgpu,7,fdinfo,gfx,50.00,123,1,,,,,,4096,,,,,,,,,\n"
+		"simgpu,7,fdinfo,gfx,50.00,123,1,,,,,,4096,,,,,,,,,,docker/0123456789ab,"
+		"/system.slice/docker-" CID ".scope\n"
 		"2023-11-14T22:13:20.123Z,1,2.000000,10,,\"a,\"\"b\"\"\",simgpu@226:128,dri/renderD128,"
-		"simgpu,7,fdinfo,copy,12.50,5,1,,,,,,4096,,,,,,,,,\n"
+		"simgpu,7,fdinfo,copy,12.50,5,1,,,,,,4096,,,,,,,,,,docker/0123456789ab,"
+		"/system.slice/docker-" CID ".scope\n"
 		"2023-11-14T22:13:20.123Z,1,,20,,plain,226:129,dri/renderD129,,,fdinfo,ce,,0,1,,,,,,"
-		",,,,,,,,,\n");
+		",,,,,,,,,,,\n");
 	free(text);
 
 	/* Later frames carry no header. */
@@ -192,6 +198,7 @@ static void test_frame_neutralises_text_not_numbers(void **state)
 	struct drmtop_model_client c = {
 		.pid = -1, .comm = "=1+cmd|x", .dev_key = "@dev", .driver = "-drv\033[2J",
 		.bpf = &b, .engines = &e, .nr_engines = 1,
+		.cgroup = { .path = "/=x\033]0;t\a", .workload = "=HYPERLINK(1)" },
 	};
 	struct drmtop_model m = { .iteration = 2, .clients = &c, .nr_clients = 1 };
 	char *text;
@@ -202,7 +209,7 @@ static void test_frame_neutralises_text_not_numbers(void **state)
 	text = frame(&m);
 	assert_string_equal(text,
 		"1970-01-01T00:00:00.000Z,2,,-1,,\"'=1+cmd|x\",\"'@dev\",,\"'-drv\\x1b[2J\",,bpf,"
-		"\"'+gfx\",,,,,7,1,,,,,,4096,,,,0,,\n");
+		"\"'+gfx\",,,,,7,1,,,,,,4096,,,,0,,,\"'=HYPERLINK(1)\",/=x\\x1b]0;t\\x07\n");
 	free(text);
 }
 
@@ -236,9 +243,9 @@ static void test_frame_loss_columns(void **state)
 	e[0].fd.capacity = 1;
 	text = frame(&m);
 	assert_string_equal(text,
-		"1970-01-01T00:00:00.000Z,2,,5,,short,,,,,both,gfx,80.00,,1,,0,0,,0,,,,8,0,1,0,1,12,3\n"
-		"1970-01-01T00:00:00.000Z,2,,5,,short,,,,,both,copy,,,,,0,0,,,,,,8,0,,0,1,12,3\n"
-		"1970-01-01T00:00:00.000Z,2,,6,,fdinfo-only,,,,,fdinfo,,,,,,,,,,,,,,,,,,12,3\n");
+		"1970-01-01T00:00:00.000Z,2,,5,,short,,,,,both,gfx,80.00,,1,,0,0,,0,,,,8,0,1,0,1,12,3,,\n"
+		"1970-01-01T00:00:00.000Z,2,,5,,short,,,,,both,copy,,,,,0,0,,,,,,8,0,,0,1,12,3,,\n"
+		"1970-01-01T00:00:00.000Z,2,,6,,fdinfo-only,,,,,fdinfo,,,,,,,,,,,,,,,,,,12,3,,\n");
 	free(text);
 
 	/* Without the tracer the loss columns are empty: nothing was traced, nothing missed. */
@@ -248,7 +255,7 @@ static void test_frame_loss_columns(void **state)
 	c[0].nr_engines = 0;
 	text = frame(&m);
 	assert_string_equal(text,
-		"1970-01-01T00:00:00.000Z,2,,5,,short,,,,,fdinfo,,,,,,,,,,,,,,,,,,,\n");
+		"1970-01-01T00:00:00.000Z,2,,5,,short,,,,,fdinfo,,,,,,,,,,,,,,,,,,,,,\n");
 	free(text);
 }
 
