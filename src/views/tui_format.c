@@ -156,7 +156,21 @@ bool tui_filter_match(const struct drmtop_model_client *c, const char *filter)
 		return contains(c->comm, filter);
 	}
 	return contains(c->comm, filter) || contains(c->driver, filter) ||
-	       contains(c->node, filter) || contains(c->dev_key, filter);
+	       contains(c->node, filter) || contains(c->dev_key, filter) ||
+	       contains(c->cgroup.workload, filter) || contains(c->cgroup.path, filter);
+}
+
+const char *tui_workload_label(const struct drmtop_model_client *c, char *buf, size_t len)
+{
+	const struct drmtop_model_cgroup *g = &c->cgroup;
+
+	/* A pod's UID in full would fill the column: its first 8 digits, as kubectl users cut it */
+	if (g->pod)
+		snprintf(buf, len, "pod:%.8s%s%.12s", g->pod, g->container ? "/" : "",
+			 g->container ? g->container : "");
+	else
+		snprintf(buf, len, "%s", g->workload ? g->workload : "-");
+	return buf;
 }
 
 bool tui_engine_pct(const struct drmtop_model_engine *e, double *pct)

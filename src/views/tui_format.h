@@ -25,9 +25,12 @@ const char *tui_sanitize(char *buf, size_t len, const char *s);
 /*
  * Whether the live filter keeps @c. Empty: every client. Digits only: a holder's pid that
  * starts with them, or a command that contains them. Otherwise a case-insensitive part of the
- * command, driver, device node or device key.
+ * command, driver, device node, device key, workload or cgroup path.
  */
 bool tui_filter_match(const struct drmtop_model_client *c, const char *filter);
+
+/* The WORKLOAD column's text: "pod:<8 of the UID>/<12 of the container>", else the workload. */
+const char *tui_workload_label(const struct drmtop_model_client *c, char *buf, size_t len);
 
 /* The figure an engine column shows: fdinfo's rate, else the tracer's. false: none yet. */
 bool tui_engine_pct(const struct drmtop_model_engine *e, double *pct);

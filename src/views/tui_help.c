@@ -12,7 +12,7 @@ static const char *const help[] = {
 	"  h ?          this help; any key closes it",
 	"  Up Down      select a client; PgUp PgDn Home End",
 	"  Enter        details of the selected client; Esc or Enter back",
-	"  /            filter as you type: pid, command, driver or device;",
+	"  /            filter as you type: pid, command, driver, device, workload;",
 	"               Enter keeps it, Esc clears it",
 	"  s            next sort: busy, memory, pid, name",
 	"  B M P N      sort by busy, memory, pid, name",

@@ -17,7 +17,7 @@
 #define ENGINE_COL_MAX_W 10
 
 enum col_id {
-	COL_PID, COL_USER, COL_COMM, COL_DEV, COL_ID, COL_MEM, COL_SHR, COL_SRC, COL_HIST,
+	COL_PID, COL_USER, COL_COMM, COL_DEV, COL_ID, COL_MEM, COL_SHR, COL_SRC, COL_WORK, COL_HIST,
 	COL_ENGINE,	/* + engine index */
 };
 
@@ -121,6 +121,7 @@ static size_t layout(struct tui_col *cols, const char *const *engines, size_t nr
 		{ COL_ID, 5, 8, false, false },
 		{ COL_SHR, 5, 9, false, false },
 		{ COL_DEV, 10, 10, false, false },
+		{ COL_WORK, 25, 25, false, false },
 		{ COL_HIST, 12, 30, true, false },
 	};
 	size_t n = 0, i;
@@ -141,7 +142,7 @@ static size_t layout(struct tui_col *cols, const char *const *engines, size_t nr
 
 /* The display order, whatever the priorities were. */
 static const int order[] = { COL_PID, COL_USER, COL_COMM, COL_DEV, COL_ID, COL_ENGINE, COL_MEM,
-			     COL_SHR, COL_SRC, COL_HIST };
+			     COL_SHR, COL_SRC, COL_WORK, COL_HIST };
 
 /* "!": the sources disagree; "?": the tracer's figures may be short (it missed events). */
 static const char *source_mark(const struct drmtop_model_client *c)
@@ -178,7 +179,7 @@ static void engine_cell(char *buf, size_t len, int w, const struct drmtop_model_
 static void cell(struct tui *t, const struct drmtop_model_client *c, const struct tui_col *col,
 		 const char *const *engines, char *buf, size_t len)
 {
-	char tmp[64];
+	char tmp[64], work[64];
 
 	switch (col->id) {
 	case COL_PID:
@@ -212,6 +213,10 @@ static void cell(struct tui *t, const struct drmtop_model_client *c, const struc
 	case COL_SRC:
 		snprintf(buf, len, "%-*s", col->width, source_mark(c));
 		break;
+	case COL_WORK:
+		snprintf(buf, len, "%-*.*s", col->width, col->width,
+			 tui_sanitize(tmp, sizeof(tmp), tui_workload_label(c, work, sizeof(work))));
+		break;
 	case COL_HIST:
 		buf[0] = '\0';	/* drawn as a sparkline */
 		break;
@@ -227,7 +232,7 @@ static void title_cell(const struct tui_col *col, const char *const *engines, ch
 	static const char *const titles[] = {
 		[COL_PID] = "PID", [COL_USER] = "USER", [COL_COMM] = "COMMAND", [COL_DEV] = "DEV",
 		[COL_ID] = "ID", [COL_MEM] = "MEM", [COL_SHR] = "SHR", [COL_SRC] = "SRC",
-		[COL_HIST] = "HISTORY",
+		[COL_WORK] = "WORKLOAD", [COL_HIST] = "HISTORY",
 	};
 	bool right = col->id == COL_PID || col->id == COL_ID || col->id == COL_MEM ||
 		     col->id == COL_SHR || col->id >= COL_ENGINE;

@@ -389,16 +389,17 @@ if command -v tmux >/dev/null; then
 	fake="--proc-root $T/proc --sys-root '' --source fdinfo"
 
 	tui_start 160 30 "" "$fake -d 0.5"
-	# Columns at 160: PID USER COMMAND DEV ID gfx ce MEM SHR SRC HISTORY
+	# Columns at 160: PID USER COMMAND DEV ID gfx ce MEM SHR SRC WORKLOAD HISTORY
 	tui_rows_right() {
-		row 100 | awk '{ exit !($2 == "root" && $3 == "ren\"der?x" && $4 == "renderD128" &&
-			$5 == 5 && $6 >= 47 && $6 <= 53 && $7 == "-" && $8 == "4.0M" && $9 == "1.0M" &&
-			$10 == "F") }' &&
-		row 200 | awk '{ exit !($2 == "nobody" && $3 == "compute" && $4 == "renderD129" &&
-			$5 == 9 && $6 == "-" && $7 >= 72 && $7 <= 78 && $8 == "123B" && $9 == "0B" &&
-			$10 == "F") }'
+		row 100 | awk -v w="pod:${POD:0:8}/${CID:0:12}" '{ exit !($2 == "root" &&
+			$3 == "ren\"der?x" && $4 == "renderD128" && $5 == 5 && $6 >= 47 && $6 <= 53 &&
+			$7 == "-" && $8 == "4.0M" && $9 == "1.0M" && $10 == "F" && $11 == w) }' &&
+		row 200 | awk -v w="docker/${CID:0:12}" '{ exit !($2 == "nobody" &&
+			$3 == "compute" && $4 == "renderD129" && $5 == 9 && $6 == "-" && $7 >= 72 &&
+			$7 <= 78 && $8 == "123B" && $9 == "0B" && $10 == "F" && $11 == w) }'
 	}
-	until_true tui_rows_right && ok "tui: each client's row with user, engines, memory, source" ||
+	until_true tui_rows_right &&
+		ok "tui: each client's row with user, engines, memory, source, workload" ||
 		bad "tui: client rows" "$(screen)"
 	bars_right() {
 		screen | grep -A1 '^simgpu dri/renderD128  1 client  mem 4.0M' |
@@ -443,6 +444,9 @@ if command -v tmux >/dev/null; then
 		bad "tui: Esc" "$(order)"
 	keys / r e n d e r D 1 2 9 Enter
 	until_true order_is "200 " && ok "tui: filter by device node" || bad "tui: filter node" "$(order)"
+	keys Escape
+	keys / d o c k e r Enter
+	until_true order_is "200 " && ok "tui: filter by workload" || bad "tui: filter workload" "$(order)"
 	keys Escape
 
 	# Detail of client 5: select it (pid order, first row), Enter.
