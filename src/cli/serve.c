@@ -546,15 +546,17 @@ static bool evictable(const struct conn *c, uint64_t now)
 static struct conn *victim(struct server *srv, uint64_t now)
 {
 	unsigned int held[MAX_CONNS] = { 0 }, most = 0;
+	bool may[MAX_CONNS];
 	struct conn *v = NULL;
 	size_t i, j;
 
+	for (i = 0; i < MAX_CONNS; i++)
+		may[i] = evictable(&srv->conns[i], now);
 	for (i = 0; i < MAX_CONNS; i++) {
-		if (!evictable(&srv->conns[i], now))
+		if (!may[i])
 			continue;
 		for (j = 0; j < MAX_CONNS; j++)
-			held[i] += evictable(&srv->conns[j], now) &&
-				   srv->conns[j].owner == srv->conns[i].owner;
+			held[i] += may[j] && srv->conns[j].owner == srv->conns[i].owner;
 		if (held[i] > most)
 			most = held[i];
 	}

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "drmtop/cgroup_name.h"
+#include "drmtop/util/span.h"
 
 static bool is_hex(const char *s, size_t len)
 {
@@ -49,20 +50,6 @@ static bool take_uid(const char *s, size_t len, char sep, char out[DRMTOP_POD_UI
 	return true;
 }
 
-static bool ends_with(const char *s, size_t len, const char *suffix)
-{
-	size_t n = strlen(suffix);
-
-	return len >= n && !memcmp(s + len - n, suffix, n);
-}
-
-static bool starts_with(const char *s, size_t len, const char *prefix)
-{
-	size_t n = strlen(prefix);
-
-	return len >= n && !memcmp(s, prefix, n);
-}
-
 static void copy(char *dst, size_t size, const char *s, size_t len)
 {
 	if (len >= size)
@@ -77,8 +64,8 @@ static bool take_container(struct drmtop_cgroup_name *n, const char *s, size_t l
 {
 	size_t p = strlen(prefix), q = strlen(suffix);
 
-	if (len != p + DRMTOP_CONTAINER_ID_LEN + q || !starts_with(s, len, prefix) ||
-	    !ends_with(s, len, suffix) || !is_hex(s + p, DRMTOP_CONTAINER_ID_LEN))
+	if (len != p + DRMTOP_CONTAINER_ID_LEN + q || !span_has_prefix(s, len, prefix) ||
+	    !span_has_suffix(s, len, suffix) || !is_hex(s + p, DRMTOP_CONTAINER_ID_LEN))
 		return false;
 	copy(n->container, sizeof(n->container), s + p, DRMTOP_CONTAINER_ID_LEN);
 	n->runtime = rt;
@@ -99,21 +86,23 @@ static void kube_slice(struct drmtop_cgroup_name *n, const char *s, size_t len)
 {
 	const char *rest = s + strlen("kubepods");
 	size_t left = len - strlen("kubepods") - strlen(".slice");
+	enum drmtop_pod_qos qos;
 	const char *dash;
 
 	if (*rest == '-') {
 		rest++;
 		left--;
 		dash = memchr(rest, '-', left);
-		if (qos_of(rest, dash ? (size_t)(dash - rest) : left) != DRMTOP_QOS_NONE) {
-			n->qos = qos_of(rest, dash ? (size_t)(dash - rest) : left);
+		qos = qos_of(rest, dash ? (size_t)(dash - rest) : left);
+		if (qos != DRMTOP_QOS_NONE) {
+			n->qos = qos;
 			if (!dash)
 				return;
 			left -= (size_t)(dash + 1 - rest);
 			rest = dash + 1;
 		}
-		if (starts_with(rest, left, "pod") && take_uid(rest + 3, left - 3, '_', n->pod) &&
-		    n->qos == DRMTOP_QOS_NONE)
+		if (span_has_prefix(rest, left, "pod") &&
+		    take_uid(rest + 3, left - 3, '_', n->pod) && n->qos == DRMTOP_QOS_NONE)
 			n->qos = DRMTOP_QOS_GUARANTEED;
 	}
 }
@@ -121,15 +110,17 @@ static void kube_slice(struct drmtop_cgroup_name *n, const char *s, size_t len)
 static void component(struct drmtop_cgroup_name *n, const char *s, size_t len,
 		      const char *parent, size_t plen)
 {
-	bool kube_parent = plen == 8 && !memcmp(parent, "kubepods", 8);
+	/* cgroupfs kubelet: the QoS level is the directory under kubepods */
+	enum drmtop_pod_qos qos = plen == 8 && !memcmp(parent, "kubepods", 8) ?
+				  qos_of(s, len) : DRMTOP_QOS_NONE;
 
-	if (ends_with(s, len, ".slice")) {
+	if (span_has_suffix(s, len, ".slice")) {
 		copy(n->slice, sizeof(n->slice), s, len);
-		if (starts_with(s, len, "kubepods"))
+		if (span_has_prefix(s, len, "kubepods"))
 			kube_slice(n, s, len);
 		return;
 	}
-	if (ends_with(s, len, ".scope") || ends_with(s, len, ".service")) {
+	if (span_has_suffix(s, len, ".scope") || span_has_suffix(s, len, ".service")) {
 		copy(n->unit, sizeof(n->unit), s, len);
 		if (!take_container(n, s, len, "docker-", ".scope", DRMTOP_RUNTIME_DOCKER) &&
 		    !take_container(n, s, len, "libpod-", ".scope", DRMTOP_RUNTIME_PODMAN) &&
@@ -139,9 +130,9 @@ static void component(struct drmtop_cgroup_name *n, const char *s, size_t len,
 		return;
 	}
 	/* cgroupfs drivers: plain directory names */
-	if (kube_parent && qos_of(s, len) != DRMTOP_QOS_NONE) {
-		n->qos = qos_of(s, len);
-	} else if (starts_with(s, len, "pod") && take_uid(s + 3, len - 3, '-', n->pod)) {
+	if (qos != DRMTOP_QOS_NONE) {
+		n->qos = qos;
+	} else if (span_has_prefix(s, len, "pod") && take_uid(s + 3, len - 3, '-', n->pod)) {
 		if (n->qos == DRMTOP_QOS_NONE)
 			n->qos = DRMTOP_QOS_GUARANTEED;
 	} else if (len == DRMTOP_CONTAINER_ID_LEN && is_hex(s, len)) {

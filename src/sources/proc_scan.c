@@ -23,6 +23,7 @@
 #include "drmtop/proc_read.h"
 #include "drmtop/proc_scan.h"
 #include "drmtop/sysfs_device.h"
+#include "drmtop/util/span.h"
 #include "drmtop/util/strmap.h"
 #include "drmtop/util/vec.h"
 
@@ -461,13 +462,6 @@ static int note_process(struct drm_scan *s, struct walk *w, pid_t pid)
 	return s->read_cmdline ? note_cmdline(s, pid, &p->cmdline) : 0;
 }
 
-static bool has_prefix(const char *s, size_t len, const char *prefix)
-{
-	size_t n = strlen(prefix);
-
-	return len >= n && !memcmp(s, prefix, n);
-}
-
 /* @needle anywhere in the first @len bytes of @s (which need not be terminated). */
 static bool contains(const char *s, size_t len, const char *needle)
 {
@@ -488,7 +482,7 @@ bool drm_fd_link_may_be_node(const char *link, size_t len)
 		return false;
 	if (len > dlen && !memcmp(link + len - dlen, deleted, dlen))
 		len -= dlen;
-	return has_prefix(link, len, "/dev/") || contains(link, len, "/dev/dri/") ||
+	return span_has_prefix(link, len, "/dev/") || contains(link, len, "/dev/dri/") ||
 	       contains(link, len, "/dev/accel/");
 }
 
