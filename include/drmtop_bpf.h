@@ -177,6 +177,13 @@ struct drmtop_ring {
 	 * the client uid sequence: never reused while the programs are loaded, unlike the address.
 	 */
 	__u64 seq;
+	/*
+	 * drm_gpu_scheduler.timeout in jiffies (LONG_MAX: MAX_SCHEDULE_TIMEOUT, none): a job still
+	 * not done that long after the ring's previous end has been through the driver's timeout
+	 * handler, so one the tracer still counts running after twice that lost its done and
+	 * cleanup, on a ring of any number of units (bpf_job_aging.c).
+	 */
+	__u64 timeout;
 };
 
 /*

@@ -11,6 +11,7 @@
 #include "drmtop_bpf.h"
 #include "drmtop/bpf_limits.h"
 #include "drmtop/bpf_tracer.h"
+#include "drmtop/kernel_hz.h"
 #include "drmtop/util/strmap.h"
 
 struct drmtop_drm_bpf;
@@ -132,6 +133,7 @@ struct drmtop_bpf {
 	size_t n_aging, cap_aging;
 	struct strmap aging_at;		/* by "fence:run_ns", its entry in aging (index + 1) */
 	__u64 jobs_aged_out;		/* DRMTOP_CNT_JOBS_AGED_OUT */
+	struct drmtop_kernel_hz hz;	/* what a ring's timeout is counted in */
 	__u64 timelines_made;		/* the timelines counter when the map was last counted */
 	__u64 timelines_present;	/* entries it had then */
 	__u64 handle_release_misses;	/* drmtop_handle_release's skips when handles were pruned */

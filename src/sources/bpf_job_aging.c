@@ -11,9 +11,18 @@
 #include <bpf/bpf.h>
 
 #include "bpf_snapshot_parts.h"
+#include "drmtop/kernel_hz.h"
 
 /* A job made from its done event is counted at its cleanup, a few ms later; 10 s is never. */
 #define ENDED_GRACE_NS	10000000000ull
+
+/* Deletes a job that lost its done and cleanup, counted. */
+static bool age(struct drmtop_bpf *b, __u64 fence)
+{
+	if (!bpf_map_delete_elem(b->map_fd[MAP_JOBS], &fence))
+		b->jobs_aged_out++;
+	return true;
+}
 
 bool drmtop_bpf_ended_unfreed(const struct drmtop_job *job, __u64 now)
 {
@@ -26,8 +35,7 @@ void drmtop_bpf_age_ended(struct drmtop_bpf *b, const __u64 *keys, size_t n)
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		if (!bpf_map_delete_elem(b->map_fd[MAP_JOBS], &keys[i]))
-			b->jobs_aged_out++;
+		age(b, keys[i]);
 }
 
 /* A job by its jobs map key and its run time (a fence address reused is another job). */
@@ -60,27 +68,53 @@ void drmtop_bpf_aging_replace(struct drmtop_bpf *b, struct drmtop_aging *aging, 
 }
 
 /*
- * Whether @o, the oldest job on its ring, lost its done and its cleanup (a GPU reset on 7.x):
- * on a ring of one unit jobs finish in the order they ran, so a job that ran after it and
- * finished (@r->done_run_ns) means it ended unseen. Aged out (deleted, jobs_aged_out) when the
- * snapshot before found it so too: its done event, still running on another CPU then, is long
- * over. Otherwise it would stay the oldest for ever and count as running. A ring of several
- * units (engine capacity) finishes out of order: not judged, so a job leaked there stays (and
- * its client runs there) until drmtop restarts.
+ * drm_sched arms a ring's timeout at its oldest pending job's run and again at each job freed, so
+ * a job not done @r->timeout after max(its run, the ring's previous end) went to the driver's
+ * timeout handler (a reset, a resubmission). Twice that, and a second for the timer re-armed at
+ * the previous job's free rather than its end, and a job the tracer still counts running lost
+ * its done and cleanup, whatever the ring's units. A driver may say a job is not hung
+ * (DRM_GPU_SCHED_STAT_NO_HANG, 6.17+) and let it run on: aged out too, counted, and its time
+ * comes back made from its done event where fences carry drm_client_id.
+ */
+#define TIMEOUT_MARGIN_NS	1000000000ull
+/* a timeout this long (MAX_SCHEDULE_TIMEOUT, or more than a day at 1000 Hz) is none */
+#define TIMEOUT_NONE_JIFFIES	(86400ull * 1000)
+
+static bool past_timeout(const struct drmtop_bpf *b, const struct drmtop_bpf_oldest *o,
+			 const struct drmtop_ring *r, __u64 now)
+{
+	__u64 start = o->run_ns > r->last_done_ns ? o->run_ns : r->last_done_ns;
+
+	if (!r->timeout || r->timeout > TIMEOUT_NONE_JIFFIES)
+		return false;
+	return now > start && now - start > 2 * drmtop_jiffies_ns(r->timeout, b->hz.hz) +
+					     TIMEOUT_MARGIN_NS;
+}
+
+/*
+ * Whether @o, the oldest job on its ring as of @now, lost its done and its cleanup (a GPU reset
+ * on 7.x). Past its scheduler's timeout (past_timeout), on any ring. Before that, on a ring of
+ * one unit, where jobs finish in the order they ran: a job that ran after it and finished
+ * (@r->done_run_ns) means it ended unseen; aged out when the snapshot before found it so too
+ * (its done event, still running on another CPU then, is long over). A ring of several units
+ * (engine capacity) finishes out of order: there only the timeout tells, and a scheduler without
+ * one (MAX_SCHEDULE_TIMEOUT) keeps a leaked job, and its client running, until drmtop restarts.
  *
- * The same rule per unit is not applied because an unfinished job's unit is not known: a unit
- * is its hardware fence's context, and that fence is made by the driver's run_job, after the
- * run event (drm_sched sets s_fence->parent then: drm_sched_fence_set_parent in 6.1,
+ * The one-unit rule is not applied per unit because an unfinished job's unit is not known: a
+ * unit is its hardware fence's context, and that fence is made by the driver's run_job, after
+ * the run event (drm_sched sets s_fence->parent then: drm_sched_fence_set_parent in 6.1,
  * drm_sched_fence_scheduled since); the tracer sees the job again only at its done and its
- * cleanup, both of which a leaked job lost. The jobs map has no unit, and the ring's lanes
- * count how many units fed it, not which. Knowing it would take a new hook on that kernel
+ * cleanup, both of which a leaked job lost. Knowing it would take a new hook on that kernel
  * function (6.1 to 7.2).
  */
 bool drmtop_bpf_aged_out(struct drmtop_bpf *b, const struct drmtop_bpf_oldest *o,
-			 const struct drmtop_ring *r, struct drmtop_aging *next, size_t *n_next)
+			 const struct drmtop_ring *r, __u64 now, struct drmtop_aging *next,
+			 size_t *n_next)
 {
 	char k[40];
 
+	if (past_timeout(b, o, r, now))
+		return age(b, o->fence);
 	if (r->lanes > 1 || r->done_run_ns <= o->run_ns)
 		return false;
 	aging_key(k, sizeof(k), o->fence, o->run_ns);
@@ -88,7 +122,5 @@ bool drmtop_bpf_aged_out(struct drmtop_bpf *b, const struct drmtop_bpf_oldest *o
 		next[(*n_next)++] = (struct drmtop_aging){ o->fence, o->run_ns };
 		return false;
 	}
-	if (!bpf_map_delete_elem(b->map_fd[MAP_JOBS], &o->fence))
-		b->jobs_aged_out++;
-	return true;
+	return age(b, o->fence);
 }

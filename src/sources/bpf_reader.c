@@ -903,6 +903,7 @@ static int add_running(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
 	size_t i, j, n_next = 0;
 	int err;
 
+	drmtop_kernel_hz_sample(&b->hz, "/proc", now);
 	err = drmtop_bpf_walk(b, MAP_JOBS, each_job, &rw);
 	if (!err)
 		drmtop_bpf_age_ended(b, rw.stale, rw.n_stale);
@@ -918,7 +919,7 @@ static int add_running(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
 		__u64 start;
 
 		bpf_map_lookup_elem(b->map_fd[MAP_RINGS], &rw.old[i].ring, &r);
-		if (drmtop_bpf_aged_out(b, &rw.old[i], &r, next, &n_next))
+		if (drmtop_bpf_aged_out(b, &rw.old[i], &r, now, next, &n_next))
 			continue;
 		cl = live_client(s, rw.old[i].uid);
 		if (!cl)

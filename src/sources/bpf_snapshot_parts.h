@@ -41,7 +41,9 @@ void drmtop_bpf_age_ended(struct drmtop_bpf *b, const __u64 *keys, size_t n);
 /* @aging (malloc'ed, @n of @cap) becomes the jobs found overtaken, indexed. */
 void drmtop_bpf_aging_replace(struct drmtop_bpf *b, struct drmtop_aging *aging, size_t n,
 			      size_t cap);
+/* Whether @o, the oldest job of ring @r, was deleted as one that lost its done and cleanup. */
 bool drmtop_bpf_aged_out(struct drmtop_bpf *b, const struct drmtop_bpf_oldest *o,
-			 const struct drmtop_ring *r, struct drmtop_aging *next, size_t *n_next);
+			 const struct drmtop_ring *r, __u64 now, struct drmtop_aging *next,
+			 size_t *n_next);
 
 #endif /* DRMTOP_BPF_SNAPSHOT_PARTS_H */

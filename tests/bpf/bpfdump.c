@@ -10,7 +10,7 @@
  *
  * Usage: bpfdump [-i MS] [-t SEC] [--ready FILE] [--status FILE] [--stop FILE] [--pause FILE]
  *                [--close-queue N] [--fds] [--drop-queue N] [--drop-run N] [--drop-done N]
- *                [--drop-open N] [--drop-close N] [--drop-release N] [--drop-object N]
+ *                [--drop-open N] [--drop-close N] [--drop-release N] [--drop-object N] [--leak]
  *   -i MS       snapshot interval (default 200)
  *   -t SEC      stop after SEC seconds (default: run until --stop FILE exists or SIGINT/TERM)
  *   --ready F   create F once the tracer is opened (the test starts its workload then)
@@ -27,6 +27,8 @@
  *               the kernel had skipped the program (bpf/drmtop_sched.bpf.c, test_drop); the
  *               JSON then has "test_dropped": {"queue": n, "run": n, "done": n, "open": n,
  *               "close": n, "release": n, "object": n}
+ *   --leak      with --drop-done: the job whose done was dropped last is not made up at its
+ *               cleanup either (both lost, as in a GPU reset on 7.x): the reader must age it out
  *   --drop-open N, --drop-close N, --drop-release N, --drop-object N
  *               test only: the DRM part skips every Nth run of drmtop_file_alloc / every Nth
  *               drm_gem_release exit of a known client / every Nth handle release in a close /
@@ -87,6 +89,7 @@ static struct merged closed, orphans;
 /* --drop-queue, --drop-run, --drop-open, --drop-close, --drop-release, --drop-object,
  * --drop-done: to each part's .bss. */
 static __u32 drop_every[7];
+static bool leak;
 
 static void set_drops(struct drmtop_bpf *b)
 {
@@ -94,6 +97,7 @@ static void set_drops(struct drmtop_bpf *b)
 		b->sched->bss->drmtop_test_drop_every[0] = drop_every[0];
 		b->sched->bss->drmtop_test_drop_every[1] = drop_every[1];
 		b->sched->bss->drmtop_test_drop_every[2] = drop_every[6];
+		b->sched->bss->drmtop_test_leak = leak;
 	}
 	if (b->drm && b->drm->bss) {
 		b->drm->bss->drmtop_test_drm_drop_every[0] = drop_every[2];
@@ -409,6 +413,7 @@ int main(int argc, char **argv)
 		{ "drop-release", required_argument, NULL, 'L' },
 		{ "drop-object", required_argument, NULL, 'J' },
 		{ "drop-done", required_argument, NULL, 'D' },
+		{ "leak", no_argument, NULL, 'K' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *ready = NULL, *stopfile = NULL, *status = NULL, *pause = NULL;
@@ -473,11 +478,14 @@ int main(int argc, char **argv)
 		case 'D':
 			drop_every[6] = (__u32)strtoul(optarg, NULL, 10);
 			break;
+		case 'K':
+			leak = true;
+			break;
 		default:
 			fprintf(stderr, "usage: bpfdump [-i MS] [-t SEC] [--ready FILE] "
 				"[--status FILE] [--stop FILE] [--pause FILE] [--close-queue N] [--fds] "
 				"[--drop-queue N] [--drop-run N] [--drop-done N] [--drop-open N] [--drop-close N] "
-				"[--drop-release N] [--drop-object N]\n");
+				"[--drop-release N] [--drop-object N] [--leak]\n");
 			return 2;
 		}
 	}

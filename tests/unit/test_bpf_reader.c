@@ -602,6 +602,63 @@ static void test_leaked_jobs_age_out(void **state)
 	drmtop_bpf_close(b);
 }
 
+/*
+ * A job not done twice its scheduler's timeout and a second after max(its run, its ring's
+ * previous end) went through the driver's timeout handler: it lost its done and cleanup. Aged
+ * out at once, counted, on a ring of two units and as the last job of a ring of one (nothing
+ * after it to overtake it). Not before, not when its ring ended a job since, never on a
+ * scheduler without a timeout (MAX_SCHEDULE_TIMEOUT); the tick rate unknown, timeouts are read
+ * at 100 Hz, the longest they can be.
+ */
+static void test_leaked_jobs_age_out_past_timeout(void **state)
+{
+	struct drmtop_bpf *b = fake_tracer();
+	__u64 lanes = 0xb1, young = 0xb2, ended = 0xb3, none = 0xb4, last = 0xb5, aged;
+	__u64 sec = 1000000000ull, now = mono_ns();
+	/* 250 jiffies: 1 s at 250 Hz (aged past 3 s), 2.5 s at 100 Hz (past 6 s) */
+	struct drmtop_ring r = { .last_done_ns = now - 20 * sec, .lanes = 2, .timeout = 250 };
+	struct drmtop_job j = { .uid = 1, .queue_ns = now - 30 * sec };
+	const struct { __u64 ring, fence, run_ns, last_done_ns, timeout, lanes; } jobs[] = {
+		{ lanes, 0xf1, now - 4 * sec, now - 20 * sec, 250, 2 },
+		{ young, 0xf2, now - 2 * sec, now - 20 * sec, 250, 2 },
+		{ ended, 0xf3, now - 10 * sec, now - 2 * sec, 250, 2 },
+		{ none, 0xf4, now - 100 * sec, now - 200 * sec, 0x7fffffffffffffffull, 2 },
+		{ last, 0xf5, now - 4 * sec, now - 20 * sec, 250, 1 },
+	};
+	size_t i;
+
+	(void)state;
+	put_client(b, 1);
+	for (i = 0; i < sizeof(jobs) / sizeof(jobs[0]); i++) {
+		r.last_done_ns = jobs[i].last_done_ns;
+		r.timeout = jobs[i].timeout;
+		r.lanes = (__u32)jobs[i].lanes;
+		j.ring = jobs[i].ring;
+		j.run_ns = jobs[i].run_ns;
+		assert_int_equal(bpf_map_update_elem(b->map_fd[MAP_RINGS], &jobs[i].ring, &r,
+						     BPF_ANY), 0);
+		assert_int_equal(bpf_map_update_elem(b->map_fd[MAP_JOBS], &jobs[i].fence, &j,
+						     BPF_ANY), 0);
+	}
+	b->hz.unreadable = true;	/* the rate not known */
+	for (i = 0; i < sizeof(jobs) / sizeof(jobs[0]); i++)
+		assert_true(running_of(b, 1, jobs[i].ring, &aged) > 0);
+	assert_int_equal(aged, 0);
+
+	b->hz.hz = 250;
+	assert_true(running_of(b, 1, lanes, &aged) == 0);
+	assert_int_equal(aged, 2);
+	assert_false(job_present(b, 0xf1));
+	assert_false(job_present(b, 0xf5));
+	assert_true(running_of(b, 1, last, &aged) == 0);
+	for (i = 1; i < 4; i++) {
+		assert_true(running_of(b, 1, jobs[i].ring, &aged) > 0);
+		assert_true(job_present(b, jobs[i].fence));
+	}
+	assert_int_equal(aged, 2);
+	drmtop_bpf_close(b);
+}
+
 /* Engine entries left in the map. */
 static unsigned int engines_left(struct drmtop_bpf *b)
 {
@@ -1284,6 +1341,7 @@ int main(void)
 		cmocka_unit_test(test_running_time_at_taken_ns),
 		cmocka_unit_test(test_running_on_the_scheduler_now_at_the_address),
 		cmocka_unit_test(test_leaked_jobs_age_out),
+		cmocka_unit_test(test_leaked_jobs_age_out_past_timeout),
 		cmocka_unit_test(test_lost_close_record_settled),
 		cmocka_unit_test(test_pending_close_keeps_late_jobs),
 		cmocka_unit_test(test_closed_zero_entry_deleted),

@@ -55,6 +55,11 @@ unsigned int simgpu_max_bo_mib = 256;
 module_param_named(max_bo_mib, simgpu_max_bo_mib, uint, 0644);
 MODULE_PARM_DESC(max_bo_mib, "largest BO_CREATE size in MiB (default 256)");
 
+unsigned int simgpu_job_timeout_ms;
+module_param_named(job_timeout_ms, simgpu_job_timeout_ms, uint, 0444);
+MODULE_PARM_DESC(job_timeout_ms,
+		 "drm_sched job timeout of every scheduler, for drmtop's aging of jobs it lost; jobs never hang, so it must outlast any job's wait on its ring (default 0: none, MAX_SCHEDULE_TIMEOUT)");
+
 unsigned int simgpu_keep_closed = 1024;
 module_param_named(keep_closed, simgpu_keep_closed, uint, 0644);
 MODULE_PARM_DESC(keep_closed, "closed clients debugfs keeps, oldest dropped first (default 1024)");

@@ -39,6 +39,7 @@ extern bool simgpu_own_free;
 extern unsigned int simgpu_clear_ns_per_mib;
 extern unsigned int simgpu_max_bo_mib;
 extern unsigned int simgpu_keep_closed;
+extern unsigned int simgpu_job_timeout_ms;
 
 extern const char *const simgpu_engine_names[SIMGPU_ENGINE_COUNT];
 

@@ -64,8 +64,9 @@ static void simgpu_sched_free_job(struct drm_sched_job *sched_job)
 
 static enum drm_gpu_sched_stat simgpu_sched_timedout_job(struct drm_sched_job *sched_job)
 {
-	/* The scheduler timeout is MAX_SCHEDULE_TIMEOUT: reaching this is a driver bug. */
-	WARN_ONCE(1, "simgpu: job timed out although jobs cannot hang\n");
+	/* Jobs cannot hang: a timeout (job_timeout_ms) was set shorter than a job's wait. */
+	WARN_ONCE(1, "simgpu: job timed out although jobs cannot hang (job_timeout_ms %u)\n",
+		  simgpu_job_timeout_ms);
 	return SIMGPU_SCHED_STAT_HANDLED;
 }
 

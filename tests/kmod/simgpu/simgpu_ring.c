@@ -177,8 +177,9 @@ int simgpu_sched_init(struct simgpu_device *sdev, struct drm_gpu_scheduler *sche
 		.ops = &simgpu_sched_ops,
 		.credit_limit = credit_limit,
 		.hang_limit = 0,
-		/* Jobs end when their timer says so; no job ever "hangs". */
-		.timeout = MAX_SCHEDULE_TIMEOUT,
+		/* Jobs end when their timer says so; no job ever "hangs": a timeout only if asked. */
+		.timeout = simgpu_job_timeout_ms ? msecs_to_jiffies(simgpu_job_timeout_ms) :
+						   MAX_SCHEDULE_TIMEOUT,
 		.name = name,
 		.dev = sdev->drm.dev,
 #if SIMGPU_SCHED_INIT_NUM_RQS

@@ -10,6 +10,7 @@
 # busy ns must equal simgpu's debugfs truth and fdinfo's figure, within case 41's tolerance;
 # jobs exact. That the lanes were really used together is checked too (engine busy time well
 # above the wall time the work took): one lane per ring would count about 1/capacity of it.
+# A job that lost its done and cleanup on such a ring ages out past its scheduler's timeout.
 # simgpu goes back to the harness's parameters afterwards, whatever happens.
 . tests/bpf/guest-lib.sh
 
@@ -153,6 +154,43 @@ SCEN
 			\"bpf \(\$g.busy) ns (start slack \(\$g.slack)), simgpu \(\$tc.gfx_busy_ns) ns\")"
 }
 
+# leaked_job: a job that lost both its done event and its cleanup (a GPU reset on 7.x), on a ring
+# of two lanes, where no later job overtaking it proves it ended: its scheduler's timeout
+# (job_timeout_ms 2 s) does. bpfdump drops the last done of the run (the 8th of 8 jobs) and,
+# with --leak, does not make it up at its cleanup. The reader must age it out once twice the
+# timeout and a second have passed since the ring's last end (5 s; the case waits 7), so the
+# client is not left running there for ever: aged out 1, nothing running, the other jobs exact.
+leaked_job() {
+	bl_init 50-bpf-engine-capacity-leaked-job
+	trap 'restore' EXIT
+	reload_simgpu "engine_capacity=2,2,1" "queue_depth=4,4,1" "job_timeout_ms=2000" || return
+	cat >"$BL/scenario" <<SCEN
+proc leak
+  open a
+  submit a engine=gfx dur=20ms count=4 threads=2
+SCEN
+	if ! BL_BPFDUMP_ARGS="--drop-done 8 --leak" bl_start_bpf ||
+		! bl_run_workload -f "$BL/scenario"; then
+		bl_cleanup
+		wait
+		return
+	fi
+	bl_quiesce 60
+	sleep 7
+	bl_stop_all || return
+	bl_jq_checks "misses_line,
+		check(\"leak-dropped\"; dropped(\"done\") == 1; \"dropped \(dropped(\"done\"))\"),
+		check(\"leak-aged-out\"; b.counters.jobs_aged_out == 1 and
+			b.counters.ended_without_done == 0;
+			\"jobs_aged_out \(b.counters.jobs_aged_out), ended_without_done \(b.counters.ended_without_done)\"),
+		([\$ready[0].open[] | select(truth_client(.client_id).gfx_completed > 0)][0]) as \$o |
+		truth_client(\$o.client_id) as \$tc | bpf_client_by_file(bpf_file(\$o.pid; \$o.fd)) as \$c |
+		([\$c.engines[] | select(.name == \"gfx\") | .running_ns] | add // 0) as \$run |
+		check(\"leak-not-running\"; \$run == 0; \"gfx running \(\$run) ns 7 s after the last job\"),
+		check(\"leak-other-jobs\"; bpf_engine(\$c; \"gfx\").jobs == \$tc.gfx_completed - 1;
+			\"bpf \(bpf_engine(\$c; \"gfx\").jobs) jobs, simgpu \(\$tc.gfx_completed), one lost\")"
+}
+
 if [ -z "${VM_SIMGPU:-}" ]; then
 	bl_init 50-bpf-engine-capacity
 	fail "$bl_name-simgpu" "VM_SIMGPU not set: the harness did not load simgpu"
@@ -179,6 +217,7 @@ BL_BPFDUMP_ARGS="--drop-done 5" one_run 2 \
 	'check("dones-made-up-at-cleanup"; dropped("done") > 0 and
 		b.counters.done_at_cleanup == dropped("done") + skipped("done");
 		"dropped \(dropped("done")), skipped \(skipped("done")), done_at_cleanup \(b.counters.done_at_cleanup)")'
+leaked_job
 trap - EXIT
 restore
 [ "$case_fails" -eq 0 ]
