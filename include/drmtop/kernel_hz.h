@@ -2,7 +2,8 @@
 /*
  * The kernel's tick rate (CONFIG_HZ), the unit drm_sched counts a job's timeout in. No interface
  * says it (sysconf's CLK_TCK is USER_HZ, 100 everywhere): it is measured from the jiffies stamp
- * of /proc/schedstat (or timer_list) against CLOCK_MONOTONIC and taken as the nearest rate Kconfig offers.
+ * of /proc/schedstat (or timer_list) against CLOCK_MONOTONIC and taken as the nearest rate
+ * Kconfig offers.
  */
 #ifndef DRMTOP_KERNEL_HZ_H
 #define DRMTOP_KERNEL_HZ_H
