@@ -420,5 +420,7 @@ const char *drmtop_status_name(enum drmtop_status status);
 /* The engine of @c called @name, or NULL. */
 const struct drmtop_model_engine *drmtop_model_engine(const struct drmtop_model_client *c,
 						      const char *name);
+/* The figure a client's engine shows: fdinfo's rate, else the tracer's. false: none yet. */
+bool drmtop_model_engine_pct(const struct drmtop_model_engine *e, double *pct);
 
 #endif /* DRMTOP_MODEL_H */

@@ -1013,6 +1013,20 @@ const struct drmtop_model_engine *drmtop_model_engine(const struct drmtop_model_
 	return NULL;
 }
 
+bool drmtop_model_engine_pct(const struct drmtop_model_engine *e, double *pct)
+{
+	if (e->in_fdinfo && (e->fd.flags & DRMTOP_FD_RATE)) {
+		*pct = e->fd.pct;
+		return true;
+	}
+	/* An engine fdinfo does not print (driver jobs, BPF-only clients): the tracer's figure. */
+	if (!e->in_fdinfo && e->in_bpf && e->bpf.has_rate) {
+		*pct = e->bpf.pct;
+		return true;
+	}
+	return false;
+}
+
 const char *drmtop_sort_name(enum drmtop_sort sort)
 {
 	switch (sort) {

@@ -169,10 +169,20 @@ static bool table_key(struct tui *t, int ch)
 	case '\r':
 	case KEY_ENTER:
 	case KEY_RIGHT:
-		if (t->nr_rows) {
+		if (t->nr_rows && t->group_by) {
+			/* into the group: its clients, the filter set to its key */
+			snprintf(t->filter, sizeof(t->filter), "%s", tui_row_key(t, t->sel));
+			t->group_by = DRMTOP_GROUP_NONE;
+			t->top = 0;
+		} else if (t->nr_rows) {
 			t->detail = true;
 			t->detail_top = 0;
 		}
+		break;
+	case 'G':
+		t->group_by = (t->group_by + 1) % DRMTOP_GROUP_COUNT;
+		t->top = 0;
+		t->sel = 0;
 		break;
 	case 's':
 		set_sort(t, (t->sort + 1) % DRMTOP_SORT_COUNT);
@@ -233,6 +243,8 @@ static void tui_free(struct tui *t)
 {
 	tui_history_free(&t->hist);
 	free(t->rows);
+	drmtop_groups_fini(&t->groups);
+	free(t->group_rows);
 	free(t->users);
 }
 
@@ -252,9 +264,11 @@ int drmtop_tui_run(struct drmtop_sampler *s, const volatile sig_atomic_t *stop)
 	uint64_t next;
 	int err;
 
+	drmtop_groups_init(&t.groups);
 	err = drmtop_sampler_next(s, &frame);
 	if (err) {
 		fprintf(stderr, "drmtop: %s\n", drmtop_sampler_error(s));
+		drmtop_groups_fini(&t.groups);
 		return err;
 	}
 	/* Only the character type: numbers keep their '.' whatever LC_NUMERIC says. */

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "drmtop/groups.h"
 #include "drmtop/model.h"
 #include "tui_format.h"
 
@@ -40,6 +41,12 @@ enum tui_role {
 	TUI_ROLE_DIM,
 };
 
+/* The table's columns (tui_table.c); grouped rows fill the same ones (tui_groups.c). */
+enum tui_col_id {
+	COL_PID, COL_USER, COL_COMM, COL_DEV, COL_ID, COL_MEM, COL_SHR, COL_SRC, COL_WORK, COL_HIST,
+	COL_ENGINE,	/* + engine index */
+};
+
 struct tui_user {
 	uid_t uid;
 	char name[32];
@@ -62,7 +69,12 @@ struct tui {
 	/* The table: visible clients in order, the selected one by key across refreshes. */
 	const struct drmtop_model_client **rows;
 	size_t nr_rows, cap_rows;
-	char sel_key[256];
+	/* Grouped (G): a row per process or workload, the sums of its clients; rows unused. */
+	enum drmtop_group_by group_by;
+	struct drmtop_groups groups;
+	size_t *group_rows;		/* indices into groups.v, in order; nr_rows of them */
+	size_t cap_group_rows;
+	char sel_key[256];		/* the selected client's key, or group's when grouped */
 	size_t sel, top;
 	int page;			/* table rows on screen at the last draw */
 	int detail_top;			/* first line of the detail view shown */
@@ -96,6 +108,13 @@ int tui_rows_build(struct tui *t);
 void tui_select_move(struct tui *t, long delta);
 const struct drmtop_model_client *tui_selected(const struct tui *t);
 void tui_draw_table(struct tui *t, int y, int bottom);
+/* tui_groups.c: the rows when grouped, and their cells. */
+int tui_group_rows_build(struct tui *t);
+const struct drmtop_group *tui_group_row(const struct tui *t, size_t i);
+void tui_group_cell(struct tui *t, const struct drmtop_group *g, const struct tui_col *col,
+		    const char *const *engines, char *buf, size_t len);
+/* The key of row @i (a client's or a group's). */
+const char *tui_row_key(const struct tui *t, size_t i);
 /* tui_detail.c: one client, everything the model has of it. */
 void tui_draw_detail(struct tui *t);
 /* tui_help.c */

@@ -173,20 +173,6 @@ const char *tui_workload_label(const struct drmtop_model_client *c, char *buf, s
 	return buf;
 }
 
-bool tui_engine_pct(const struct drmtop_model_engine *e, double *pct)
-{
-	if (e->in_fdinfo && (e->fd.flags & DRMTOP_FD_RATE)) {
-		*pct = e->fd.pct;
-		return true;
-	}
-	/* An engine fdinfo does not print (driver jobs, BPF-only clients): the tracer's figure. */
-	if (!e->in_fdinfo && e->in_bpf && e->bpf.has_rate) {
-		*pct = e->bpf.pct;
-		return true;
-	}
-	return false;
-}
-
 bool tui_client_peak(const struct drmtop_model_client *c, double *pct)
 {
 	bool any = false;
@@ -195,7 +181,7 @@ bool tui_client_peak(const struct drmtop_model_client *c, double *pct)
 
 	*pct = 0;
 	for (i = 0; i < c->nr_engines; i++) {
-		if (!tui_engine_pct(&c->engines[i], &v))
+		if (!drmtop_model_engine_pct(&c->engines[i], &v))
 			continue;
 		if (!any || v > *pct)
 			*pct = v;

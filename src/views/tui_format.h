@@ -32,8 +32,6 @@ bool tui_filter_match(const struct drmtop_model_client *c, const char *filter);
 /* The WORKLOAD column's text: "pod:<8 of the UID>/<12 of the container>", else the workload. */
 const char *tui_workload_label(const struct drmtop_model_client *c, char *buf, size_t len);
 
-/* The figure an engine column shows: fdinfo's rate, else the tracer's. false: none yet. */
-bool tui_engine_pct(const struct drmtop_model_engine *e, double *pct);
 /* The busiest engine of a client (0..), false when no engine has a figure yet. */
 bool tui_client_peak(const struct drmtop_model_client *c, double *pct);
 

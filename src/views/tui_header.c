@@ -46,14 +46,17 @@ static int title(struct tui *t, int y)
 	bool lost_now;
 
 	if (t->filter[0])
-		snprintf(shown, sizeof(shown), " (%zu shown)", t->nr_rows);
+		snprintf(shown, sizeof(shown), " (%zu%s shown)", t->nr_rows,
+			 t->group_by ? " groups" : "");
 	if (localtime_r(&now, &tm))
 		strftime(when, sizeof(when), "%H:%M:%S", &tm);
 	snprintf(line, sizeof(line),
-		 "drmtop %s  every %.2f s  %zu client%s on %zu device%s  sort: %s%s%s%s%s", when,
+		 "drmtop %s  every %.2f s  %zu client%s on %zu device%s  sort: %s%s%s%s%s%s%s", when,
 		 t->interval_s, m->nr_clients, m->nr_clients == 1 ? "" : "s", m->nr_devices,
 		 m->nr_devices == 1 ? "" : "s", drmtop_sort_name(t->sort),
-		 t->reverse ? " (reversed)" : "", t->filter[0] ? "  filter: " : "", t->filter, shown);
+		 t->reverse ? " (reversed)" : "", t->filter[0] ? "  filter: " : "", t->filter, shown,
+		 t->group_by ? "  rows: per " : "",
+		 t->group_by ? drmtop_group_by_name(t->group_by) : "");
 	attrset(tui_attr(t, TUI_ROLE_TITLE));
 	tui_put(y++, 0, line, COLS);
 	attrset(tui_attr(t, TUI_ROLE_NOTE));

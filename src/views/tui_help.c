@@ -18,6 +18,8 @@ static const char *const help[] = {
 	"  B M P N      sort by busy, memory, pid, name",
 	"  r            reverse the order",
 	"  g            device utilisation plot on or off",
+	"  G            rows per client, per process, per workload (cgroup):",
+	"               sums of their clients; Enter shows a group's clients",
 	"  space        refresh now;  + -  double or halve the interval",
 	"",
 	"Table: engine columns are busy % over the last interval (fdinfo;",
@@ -25,6 +27,7 @@ static const char *const help[] = {
 	"tracer disagrees, '...' no figure yet (new client), '-' no such engine.",
 	"MEM and SHR: fdinfo total and shared memory, K/M/G = KiB/MiB/GiB.",
 	"SRC: F fdinfo, B BPF tracer only, F+B both; '!' they disagree.",
+	"Grouped: CLI clients summed; MEM counts a buffer two of them hold twice.",
 	"HISTORY and the plot: the busiest engine at each refresh.",
 };
 

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The client table: the clients the filter keeps, in the chosen order, one row each, with the
- * columns that fit the width (tui_cols_fit). The selection follows a client (its key), not a
- * row number, so it stays on the same client when the order or the filter changes.
+ * The client table: the clients the filter keeps, in the chosen order, one row each (or one per
+ * group of them, tui_groups.c), with the columns that fit the width (tui_cols_fit). The
+ * selection follows a row's key, not its number, so it stays on the same client or group when
+ * the order or the filter changes.
  */
 #include <curses.h>
 #include <stdio.h>
@@ -15,11 +16,6 @@
 #define MAX_ENGINE_COLS	16
 #define ENGINE_COL_W	6
 #define ENGINE_COL_MAX_W 10
-
-enum col_id {
-	COL_PID, COL_USER, COL_COMM, COL_DEV, COL_ID, COL_MEM, COL_SHR, COL_SRC, COL_WORK, COL_HIST,
-	COL_ENGINE,	/* + engine index */
-};
 
 struct sort_arg {
 	enum drmtop_sort sort;
@@ -35,7 +31,12 @@ static int cmp_rows(const void *a, const void *b, void *arg)
 				sa->reverse);
 }
 
-int tui_rows_build(struct tui *t)
+const char *tui_row_key(const struct tui *t, size_t i)
+{
+	return t->group_by ? tui_group_row(t, i)->key : t->rows[i]->key;
+}
+
+static int client_rows_build(struct tui *t)
 {
 	struct sort_arg sa = { .sort = t->sort, .reverse = t->reverse };
 	const struct drmtop_model *m = t->m;
@@ -50,16 +51,25 @@ int tui_rows_build(struct tui *t)
 	/* rows is NULL until the first client: qsort_r must not get it even with no element */
 	if (t->nr_rows > 1)
 		qsort_r(t->rows, t->nr_rows, sizeof(*t->rows), cmp_rows, &sa);
-	/* Keep the selected client selected; if it went, stay at the same place. */
+	return 0;
+}
+
+int tui_rows_build(struct tui *t)
+{
+	size_t i;
+
+	if (t->group_by ? tui_group_rows_build(t) : client_rows_build(t))
+		return -1;
+	/* Keep the selected row selected; if it went, stay at the same place. */
 	for (i = 0; i < t->nr_rows; i++)
-		if (!strcmp(t->rows[i]->key, t->sel_key))
+		if (!strcmp(tui_row_key(t, i), t->sel_key))
 			break;
 	if (i < t->nr_rows)
 		t->sel = i;
 	else if (t->sel >= t->nr_rows)
 		t->sel = t->nr_rows ? t->nr_rows - 1 : 0;
 	if (t->nr_rows && !t->detail)
-		snprintf(t->sel_key, sizeof(t->sel_key), "%s", t->rows[t->sel]->key);
+		snprintf(t->sel_key, sizeof(t->sel_key), "%s", tui_row_key(t, t->sel));
 	return 0;
 }
 
@@ -74,13 +84,17 @@ void tui_select_move(struct tui *t, long delta)
 	if (s >= (long)t->nr_rows)
 		s = (long)t->nr_rows - 1;
 	t->sel = (size_t)s;
-	snprintf(t->sel_key, sizeof(t->sel_key), "%s", t->rows[t->sel]->key);
+	snprintf(t->sel_key, sizeof(t->sel_key), "%s", tui_row_key(t, t->sel));
 }
 
 const struct drmtop_model_client *tui_selected(const struct tui *t)
 {
 	size_t i;
 
+	/* a group: its first client (the plot shows that one's device) */
+	if (t->group_by)
+		return t->nr_rows && t->sel < t->nr_rows ?
+			       &t->m->clients[tui_group_row(t, t->sel)->first] : NULL;
 	for (i = 0; i < t->m->nr_clients; i++)
 		if (!strcmp(t->m->clients[i].key, t->sel_key))
 			return &t->m->clients[i];
@@ -100,13 +114,19 @@ static size_t engine_names(const struct tui *t, const char **names)
 			if (k == n)
 				names[n++] = m->devices[i].engines[j].name;
 		}
-	for (i = 0; i < t->nr_rows; i++)
-		for (j = 0; j < t->rows[i]->nr_engines && n < MAX_ENGINE_COLS; j++) {
-			for (k = 0; k < n && strcmp(names[k], t->rows[i]->engines[j].name); k++)
+	for (i = 0; i < t->nr_rows; i++) {
+		size_t ne = t->group_by ? tui_group_row(t, i)->nr_engines : t->rows[i]->nr_engines;
+
+		for (j = 0; j < ne && n < MAX_ENGINE_COLS; j++) {
+			const char *name = t->group_by ? tui_group_row(t, i)->engines[j].name
+						       : t->rows[i]->engines[j].name;
+
+			for (k = 0; k < n && strcmp(names[k], name); k++)
 				;
 			if (k == n)
-				names[n++] = t->rows[i]->engines[j].name;
+				names[n++] = name;
 		}
+	}
 	return n;
 }
 
@@ -168,7 +188,7 @@ static void engine_cell(char *buf, size_t len, int w, const struct drmtop_model_
 
 	if (!e)
 		snprintf(buf, len, "%*s ", w - 1, "-");
-	else if (!tui_engine_pct(e, &pct))
+	else if (!drmtop_model_engine_pct(e, &pct))
 		snprintf(buf, len, "%*s ", w - 1, "...");
 	else
 		snprintf(buf, len, "%*.1f%s", w - 1, pct,
@@ -226,8 +246,8 @@ static void cell(struct tui *t, const struct drmtop_model_client *c, const struc
 	}
 }
 
-static void title_cell(const struct tui_col *col, const char *const *engines, char *buf,
-		       size_t len)
+static void title_cell(const struct tui *t, const struct tui_col *col, const char *const *engines,
+		       char *buf, size_t len)
 {
 	static const char *const titles[] = {
 		[COL_PID] = "PID", [COL_USER] = "USER", [COL_COMM] = "COMMAND", [COL_DEV] = "DEV",
@@ -238,6 +258,12 @@ static void title_cell(const struct tui_col *col, const char *const *engines, ch
 		     col->id == COL_SHR || col->id >= COL_ENGINE;
 	const char *title = col->id >= COL_ENGINE ? engines[col->id - COL_ENGINE] : titles[col->id];
 
+	/* grouped: ID counts the group's clients, COMMAND names a workload group */
+	if (t->group_by && col->id == COL_ID)
+		title = "CLI";
+	else if (t->group_by == DRMTOP_GROUP_WORKLOAD && col->id == COL_COMM)
+		title = "GROUP";
+
 	if (right)
 		snprintf(buf, len, "%*.*s", col->id >= COL_ENGINE ? col->width - 1 : col->width,
 			 col->id >= COL_ENGINE ? col->width - 1 : col->width, title);
@@ -247,8 +273,8 @@ static void title_cell(const struct tui_col *col, const char *const *engines, ch
 
 /* Draws the shown columns of one line in display order; fills @hist_x with the history's x. */
 static void draw_line(struct tui *t, int y, const struct drmtop_model_client *c,
-		      const struct tui_col *cols, size_t n, const char *const *engines,
-		      int *hist_x, int *hist_w)
+		      const struct drmtop_group *g, const struct tui_col *cols, size_t n,
+		      const char *const *engines, int *hist_x, int *hist_w)
 {
 	char buf[256];
 	size_t o, i;
@@ -268,10 +294,12 @@ static void draw_line(struct tui *t, int y, const struct drmtop_model_client *c,
 				*hist_x = x;
 				*hist_w = col->width;
 			}
-			if (c)
+			if (g)
+				tui_group_cell(t, g, col, engines, buf, sizeof(buf));
+			else if (c)
 				cell(t, c, col, engines, buf, sizeof(buf));
 			else
-				title_cell(col, engines, buf, sizeof(buf));
+				title_cell(t, col, engines, buf, sizeof(buf));
 			if (col->id == COL_HIST && c)
 				snprintf(buf, sizeof(buf), "%*s", col->width, "");
 			x = tui_put(y, x, buf, col->width);
@@ -292,7 +320,7 @@ void tui_draw_table(struct tui *t, int y, int bottom)
 		return;
 	n = layout(cols, engines, nr_engines);
 	attrset(tui_attr(t, TUI_ROLE_HEADER));
-	draw_line(t, y++, NULL, cols, n, engines, &hist_x, &hist_w);
+	draw_line(t, y++, NULL, NULL, cols, n, engines, &hist_x, &hist_w);
 	attrset(A_NORMAL);
 	t->page = bottom - y > 0 ? bottom - y : 1;
 	if (t->sel < t->top)
@@ -307,19 +335,20 @@ void tui_draw_table(struct tui *t, int y, int bottom)
 		return;
 	}
 	for (i = t->top; i < t->nr_rows && y < bottom; i++, y++) {
-		const struct drmtop_model_client *c = t->rows[i];
+		const struct drmtop_group *g = t->group_by ? tui_group_row(t, i) : NULL;
+		const struct drmtop_model_client *c = g ? NULL : t->rows[i];
 		enum tui_role role = TUI_ROLE_NORMAL;
 
 		if (i == t->sel)
 			role = TUI_ROLE_SELECT;
-		else if (c->over || c->diverged)
+		else if (g ? g->diverged : c->over || c->diverged)
 			role = TUI_ROLE_FLAG;
-		else if (c->is_new)
+		else if (c && c->is_new)
 			role = TUI_ROLE_DIM;
 		attrset(tui_attr(t, role));
-		draw_line(t, y, c, cols, n, engines, &hist_x, &hist_w);
+		draw_line(t, y, c, g, cols, n, engines, &hist_x, &hist_w);
 		attrset(A_NORMAL);
-		if (hist_x >= 0)
+		if (c && hist_x >= 0)
 			tui_sparkline(t, y, hist_x, hist_w, tui_history_get(&t->hist, "c:", c->key));
 	}
 }

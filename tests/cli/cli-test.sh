@@ -449,6 +449,35 @@ if command -v tmux >/dev/null; then
 	until_true order_is "200 " && ok "tui: filter by workload" || bad "tui: filter workload" "$(order)"
 	keys Escape
 
+	# Grouped rows (G): a row per process, then per workload, each the sum of its clients
+	# (CLI counts them); Enter on a group shows its clients, filtered by the group's key.
+	# Columns at 160: PID USER COMMAND|GROUP DEV CLI gfx ce MEM SHR SRC WORKLOAD HISTORY
+	keys G
+	per_process() {
+		on_screen 'rows: per process$' &&
+		row 100 | awk '{ exit !($2 == "root" && $3 == "ren\"der?x" && $5 == 1 && $6 >= 47 &&
+			$6 <= 53 && $7 == "-" && $8 == "4.0M" && $9 == "1.0M" && $10 == "F") }' &&
+		row 200 | awk '{ exit !($3 == "compute" && $5 == 1 && $6 == "-" && $7 >= 72 &&
+			$7 <= 78 && $8 == "123B") }'
+	}
+	until_true per_process && ok "tui: G groups rows per process" || bad "tui: G process" "$(screen)"
+	keys G
+	per_workload() {
+		on_screen 'rows: per workload$' && on_screen ' GROUP ' &&
+		screen | awk -v w="pod:${POD:0:8}/${CID:0:12}" '$1 == "-" && $3 == "pod/2b8a4f1e-7c" &&
+			$5 == 1 && $6 >= 47 && $6 <= 53 && $8 == "4.0M" && $11 == w { f = 1 }
+			END { exit !f }' &&
+		screen | awk -v w="docker/${CID:0:12}" '$1 == "-" && $2 == "nobody" && $5 == 1 &&
+			$7 >= 72 && $7 <= 78 && $11 == w { f = 1 } END { exit !f }'
+	}
+	until_true per_workload && ok "tui: G again groups rows per workload" ||
+		bad "tui: G workload" "$(screen)"
+	keys Home Enter
+	until_true order_is "200 " && on_screen "filter: docker/${CID:0:12} (1 shown)" &&
+		! on_screen 'rows: per' && ok "tui: Enter on a group shows its clients" ||
+		bad "tui: Enter group" "$(screen)"
+	keys Escape
+
 	# Detail of client 5: select it (pid order, first row), Enter.
 	keys P Home Enter
 	detail_right() {
