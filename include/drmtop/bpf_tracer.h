@@ -47,10 +47,11 @@ struct drmtop_bpf_hook {
  * Opens the tracer. Returns 0 and *out on success, even when the drm or gpu_sched module is not
  * loaded yet (drmtop_bpf_ready() tells whether anything is attached). Returns a negative errno
  * and a precise reason in @why (what is missing: root, kernel BTF, bpf() support) otherwise;
- * *out is then NULL. @limits sizes the maps (NULL: the defaults).
+ * *out is then NULL. @limits sizes the maps (NULL: the defaults). Process ids are given in the
+ * pid namespace of the proc mount at @proc_root (NULL: "/proc"), the one the scan reads.
  */
-int drmtop_bpf_open(struct drmtop_bpf **out, const struct drmtop_bpf_limits *limits, char *why,
-		    size_t why_len);
+int drmtop_bpf_open(struct drmtop_bpf **out, const struct drmtop_bpf_limits *limits,
+		    const char *proc_root, char *why, size_t why_len);
 
 /*
  * Loads and attaches the parts whose module appeared since the last call. Returns the number

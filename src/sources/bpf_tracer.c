@@ -7,6 +7,7 @@
  * vmlinux BTF carries them instead. libbpf >= 1.1 finds fentry/tp_btf targets in module BTF.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -570,9 +571,10 @@ __u64 drmtop_pidns_of(const char *ns_path)
 	return st.st_ino;
 }
 
-int drmtop_bpf_open(struct drmtop_bpf **out, const struct drmtop_bpf_limits *limits, char *why,
-		    size_t why_len)
+int drmtop_bpf_open(struct drmtop_bpf **out, const struct drmtop_bpf_limits *limits,
+		    const char *proc_root, char *why, size_t why_len)
 {
+	char ns[PATH_MAX];
 	struct drmtop_bpf *b;
 	int i, err;
 
@@ -598,7 +600,12 @@ int drmtop_bpf_open(struct drmtop_bpf **out, const struct drmtop_bpf_limits *lim
 	b->gpu_mem_fd = -1;
 	b->drain_stop_fd = -1;
 	pthread_mutex_init(&b->drain_lock, NULL);
-	b->pidns_ino = drmtop_pidns_of("/proc/self/ns/pid");
+	/*
+	 * The namespace of the proc mount the scan reads is its first process's: not ours where a
+	 * fleet agent in a pid namespace of its own reads the host's proc (--proc-root).
+	 */
+	snprintf(ns, sizeof(ns), "%s/1/ns/pid", proc_root ? proc_root : "/proc");
+	b->pidns_ino = drmtop_pidns_of(ns);
 	if (limits)
 		b->limits = *limits;
 	b->vmlinux_btf = btf__load_vmlinux_btf();

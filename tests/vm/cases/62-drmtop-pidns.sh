@@ -12,6 +12,15 @@
 # with their host pids. Paths the tracer takes a process id from: drm_file_alloc (inside and
 # outside clients open while the first drmtop runs), the attach-time task_file iterator (inside
 # clients, for the `-p` drmtop; it walks drmtop's namespace only).
+# And a fleet agent's layout (a privileged container without hostPID): drmtop in a pid and
+# mount namespace of its own with its own /proc, the host's proc bind-mounted elsewhere and
+# given by --proc-root, started before the workloads (the outside one runs in a Docker
+# container's cgroup). It must show the same simgpu clients as the host's drmtop, with the
+# host's pids and the same workloads, matched to the tracer with the host's pids as tgids (it
+# translates into the namespace of the proc it is given, not its own, where they have none).
+# (Clients opened before such an agent attached stay unknown to its tracer: its attach-time walk
+# covers its own namespace's tasks only, and a process cannot join an ancestor's pid namespace
+# to walk more (setns(2)); hostPID agents have them.)
 set -u
 
 . tests/workload/vmcheck.sh
@@ -22,17 +31,33 @@ wl_require drmtop-pidns-setup
 command -v unshare >/dev/null || { fail drmtop-pidns-setup "unshare not found"; exit 1; }
 tmp=$(mktemp -d)
 OUT_PID=
+AGENT_PID=
 keep() {
 	[ -n "$OUT_PID" ] && kill -TERM "$OUT_PID" 2>/dev/null && wait "$OUT_PID"
+	[ -n "$AGENT_PID" ] && : >"$tmp/agent.stop" && wait "$AGENT_PID"
 	[ "$case_fails" -gt 0 ] && [ -n "${VM_RESULTS:-}" ] && mkdir -p "$VM_RESULTS/62" &&
 		cp -r "$tmp"/* "$VM_RESULTS/62/" 2>/dev/null
 	rm -rf "$tmp"
+	rmdir "${CG:-/nonexistent}" 2>/dev/null
 }
 trap keep EXIT
 
+export DRMTOP WL tmp
+# The agent first, attached before any workload opens.
+mkdir -p "$tmp/hostproc"
+# (unshare --fork ignores SIGTERM: the agent's shell ends it when told by a file)
+unshare --pid --fork --mount sh -c 'mount --bind /proc "$tmp/hostproc" &&
+	mount -t proc proc /proc || exit 1
+	"$DRMTOP" --proc-root "$tmp/hostproc" -J -d 1 >"$tmp/agent.all" 2>"$tmp/agent.err" &
+	until [ -e "$tmp/agent.stop" ]; do sleep 0.1; done
+	kill -TERM $!
+	wait $!' >"$tmp/agent.out" 2>&1 &
+AGENT_PID=$!
+_t=0
+until [ -s "$tmp/agent.all" ] || [ $_t -ge 600 ]; do sleep 0.1; _t=$((_t + 1)); done
+
 # Inside, one shell as the namespace's init: drmtop first (8 frames), then two clients of one
 # process; once drmtop is done, a second drmtop `-p` that process's pid (3 frames).
-export DRMTOP WL tmp
 unshare --pid --fork --mount-proc sh -c '
 	"$DRMTOP" -J -n 8 -d 1 >"$tmp/ns.all" 2>"$tmp/ns.err" &
 	top=$!
@@ -60,8 +85,13 @@ NS_PID=$!
 # submitting a short job every 20 ms until stopped.
 _t=0
 until [ -s "$tmp/ns.attached" ] || [ $_t -ge 600 ]; do sleep 0.1; _t=$((_t + 1)); done
-"$WL" -r "$tmp/out.ready" -s 'proc outer; open a count=2;
-	duty a engine=gfx dur=2ms period=20ms until=stop' </dev/null >/dev/null 2>"$tmp/out.err" &
+CID=3f4e1c2b9a8d7e6f5a4b3c2d1e0f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f
+CG=/sys/fs/cgroup/system.slice/docker-$CID.scope
+mkdir -p "$CG" || fail drmtop-pidns-setup "cannot make $CG"
+export CG
+sh -c 'echo $$ >"$CG/cgroup.procs" &&
+	exec "$WL" -r "$tmp/out.ready" -s "proc outer; open a count=2;
+		duty a engine=gfx dur=2ms period=20ms until=stop"' </dev/null >/dev/null 2>"$tmp/out.err" &
 OUT_PID=$!
 _t=0
 until [ -s "$tmp/out.ready" ] || [ $_t -ge 600 ]; do sleep 0.1; _t=$((_t + 1)); done
@@ -73,17 +103,22 @@ until [ -s "$tmp/in.go" ] || [ $_t -ge 900 ]; do sleep 0.1; _t=$((_t + 1)); done
 host_pid=$(for p in /proc/[0-9]*; do
 	[ "$(cat "$p/comm" 2>/dev/null)" = inner ] && echo "${p#/proc/}"; done | head -n 1)
 "$DRMTOP" -J -n 3 -d 1 >"$tmp/host.all.tmp" 2>"$tmp/host.err"
+sleep 1	# a frame of the agent's after the host's last
+: >"$tmp/agent.stop"
+wait "$AGENT_PID"
+AGENT_PID=
 mv "$tmp/host.all.tmp" "$tmp/host.all"
 wait "$NS_PID"
 kill -TERM "$OUT_PID" 2>/dev/null
 wait "$OUT_PID"
 OUT_PID=
 
-for f in ns nsp host; do
+for f in ns nsp host agent; do
 	if [ -s "$tmp/$f.all" ]; then
 		tail -n 1 "$tmp/$f.all" >"$tmp/$f.json"
 	else
-		fail "drmtop-pidns-$f-ran" "no frame: $(tail -n 3 "$tmp/$f.err" "$tmp/ns.out" 2>/dev/null)"
+		fail "drmtop-pidns-$f-ran" "no frame: $(tail -n 3 "$tmp/$f.err" "$tmp/ns.out" \
+			"$tmp/agent.out" 2>/dev/null)"
 		echo '{}' >"$tmp/$f.json"
 	fi
 done
@@ -121,4 +156,17 @@ jq_check drmtop-pidns-host-view "($SIM | map(select(.comm == \"inner\"))) as \$c
 	(\$c | length) == $n_in and all(\$c[]; .pid == ${host_pid:-0} and .bpf.tgid == .pid) and
 	($SIM | map(select(.comm == \"outer\")) | length >= 2 and all(.pid > 0))" \
 	"$tmp/host.json" "$GIST"
+# The agent: the host's clients, pids and workloads (the last frames of both, a second apart:
+# the same long-lived clients), matched to the tracer with the host's tgids.
+AGENT="$SIM | map({client_id, pid, comm, workload: .cgroup.workload}) | sort_by(.client_id)"
+jq -n --slurpfile a "$tmp/agent.json" --slurpfile h "$tmp/host.json" \
+	"{active: \$a[0].bpf.active, agent: (\$a[0] | $AGENT), host: (\$h[0] | $AGENT),
+	  tgids: [\$a[0] | $SIM | .[] | {comm, pid, tgid: .bpf.tgid}]}" \
+	>"$tmp/agent-host.json"
+jq_check drmtop-pidns-agent-same-as-host ".active == true and .agent == .host and
+	(.agent | length) >= $n_in + 2 and all(.agent[]; .pid > 0) and
+	(.agent | map(select(.comm == \"outer\")) | length >= 2 and
+		all(.workload == \"docker/3f4e1c2b9a8d\"))" "$tmp/agent-host.json"
+jq_check drmtop-pidns-agent-tracer-host-pids ".tgids | length >= $n_in + 2 and
+	all(.tgid == .pid)" "$tmp/agent-host.json" .tgids
 [ "$case_fails" -eq 0 ]
