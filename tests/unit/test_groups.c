@@ -155,7 +155,8 @@ static void by_process_filtered(void **state)
 /* Over 100 %: a member's own figure, or the sum of several. */
 static void over(void **state)
 {
-	struct drmtop_model_engine a[] = { engine("gfx", true, 70) }, b[] = { engine("gfx", true, 60) };
+	struct drmtop_model_engine a[] = { engine("gfx", true, 70) };
+	struct drmtop_model_engine b[] = { engine("gfx", true, 60) };
 	struct drmtop_model_client two[] = {
 		{ .key = "x", .pid = 1, .engines = a, .nr_engines = 1, .busy_sum_pct = 70 },
 		{ .key = "y", .pid = 1, .engines = b, .nr_engines = 1, .busy_sum_pct = 60 },
