@@ -236,8 +236,8 @@ if want record; then
 			   wrong: [$R[] | select(.cgroup.path != $path or .cgroup.workload != $wk)
 				   | {pid, comm, cgroup, seen_by_fdinfo}]}')
 		if echo "$cg" | jq -e '.n > 20 and .wrong == [] and .unseen > 0' >/dev/null; then
-			pass "drmtop-record-short-lived-cgroup ($(echo "$cg" | jq .n) clients," \
-				"$(echo "$cg" | jq .unseen) never seen live: docker/$(echo "$CID" | cut -c1-12))"
+			pass "drmtop-record-short-lived-cgroup ($(echo "$cg" | jq .n) clients,\
+ $(echo "$cg" | jq .unseen) never seen live: docker/$(echo "$CID" | cut -c1-12))"
 		else
 			fail drmtop-record-short-lived-cgroup "$cg"
 		fi
