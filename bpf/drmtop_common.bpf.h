@@ -250,6 +250,7 @@ static __always_inline struct drmtop_client *drmtop_client_get_task(struct drm_f
 		c.tgid = drmtop_ns_tgid((struct task_struct *)bpf_get_current_task());
 		c.pid = (__u32)bpf_get_current_pid_tgid();
 		bpf_get_current_comm(c.comm, sizeof(c.comm));
+		c.cgroup_id = bpf_get_current_cgroup_id();
 	}
 	c.flags = late ? DRMTOP_CLIENT_LATE : 0;
 	minor = BPF_CORE_READ(file, minor);

@@ -96,6 +96,12 @@ struct drmtop_client {
 	 * counters): its totals are short for as long as the client lives.
 	 */
 	__u64 missed;
+	/*
+	 * cgroup v2 id (the cgroup directory's inode number) of the task that made the entry, as
+	 * at that moment: the opener's, a LATE client's first ioctl user's; 0 for kernel clients
+	 * and those the adoption walk made (their processes' /proc says theirs).
+	 */
+	__u64 cgroup_id;
 };
 
 /* Value of the "entities" map: who owns a scheduler entity (bpf/drmtop_common.bpf.h). */

@@ -32,6 +32,7 @@
 #include <linux/types.h>
 
 struct drmtop_bpf;
+struct drmtop_cgroup_ids;
 struct drmtop_bpf_limits;
 
 /* One BPF program: what it hooks and whether it is attached, or why not. */
@@ -72,6 +73,12 @@ bool drmtop_bpf_ready(const struct drmtop_bpf *b);
 
 /* What is attached and what is missing, one line, e.g. for the CLI's header or JSON. */
 const char *drmtop_bpf_reason(const struct drmtop_bpf *b);
+
+/*
+ * Names the cgroup ids of the tracer's clients (drmtop_client.cgroup_id); NULL if @b is. Close
+ * records are resolved as the drain thread takes them, while their cgroup most likely exists.
+ */
+struct drmtop_cgroup_ids *drmtop_bpf_cgroup_ids(const struct drmtop_bpf *b);
 
 /* Every program of the loaded (or attempted) parts; *hooks stays valid until the next call. */
 size_t drmtop_bpf_hooks(const struct drmtop_bpf *b, const struct drmtop_bpf_hook **hooks);

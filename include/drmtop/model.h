@@ -150,7 +150,9 @@ struct drmtop_model_device;
 
 /*
  * The cgroup of a client's primary holder and the workload its name says it belongs to
- * (cgroup_name.h). path NULL: not known (no cgroup file, or a client only the tracer saw).
+ * (cgroup_name.h): from /proc/<pid>/cgroup, else (a client only the tracer saw, one closed)
+ * the cgroup its opener was in at open, named from the tracer's cgroup id (cgroup_ids.h).
+ * path NULL: not known (no cgroup file, or that cgroup was gone before it could be named).
  */
 struct drmtop_model_cgroup {
 	const char *path;
@@ -292,6 +294,7 @@ struct drmtop_model_closed {
 	bool has_client_id;
 	uint64_t client_id;
 	struct drmtop_model_bpf bpf;	/* with from_bpf: identity, memory at close */
+	struct drmtop_model_cgroup cgroup;	/* the opener's (from_bpf), else the holder's */
 	uint64_t open_ns, close_ns;
 	struct drmtop_model_closed_engine *engines;
 	size_t nr_engines;

@@ -7,6 +7,7 @@
 #define DRMTOP_MODEL_BUILD_H
 
 #include "drmtop/bpf_reader.h"
+#include "drmtop/cgroup_ids.h"
 #include "drmtop/model.h"
 #include "drmtop/proc_scan.h"
 #include "drmtop/reconcile.h"
@@ -44,6 +45,11 @@ struct drmtop_model_input {
 	size_t nr_notes;
 
 	const char *proc_root;		/* where a client's owner is read; NULL: not read */
+	/*
+	 * Names the tracer's cgroup ids (its opener's, drmtop_client.cgroup_id) for the clients
+	 * whose process's /proc gave none: tracer-only and closed clients. NULL: not named.
+	 */
+	struct drmtop_cgroup_ids *cgroup_ids;
 };
 
 /* Replaces @m's contents with the refresh described by @in. 0 or -ENOMEM (@m is then empty). */

@@ -43,7 +43,8 @@ struct record_client {
 	char *driver;
 	int pid;
 	char comm[17];
-	char *cgroup, *workload;	/* its process's, as last seen by fdinfo (NULL: unknown) */
+	/* its process's as last seen, else its opener's from the tracer's id (NULL: unknown) */
+	char *cgroup, *workload;
 	uint64_t client_id;
 	bool has_client_id;
 	bool at_start;		/* already open when the session began */

@@ -4,6 +4,7 @@
  * the model outlives the sources' buffers until the next build.
  */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -398,6 +399,19 @@ static void fill_cgroup(struct build *b, struct drmtop_model_cgroup *g, const ch
 	g->qos = drmtop_pod_qos_name(n.qos);
 }
 
+/*
+ * Where the process's /proc said no cgroup (a client only the tracer saw, one closed), the one
+ * its opener was in, if the tracer's id for it names a cgroup that existed when first looked up.
+ */
+static void fill_cgroup_id(struct build *b, struct drmtop_model_cgroup *g, uint64_t id)
+{
+	char path[PATH_MAX];
+
+	if (!g->path && b->in->cgroup_ids &&
+	    !drmtop_cgroup_ids_path(b->in->cgroup_ids, id, path, sizeof(path)))
+		fill_cgroup(b, g, path);
+}
+
 static void fill_fdinfo_client(struct build *b, struct drmtop_model_client *mc,
 			       const struct drm_client *c, size_t index)
 {
@@ -455,6 +469,7 @@ static void fill_fdinfo_client(struct build *b, struct drmtop_model_client *mc,
 	fill_regions(b, mc, fi);
 	fill_engines(b, mc, c, v, bpf_start, bpf_end);
 	if (v) {
+		fill_cgroup_id(b, &mc->cgroup, v->c.cgroup_id);
 		mc->bpf = bpf_side(b, v, fi);
 		/* memory is a level: a buffer the tracer missed stays missing */
 		if (mc->bpf && mc->bpf->mem_diverged &&
@@ -497,6 +512,7 @@ static void fill_bpf_client(struct build *b, struct drmtop_model_client *mc,
 	mc->fd = -1;
 	if (!(c->flags & DRMTOP_CLIENT_KERNEL))
 		fill_uid(b, mc);
+	fill_cgroup_id(b, &mc->cgroup, c->cgroup_id);
 	mc->has_client_id = c->client_id != 0;
 	mc->client_id = c->client_id;
 	mc->fdinfo_format = "none";
@@ -678,6 +694,7 @@ static void fill_closed_bpf(struct build *b, struct drmtop_model_closed *mc,
 	mc->client_id = mc->bpf.client_id;
 	mc->open_ns = bc->c.open_ns;
 	mc->close_ns = bc->c.close_ns;
+	fill_cgroup_id(b, &mc->cgroup, bc->c.cgroup_id);
 	mc->engines = alloc_array(b, bc->n_engines, sizeof(*mc->engines));
 	if (!mc->engines)
 		return;
@@ -716,6 +733,7 @@ static void build_closed(struct build *b)
 		mc->driver = copy_str(b, c->info.driver);
 		mc->has_client_id = c->info.present & DRM_FDINFO_HAS_CLIENT_ID;
 		mc->client_id = c->info.client_id;
+		fill_cgroup(b, &mc->cgroup, c->cgroup);
 	}
 	for (i = 0; s && i < s->n_closed; i++) {
 		if (!shows_bpf_client(in, &s->closed[i].c))

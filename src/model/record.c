@@ -301,6 +301,21 @@ static int update_engine(struct record_client *rc, const struct drmtop_model_eng
 	return 0;
 }
 
+/*
+ * Keeps @g as @rc's cgroup: a live client's as its process is now (it may be moved), a closed
+ * client's (@if_none) only if no live sample named one.
+ */
+static int set_cgroup(struct record_client *rc, const struct drmtop_model_cgroup *g, bool if_none)
+{
+	if (!g->path || (rc->cgroup && (if_none || !strcmp(rc->cgroup, g->path))))
+		return 0;
+	free(rc->cgroup);
+	free(rc->workload);
+	rc->cgroup = strdup(g->path);
+	rc->workload = strdup(g->workload);
+	return rc->cgroup && rc->workload ? 0 : -ENOMEM;
+}
+
 static int record_fdinfo_client(struct record_session *rs, const struct drmtop_model_client *c,
 				bool first, uint64_t offset)
 {
@@ -326,14 +341,8 @@ static int record_fdinfo_client(struct record_session *rs, const struct drmtop_m
 		if (!rc->driver)
 			return -ENOMEM;
 	}
-	if (c->cgroup.path && (!rc->cgroup || strcmp(rc->cgroup, c->cgroup.path))) {
-		free(rc->cgroup);
-		free(rc->workload);
-		rc->cgroup = strdup(c->cgroup.path);
-		rc->workload = strdup(c->cgroup.workload);
-		if (!rc->cgroup || !rc->workload)
-			return -ENOMEM;
-	}
+	if (set_cgroup(rc, &c->cgroup, false))
+		return -ENOMEM;
 	rc->window_end_ns = c->sample_ns;
 	/* Only what a client open at the start had already done is left out of the session. */
 	baseline = rc->at_start && rc->first_seen_ns == offset;
@@ -366,6 +375,8 @@ static int record_bpf_client(struct record_session *rs, const struct drmtop_mode
 		rc->bpf_at_start = first;
 	}
 	rc->last_seen_ns = offset;
+	if (set_cgroup(rc, &c->cgroup, false))
+		return -ENOMEM;
 	return bpf_live(rs, rc, c, first);
 }
 
@@ -421,6 +432,8 @@ int record_session_add(struct record_session *rs, const struct drmtop_model *m, 
 				return -ENOMEM;
 		}
 		err = bpf_closed(rs, rc, c);
+		if (!err)
+			err = set_cgroup(rc, &c->cgroup, true);
 		if (err)
 			return err;
 	}

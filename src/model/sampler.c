@@ -238,6 +238,7 @@ int drmtop_sampler_next(struct drmtop_sampler *s, struct drmtop_model *m)
 		in.nr_progs = s->nr_progs;
 		in.prev_progs = s->prev_progs;
 		in.nr_prev_progs = s->nr_prev_progs;
+		in.cgroup_ids = drmtop_bpf_cgroup_ids(s->bpf);
 	}
 	in.pids = s->opts->pids;
 	in.nr_pids = s->opts->nr_pids;

@@ -41,6 +41,11 @@ int drmtop_bpf_on_closed(void *ctx, void *data, size_t len)
 		return 0;
 	}
 	memcpy(p, data, sizeof(*p));
+	/*
+	 * Named now, cached: the opener is gone, and its cgroup may be next (a container's
+	 * scope goes when its last process exits), well before the next refresh.
+	 */
+	drmtop_cgroup_ids_path(b->cgroup_ids, p->cgroup_id, NULL, 0);
 	return 0;
 }
 

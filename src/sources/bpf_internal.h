@@ -11,6 +11,7 @@
 #include "drmtop_bpf.h"
 #include "drmtop/bpf_limits.h"
 #include "drmtop/bpf_tracer.h"
+#include "drmtop/cgroup_ids.h"
 #include "drmtop/kernel_hz.h"
 #include "drmtop/util/strmap.h"
 
@@ -39,7 +40,7 @@ extern const struct drmtop_bpf_map_size drmtop_bpf_map_sizes[];
 
 #define DRMTOP_BPF_MAX_HOOKS	48
 /*
- * Close records queued between two snapshots at most (168 bytes each: 5.5 MiB at worst, only
+ * Close records queued between two snapshots at most (176 bytes each: 5.5 MiB at worst, only
  * while that many closes wait): 10,000 closes in one refresh interval are kept.
  */
 #define DRMTOP_BPF_PENDING_MAX	32768
@@ -78,6 +79,7 @@ struct drmtop_bpf {
 	char drain_err[64];		/* why close records wait for refreshes, empty if not */
 	int gpu_mem_fd;			/* the drm part's gpu_mem map where it is traced, else -1 */
 	__u64 pidns_ino;		/* drmtop's pid namespace, 0 for the initial one */
+	struct drmtop_cgroup_ids *cgroup_ids;	/* NULL: clients' cgroup ids are not named */
 
 	struct ring_buffer *rb;
 	/*

@@ -606,12 +606,14 @@ int drmtop_bpf_open(struct drmtop_bpf **out, const struct drmtop_bpf_limits *lim
 	 */
 	snprintf(ns, sizeof(ns), "%s/1/ns/pid", proc_root ? proc_root : "/proc");
 	b->pidns_ino = drmtop_pidns_of(ns);
+	b->cgroup_ids = drmtop_cgroup_ids_new(NULL);
 	if (limits)
 		b->limits = *limits;
 	b->vmlinux_btf = btf__load_vmlinux_btf();
 	if (!b->vmlinux_btf) {
 		err = -errno;
 		say(why, why_len, "cannot read kernel BTF: %s", strerror(errno));
+		drmtop_cgroup_ids_free(b->cgroup_ids);
 		free(b);
 		return err;
 	}
@@ -646,6 +648,11 @@ size_t drmtop_bpf_hooks(const struct drmtop_bpf *b, const struct drmtop_bpf_hook
 	return b->n_hooks;
 }
 
+struct drmtop_cgroup_ids *drmtop_bpf_cgroup_ids(const struct drmtop_bpf *b)
+{
+	return b ? b->cgroup_ids : NULL;
+}
+
 void drmtop_bpf_close(struct drmtop_bpf *b)
 {
 	size_t i;
@@ -676,6 +683,7 @@ void drmtop_bpf_close(struct drmtop_bpf *b)
 	free(b->aging);
 	strmap_fini(&b->aging_at);
 	free(b->prev_live);
+	drmtop_cgroup_ids_free(b->cgroup_ids);
 	pthread_mutex_destroy(&b->drain_lock);
 	free(b);
 }

@@ -203,13 +203,20 @@ static void json_bpf_view(struct json_writer *w, const struct drmtop_model_clien
 	jw_object_end(w);
 }
 
-/* A client that closed, as the tracer saw it at close (engine figures added up per uid). */
+static void json_cgroup(struct json_writer *w, const struct drmtop_model_cgroup *g);
+
+/*
+ * A client that closed, as the tracer saw it at close (engine figures added up per uid), in the
+ * cgroup its opener was in.
+ */
 static void json_bpf_closed(struct json_writer *w, const struct drmtop_model_closed *c)
 {
 	size_t i;
 
 	jw_object_begin(w);
 	json_bpf_identity(w, &c->bpf);
+	if (c->cgroup.path)
+		json_cgroup(w, &c->cgroup);
 	jw_kv_bool(w, "orphan", c->orphan);
 	jw_kv_u64(w, "open_ns", c->open_ns);
 	jw_kv_u64(w, "close_ns", c->close_ns);

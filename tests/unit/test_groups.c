@@ -138,7 +138,8 @@ static void by_process_filtered(void **state)
 
 	(void)state;
 	drmtop_groups_init(&g);
-	assert_int_equal(drmtop_groups_build(&g, &model, DRMTOP_GROUP_PROCESS, not_pid_11, NULL), 0);
+	assert_int_equal(drmtop_groups_build(&g, &model, DRMTOP_GROUP_PROCESS, not_pid_11, NULL),
+			 0);
 	assert_int_equal(g.n, 3);		/* 10, 20, 30: 11 filtered out */
 	p10 = find(&g, "10");
 	assert_int_equal(p10->nr_clients, 2);

@@ -4,8 +4,9 @@
 # drmtop with both sources on simgpu, end to end: the tracer attaches, every simgpu client's BPF
 # figures are matched to its fdinfo record and agree with them; a driver that misreports
 # (fdinfo_scale_pct=150) is flagged and an honest one is not; record keeps every short-lived
-# client with its exact job counts; drmtop started before gpu_sched and simgpu load picks
-# them up. Runs in the test VM from the repository root (tests/vm/run-suite.sh).
+# client with its exact job counts and its container's cgroup; drmtop started before gpu_sched
+# and simgpu load picks them up. Runs in the test VM from the repository root
+# (tests/vm/run-suite.sh).
 set -u
 
 . tests/workload/vmcheck.sh
@@ -168,12 +169,22 @@ else
 	fail drmtop-bpf-steady-run "$(cat "$d/why")"
 fi
 
-# --- record: every short-lived client, with its exact job counts. -----------------------------
+# --- record: every short-lived client, with its exact job counts and its cgroup. --------------
+# The clients run in a Docker container's cgroup (systemd driver's scope name), removed soon after
+# they are gone, as Docker removes a stopped container's: record names each client's cgroup, those
+# no refresh saw live too, from the cgroup id the tracer took of its opener.
+CID=5d2e6b1c0f9a48d7b3e2a1c4d5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718
+SCOPE=/system.slice/docker-$CID.scope
 if want record; then
 	d=$tmp/short
 	mkdir -p "$d"
+	mkdir -p "/sys/fs/cgroup$SCOPE" || fail drmtop-record-short-lived-cgroup "cannot make $SCOPE"
 	drmtop_record_bg "$d/rec.json" "$d/rec.err" -t 12 -J --source bpf
-	if "$WL" -o "$d/wl.json" short-lived 2>"$d/wl.err"; then
+	if sh -c 'echo $$ >"$1/cgroup.procs" && shift && exec "$@"' sh "/sys/fs/cgroup$SCOPE" \
+		"$WL" -o "$d/wl.json" short-lived 2>"$d/wl.err"; then
+		sleep 0.2
+		rmdir "/sys/fs/cgroup$SCOPE" /sys/fs/cgroup/system.slice ||
+			fail drmtop-record-short-lived-cgroup "cannot remove $SCOPE"
 		wait "$TOP_PID"
 		rc=$?
 		[ "$rc" -eq 0 ] && pass drmtop-record-exit-0 || fail drmtop-record-exit-0 "rc=$rc $(cat "$d/rec.err")"
@@ -216,9 +227,24 @@ if want record; then
 			| [$rec[0].clients[] | select(.seen_by_fdinfo and (.pid as $p | $pids | index($p)))]
 			| length')
 		echo "info: fdinfo sampling (every 0.25 s) saw $seen of the $n short-lived clients"
+		cg=$(jq -n -c --slurpfile wl "$d/wl.json" --slurpfile rec "$d/rec.json" \
+			--arg path "$SCOPE" --arg wk "docker/$(echo "$CID" | cut -c1-12)" '
+			[$wl[0].clients[] | select(.probe | not) | .opener_pid] as $pids
+			| [$rec[0].clients[] | select(.bpf != null and .bpf.kernel == false and
+				(.bpf.tgid as $t | any($pids[]; . == $t)))] as $R
+			| {n: ($R | length), unseen: ([$R[] | select(.seen_by_fdinfo | not)] | length),
+			   wrong: [$R[] | select(.cgroup.path != $path or .cgroup.workload != $wk)
+				   | {pid, comm, cgroup, seen_by_fdinfo}]}')
+		if echo "$cg" | jq -e '.n > 20 and .wrong == [] and .unseen > 0' >/dev/null; then
+			pass "drmtop-record-short-lived-cgroup ($(echo "$cg" | jq .n) clients,\
+ $(echo "$cg" | jq .unseen) never seen live: docker/$(echo "$CID" | cut -c1-12))"
+		else
+			fail drmtop-record-short-lived-cgroup "$cg"
+		fi
 	else
 		kill "$TOP_PID" 2>/dev/null
 		wait "$TOP_PID"
+		rmdir "/sys/fs/cgroup$SCOPE" /sys/fs/cgroup/system.slice 2>/dev/null
 		fail drmtop-record-short-lived-run "workload failed: $(tail -n 3 "$d/wl.err")"
 	fi
 fi
