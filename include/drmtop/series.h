@@ -165,6 +165,8 @@ struct drmtop_series_device {
 	size_t nr_mems, cap_mems;
 	bool present;			/* in the last update (clients or tracer figures) */
 	size_t clients;			/* open clients in the last update */
+	size_t diverged;		/* of the clients in the update, those whose fdinfo and
+					 * tracer figures disagree (model.h's client diverged) */
 	bool has_gem;			/* the tracer's per-device GEM totals */
 	uint64_t gem_objects, gem_bytes;
 };

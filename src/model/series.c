@@ -852,6 +852,8 @@ static void touch_client(struct update *u, const struct drmtop_model_client *c)
 		map_uid(u, t, uid);
 	first_now = t->seen_gen != u->gen;
 	t->seen_gen = u->gen;
+	if (first_now && c->diverged)
+		t->series->dev->diverged++;
 	if (t->closed)
 		u->s->closed_total--;
 	t->closed = false;
@@ -1046,6 +1048,7 @@ static void reset_gauges(struct drmtop_series *s)
 
 		d->present = false;
 		d->clients = 0;
+		d->diverged = 0;
 		d->has_gem = false;
 		for (k = 0; k < d->nr_mems; k++)
 			d->mems[k].present = 0;

@@ -476,6 +476,21 @@ static void devices(struct out *o, const struct drmtop_series *s)
 		end_labels(o, first);
 		value_u64(o, s->devices[i]->clients);
 	}
+	family(o, "drmtop_device_clients_diverged", "gauge", NULL,
+	       "Open DRM clients of a device whose driver's figures (fdinfo) and the tracer's "
+	       "disagree in the last sample, past --diverge-threshold and the two sources' "
+	       "timing slack (not counted while the tracer misses events: the finding is then "
+	       "inconclusive).");
+	for (i = 0; i < s->nr_devices; i++) {
+		bool first = true;
+
+		if (!s->devices[i]->present && !s->devices[i]->diverged)
+			continue;
+		fputs("drmtop_device_clients_diverged", o->f);
+		device_labels(o, s->devices[i], &first);
+		end_labels(o, first);
+		value_u64(o, s->devices[i]->diverged);
+	}
 	family(o, "drmtop_device_gem_bytes", "gauge", "bytes",
 	       "Bytes of all live GEM objects of a device, the tracer's count (bpf).");
 	for (i = 0; i < s->nr_devices; i++) {

@@ -1161,6 +1161,40 @@ static void test_container_id_spelling(void **state)
 	assert_string_equal(drmtop_series_container_id(NULL, buf, sizeof(buf)), "");
 }
 
+/*
+ * The model's finding that a client's driver and tracer figures disagree, per device: the
+ * clients flagged in the last sample, 0 once they agree again.
+ */
+static void test_device_diverged(void **state)
+{
+	static const char *const gauge =
+		"drmtop_device_clients_diverged{driver=\"simgpu\",device=\"pdev:0000:01:00.0\"}";
+	struct drmtop_model_device dev = { .key = "pdev:0000:01:00.0", .driver = "simgpu",
+					   .nr_clients = 3 };
+	struct drmtop_series s;
+	struct fake f;
+	size_t i;
+	char *out;
+
+	(void)state;
+	drmtop_series_init(&s, 10, DRMTOP_SERIES_LABELS_DEFAULT);
+	for (i = 0; i < 3; i++) {
+		fake_reset(&f);
+		add_client(&f, "k#1", "a", 10, 1, 100 * (i + 1), 11, 50 * (i + 1), 1);
+		add_client(&f, "k#2", "a", 20, 2, 100 * (i + 1), 12, 100 * (i + 1), 1);
+		add_client(&f, "k#3", "b", 30, 3, 100 * (i + 1), 13, 10 * (i + 1), 1);
+		f.clients[0].diverged = i < 2;
+		f.clients[2].diverged = i < 1;
+		f.m.devices = &dev;
+		f.m.nr_devices = 1;
+		assert_int_equal(drmtop_series_update(&s, &f.m, 0), 0);
+		out = render(&s, DRMTOP_PROM_TEXT);
+		expect(out, gauge, i == 0 ? "2" : i == 1 ? "1" : "0");
+		free(out);
+	}
+	drmtop_series_fini(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1185,6 +1219,7 @@ int main(void)
 		cmocka_unit_test(test_workload_labels),
 		cmocka_unit_test(test_workload_churn),
 		cmocka_unit_test(test_container_id_spelling),
+		cmocka_unit_test(test_device_diverged),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
