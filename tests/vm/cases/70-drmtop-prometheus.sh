@@ -90,10 +90,10 @@ readme_query() {
 }
 Q_COMM=$(readme_query '^sum by \(comm\) \(rate\(drmtop_client_engine_busy_seconds_total\[')
 Q_DEV=$(readme_query '^sum by \(device, engine\) \(rate\(drmtop_device_engine_busy_seconds_total\[')
-Q_MEM=$(readme_query 'drmtop_client_memory_bytes')
+Q_MEM=$(readme_query '^sum by \(device, comm\) \(drmtop_client_memory_bytes')
 Q_RATIO=$(readme_query 'drmtop_bpf_device_engine_busy_seconds_total.*/.*drmtop_fdinfo_device')
 if [ -n "$Q_COMM" ] && [ -n "$Q_DEV" ] && [ -n "$Q_MEM" ] && [ -n "$Q_RATIO" ] &&
-	[ "$(grep -c . "$tmp/readme.promql")" = 4 ]; then
+	[ "$(grep -c . "$tmp/readme.promql")" = 6 ]; then
 	pass prom-readme-queries
 else
 	fail prom-readme-queries "README.md's promql block changed: $(tr '\n' ';' <"$tmp/readme.promql")"
@@ -228,18 +228,23 @@ wl_debugfs_clients >"$tmp/debugfs-mem.json"
 promq "$Q_MEM" >"$tmp/mem-readme.json"
 promq "$Q_RATIO" >"$tmp/ratio-readme.json"
 
-# One series per (command, engine) however many clients came and went (simgpu's fdinfo lists
-# its three engines for every client), and no pid label.
+# One series per (command, workload, engine) however many clients came and went (simgpu's
+# fdinfo lists its three engines for every client), and no pid label. churn's processes share
+# one cgroup; a client that opened and closed between two samples is known only from the
+# tracer's close record, which names no cgroup (workload=""): at most two workloads.
 churn=$(promq 'count(last_over_time(drmtop_client_engine_busy_seconds_total{comm="churn"}[15m]))' |
+	jq -r '.[0].value[1] // 0')
+churn_wl=$(promq 'count(count by (workload) (last_over_time(drmtop_client_engine_busy_seconds_total{comm="churn"}[15m])))' |
 	jq -r '.[0].value[1] // 0')
 engines=$(promq 'count(last_over_time(drmtop_device_engine_busy_seconds_total[15m]))' |
 	jq -r '.[0].value[1] // 0')
 withpid=$(promq 'count(last_over_time({__name__=~"drmtop_client_.*", pid!=""}[15m]))' |
 	jq -r '.[0].value[1] // 0')
-if [ "$churn" = "$engines" ] && [ "$engines" -gt 0 ] && [ "$withpid" = 0 ]; then
-	pass "prom-series-by-comm (churn: $churn series, one per engine)"
+if [ "$engines" -gt 0 ] && [ "$churn_wl" -ge 1 ] && [ "$churn_wl" -le 2 ] &&
+	[ "$churn" = $((engines * churn_wl)) ] && [ "$withpid" = 0 ]; then
+	pass "prom-series-by-comm (churn: $churn series, one per engine and workload, $churn_wl workloads)"
 else
-	fail prom-series-by-comm "churn's busy series $churn (want $engines: one per engine), series with a pid $withpid"
+	fail prom-series-by-comm "churn's busy series $churn in $churn_wl workloads (want one per engine: $engines, per workload), series with a pid $withpid"
 fi
 
 # --- Stop: every client closes; its final figures must reach Prometheus. ---------------------
