@@ -3,7 +3,8 @@
 # drmtop serve on the host, on a synthetic proc tree (as tests/cli/cli-test.sh): the exposition
 # passes `promtool check metrics` (Debian's prometheus package), OpenMetrics when asked,
 # hostile process names stay valid UTF-8, one series per command by default whose counter keeps
-# a closed client's work, --per-client and --max-clients folding by comm, and the HTTP side:
+# a closed client's work, --per-client and --max-clients folding by comm, series per container,
+# pod and service (workload, container_id, pod_uid labels from cgroup files), and the HTTP side:
 # 404, 405, HEAD, oversized requests, silent connections that must not block scrapes, the
 # connection limit (64: the oldest idle one of the user holding the most gives way, so a scraper
 # slow to send its request outlasts another user's flood), 100 hostile connections held and renewed

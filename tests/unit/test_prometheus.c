@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The exporter's model layer and view: the series accumulator (monotonic counters across client
- * churn, closed clients kept until scraped, folding past max_clients) and the exposition
- * (escaping, invalid UTF-8, text vs OpenMetrics). Models are built by hand, as a source would.
+ * churn, closed clients kept until scraped, folding past max_clients, series per command and
+ * workload with container and pod labels) and the exposition (escaping, invalid UTF-8, text vs
+ * OpenMetrics). Models are built by hand, as a source would.
  */
 #include <stdarg.h>
 #include <stddef.h>
