@@ -14,12 +14,13 @@ as_root() {
 # chroot under build/ when the 7.2 stage first runs; nothing of unstable is installed on this
 # machine); clang's runtimes (libFuzzer, ASan, UBSan) for make fuzz and make sanitize, valgrind
 # for the latter; prometheus (promtool, and the server the VM case scrapes drmtop serve with)
-# and curl for the exporter's tests; tmux, groff, man and python3 for the live view, manual page
-# and CSV checks; libdrm-tests for modetest, the real client of the virtio-gpu VM case.
+# and curl for the exporter's tests, python3-yaml for dist/'s fleet files; tmux, groff, man and
+# python3 for the live view, manual page and CSV checks; libdrm-tests for modetest, the real
+# client of the virtio-gpu VM case.
 PKGS="make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config libncurses-dev
 libdrm-dev libcmocka-dev qemu-system-x86 busybox-static cpio kmod xz-utils zstd jq dwarves
 linux-headers-amd64 valgrind tmux debootstrap libclang-rt-14-dev prometheus curl groff-base
-man-db python3 libdrm-tests"
+man-db python3 python3-yaml libdrm-tests"
 
 export DEBIAN_FRONTEND=noninteractive
 as_root apt-get update -qq

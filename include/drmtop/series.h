@@ -19,8 +19,10 @@
  *    values, so a label set that comes back continues where it stopped; the oldest hidden
  *    ones are forgotten past a bound (4 x max_clients + 64).
  *  - by default (no pid or client_id label asked for) every client is folded into one series
- *    per (driver, device, comm): the number of series follows the commands, not the clients,
- *    whatever their churn, and a closed client's work stays in its command's series. With
+ *    per (driver, device, comm, workload): the workload is its cgroup's (model.h's
+ *    cgroup.workload, with the container id and pod UID it names), so the number of series
+ *    follows the commands and containers, not the clients, whatever their churn, and a closed
+ *    client's work stays in its command's and container's series. With
  *    per-client labels, past max_clients live per-client series, new clients are folded the
  *    same way (pid and client_id empty). A client never moves between its own and a folded
  *    series, so neither goes backwards.
@@ -54,7 +56,8 @@ const char *drmtop_series_source_name(enum drmtop_series_source src);
 
 /*
  * The identity labels of a client series, in the exposition's order. The one table of them is
- * in series.c (name, value); driver, device and comm are always on, the others on request.
+ * in series.c (name, value); driver, device, comm and the workload's are always on, pid and
+ * client_id on request.
  */
 enum drmtop_series_label {
 	DRMTOP_LABEL_DRIVER,
@@ -62,13 +65,17 @@ enum drmtop_series_label {
 	DRMTOP_LABEL_CLIENT_ID,
 	DRMTOP_LABEL_PID,
 	DRMTOP_LABEL_COMM,
+	DRMTOP_LABEL_WORKLOAD,		/* cgroup.workload, "" when the cgroup is not known */
+	DRMTOP_LABEL_CONTAINER_ID,	/* "<runtime>://<id>" as kube-state-metrics spells it */
+	DRMTOP_LABEL_POD_UID,
 	DRMTOP_LABEL_MAX,
 };
 
 #define DRMTOP_LABEL_BIT(l)		(1u << (l))
 #define DRMTOP_SERIES_LABELS_DEFAULT                                                        \
 	(DRMTOP_LABEL_BIT(DRMTOP_LABEL_DRIVER) | DRMTOP_LABEL_BIT(DRMTOP_LABEL_DEVICE) |      \
-	 DRMTOP_LABEL_BIT(DRMTOP_LABEL_COMM))
+	 DRMTOP_LABEL_BIT(DRMTOP_LABEL_COMM) | DRMTOP_LABEL_BIT(DRMTOP_LABEL_WORKLOAD) |      \
+	 DRMTOP_LABEL_BIT(DRMTOP_LABEL_CONTAINER_ID) | DRMTOP_LABEL_BIT(DRMTOP_LABEL_POD_UID))
 #define DRMTOP_SERIES_LABELS_PER_CLIENT                                                     \
 	(DRMTOP_SERIES_LABELS_DEFAULT | DRMTOP_LABEL_BIT(DRMTOP_LABEL_CLIENT_ID) |            \
 	 DRMTOP_LABEL_BIT(DRMTOP_LABEL_PID))
@@ -81,6 +88,9 @@ struct drmtop_series_ident {
 	const char *driver;		/* "" when nobody said */
 	const char *device;
 	const char *comm;
+	const char *workload;		/* "" when not known */
+	const char *container_id;	/* "" outside containers */
+	const char *pod_uid;		/* "" outside pods */
 	bool has_client_id;		/* false for folded series and drivers that print none */
 	uint64_t client_id;
 	bool has_pid;			/* false for folded series and kernel clients */
@@ -93,6 +103,15 @@ const char *drmtop_series_label_value(const struct drmtop_series_ident *id,
 				      enum drmtop_series_label l, char buf[24]);
 /* "pid,client_id" (labels beyond the default ones) into a mask; -1 on an unknown name. */
 int drmtop_series_labels_parse(const char *list, unsigned int *mask);
+/*
+ * A cgroup's container as kube-state-metrics' kube_pod_container_info{container_id} spells it,
+ * so the two join: "containerd://<id>", "cri-o://<id>", "docker://<id>" (and "podman://<id>");
+ * the bare id when the runtime is unknown (a pod's container under the cgroupfs driver); ""
+ * outside containers. Written to @buf.
+ */
+#define DRMTOP_SERIES_CONTAINER_ID_MAX	96	/* "containerd://" and 64 hex digits fit */
+const char *drmtop_series_container_id(const struct drmtop_model_cgroup *g, char *buf,
+				       size_t len);
 
 /* Monotonic counters of one engine as one source sees it. */
 struct drmtop_series_engine {
@@ -118,7 +137,8 @@ struct drmtop_series_device;
 /* One exported label set of client series. Strings (id's, owned) are valid UTF-8. */
 struct drmtop_series_client {
 	struct drmtop_series_ident id;
-	bool folded;			/* all clients with this comm (past max_clients, or all) */
+	bool folded;			/* all clients of this comm and workload (past max_clients,
+					 * or all) */
 	bool visible;			/* exported now */
 	size_t live;			/* open clients in it, as of the last update */
 	struct drmtop_series_engine *engines;
@@ -145,6 +165,8 @@ struct drmtop_series_device {
 	size_t nr_mems, cap_mems;
 	bool present;			/* in the last update (clients or tracer figures) */
 	size_t clients;			/* open clients in the last update */
+	size_t diverged;		/* of the clients in the update, those whose fdinfo and
+					 * tracer figures disagree (model.h's client diverged) */
 	bool has_gem;			/* the tracer's per-device GEM totals */
 	uint64_t gem_objects, gem_bytes;
 };

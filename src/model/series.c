@@ -63,6 +63,9 @@ static const char *const label_names[DRMTOP_LABEL_MAX] = {
 	[DRMTOP_LABEL_CLIENT_ID] = "client_id",
 	[DRMTOP_LABEL_PID] = "pid",
 	[DRMTOP_LABEL_COMM] = "comm",
+	[DRMTOP_LABEL_WORKLOAD] = "workload",
+	[DRMTOP_LABEL_CONTAINER_ID] = "container_id",
+	[DRMTOP_LABEL_POD_UID] = "pod_uid",
 };
 
 const char *drmtop_series_label_name(enum drmtop_series_label l)
@@ -89,6 +92,12 @@ const char *drmtop_series_label_value(const struct drmtop_series_ident *id,
 		return buf;
 	case DRMTOP_LABEL_COMM:
 		return id->comm ? id->comm : "";
+	case DRMTOP_LABEL_WORKLOAD:
+		return id->workload ? id->workload : "";
+	case DRMTOP_LABEL_CONTAINER_ID:
+		return id->container_id ? id->container_id : "";
+	case DRMTOP_LABEL_POD_UID:
+		return id->pod_uid ? id->pod_uid : "";
 	case DRMTOP_LABEL_MAX:
 		break;
 	}
@@ -113,6 +122,19 @@ int drmtop_series_labels_parse(const char *list, unsigned int *mask)
 		p += n + (p[n] == ',');
 	}
 	return 0;
+}
+
+const char *drmtop_series_container_id(const struct drmtop_model_cgroup *g, char *buf,
+				       size_t len)
+{
+	/* cgroup_name.h's "cri": a pod's container whose runtime its cgroup does not say */
+	if (!g || !g->container)
+		snprintf(buf, len, "%s", "");
+	else if (!g->runtime || !strcmp(g->runtime, "cri"))
+		snprintf(buf, len, "%s", g->container);
+	else
+		snprintf(buf, len, "%s://%s", g->runtime, g->container);
+	return buf;
 }
 
 void drmtop_series_init(struct drmtop_series *s, size_t max_clients, unsigned int labels)
@@ -290,18 +312,21 @@ static struct drmtop_series_device *resolve_device(struct update *u, const char 
 }
 
 /*
- * The exported label values of a new member's series: the device's names, the sanitized comm,
- * no client identity when folded.
+ * The exported label values of a new member's series: the device's names, the sanitized comm
+ * and workload, no client identity when folded.
  */
 static struct drmtop_series_ident series_ident(const struct drmtop_series_device *dev,
 					       const struct drmtop_series_ident *l, bool folded,
-					       const char *comm)
+					       const char *comm, const char *workload)
 {
 	struct drmtop_series_ident id = *l;
 
 	id.driver = dev->driver;
 	id.device = dev->device;
 	id.comm = comm;
+	id.workload = workload;
+	id.container_id = l->container_id ? l->container_id : "";
+	id.pod_uid = l->pod_uid ? l->pod_uid : "";
 	if (folded)
 		id.has_client_id = id.has_pid = false;
 	return id;
@@ -349,6 +374,9 @@ static void client_free(struct drmtop_series_client *c)
 	free((char *)c->id.driver);
 	free((char *)c->id.device);
 	free((char *)c->id.comm);
+	free((char *)c->id.workload);
+	free((char *)c->id.container_id);
+	free((char *)c->id.pod_uid);
 	free(c->label_key);
 	free(c);
 }
@@ -368,10 +396,14 @@ static struct drmtop_series_client *new_series(struct update *u,
 	c->id.driver = strdup(id->driver);
 	c->id.device = strdup(id->device);
 	c->id.comm = strdup(id->comm);
+	c->id.workload = strdup(id->workload);
+	c->id.container_id = strdup(id->container_id);
+	c->id.pod_uid = strdup(id->pod_uid);
 	c->folded = folded;
 	c->visible = true;
 	c->dev = dev;
-	if (!c->id.driver || !c->id.device || !c->id.comm)
+	if (!c->id.driver || !c->id.device || !c->id.comm || !c->id.workload ||
+	    !c->id.container_id || !c->id.pod_uid)
 		goto oom;
 	slot = vec_push(s->clients, s->nr_clients, s->cap_clients);
 	if (!slot)
@@ -392,9 +424,9 @@ oom:
 }
 
 /*
- * The series a new client joins: its comm's folded one by default; with per-client labels its
- * own, or its comm's folded one past max_clients. A client known only from its close record
- * (@live false) holds no slot of the limit: it is gone.
+ * The series a new client joins: its comm's and workload's folded one by default; with
+ * per-client labels its own, or that folded one past max_clients. A client known only from its
+ * close record (@live false) holds no slot of the limit: it is gone.
  */
 static struct drmtop_series_client *series_for(struct update *u,
 					       const struct drmtop_series_ident *l, bool live)
@@ -404,14 +436,15 @@ static struct drmtop_series_client *series_for(struct update *u,
 	bool per_client = s->labels & DRMTOP_SERIES_LABELS_PER_CLIENT_ONLY;
 	struct drmtop_series_client *c = NULL;
 	struct drmtop_series_ident id;
-	char *comm, *key = NULL;
+	char *comm, *workload = NULL, *key = NULL;
 
 	if (!dev)
 		return NULL;
 	comm = utf8_sanitize(l->comm);
-	if (!comm)
+	workload = utf8_sanitize(l->workload ? l->workload : "");
+	if (!comm || !workload)
 		goto oom;
-	id = series_ident(dev, l, false, comm);
+	id = series_ident(dev, l, false, comm, workload);
 	if (per_client) {
 		key = label_key(s, &id, false);
 		if (!key)
@@ -420,7 +453,7 @@ static struct drmtop_series_client *series_for(struct update *u,
 	}
 	if (!c && (!per_client || s->individual_live >= s->max_clients)) {
 		free(key);
-		id = series_ident(dev, l, true, comm);
+		id = series_ident(dev, l, true, comm, workload);
 		key = label_key(s, &id, true);
 		if (!key)
 			goto oom;
@@ -438,9 +471,11 @@ static struct drmtop_series_client *series_for(struct update *u,
 		free(key);
 	}
 	free(comm);
+	free(workload);
 	return c;
 oom:
 	free(comm);
+	free(workload);
 	u->oom = true;
 	return NULL;
 }
@@ -691,8 +726,17 @@ static void close_tracker(struct update *u, struct drmtop_series_tracker *t)
 	u->s->closed_total++;
 }
 
+/* A client's workload labels from its cgroup (@g NULL or without path: not known, ""). */
+static void cgroup_labels(struct drmtop_series_ident *l, const struct drmtop_model_cgroup *g,
+			  char cid[DRMTOP_SERIES_CONTAINER_ID_MAX])
+{
+	l->workload = g && g->workload ? g->workload : "";
+	l->container_id = drmtop_series_container_id(g, cid, DRMTOP_SERIES_CONTAINER_ID_MAX);
+	l->pod_uid = g && g->pod ? g->pod : "";
+}
+
 static void client_labels(struct update *u, const struct drmtop_model_client *c,
-			  struct drmtop_series_ident *l)
+			  struct drmtop_series_ident *l, char cid[DRMTOP_SERIES_CONTAINER_ID_MAX])
 {
 	const struct drmtop_model_bpf *b = c->bpf;
 	struct drmtop_series_device *d;
@@ -700,6 +744,7 @@ static void client_labels(struct update *u, const struct drmtop_model_client *c,
 	memset(l, 0, sizeof(*l));
 	l->driver = c->driver ? c->driver : b && b->driver ? b->driver : "";
 	l->comm = c->comm ? c->comm : "";
+	cgroup_labels(l, &c->cgroup, cid);
 	l->has_client_id = c->has_client_id;
 	l->client_id = c->client_id;
 	l->has_pid = !(b && b->kernel);
@@ -781,6 +826,7 @@ static void touch_client(struct update *u, const struct drmtop_model_client *c)
 	const char *fd_key = c->in_fdinfo ? c->key : NULL;
 	uint64_t uid = c->bpf ? c->bpf->uid : 0;
 	struct drmtop_series_tracker *t = by_fd_key(u->s, fd_key);
+	char cid[DRMTOP_SERIES_CONTAINER_ID_MAX];
 	bool first_now;
 	struct drmtop_series_ident l;
 	size_t i;
@@ -795,7 +841,7 @@ static void touch_client(struct update *u, const struct drmtop_model_client *c)
 	if (!t)
 		t = by_uid(u->s, uid);
 	if (!t) {
-		client_labels(u, c, &l);
+		client_labels(u, c, &l, cid);
 		t = new_tracker(u, &l, true);
 		if (!t)
 			return;
@@ -806,6 +852,8 @@ static void touch_client(struct update *u, const struct drmtop_model_client *c)
 		map_uid(u, t, uid);
 	first_now = t->seen_gen != u->gen;
 	t->seen_gen = u->gen;
+	if (first_now && c->diverged)
+		t->series->dev->diverged++;
 	if (t->closed)
 		u->s->closed_total--;
 	t->closed = false;
@@ -854,6 +902,7 @@ static void feed_closed_engine(struct update *u, struct drmtop_series_tracker *t
 /* A client that closed: the tracer's final figures, or fdinfo's word that it went. */
 static void touch_closed(struct update *u, const struct drmtop_model_closed *cl)
 {
+	char cid[DRMTOP_SERIES_CONTAINER_ID_MAX];
 	struct drmtop_series_tracker *t;
 	struct drmtop_series_device *d;
 	struct drmtop_series_ident l;
@@ -875,6 +924,8 @@ static void touch_closed(struct update *u, const struct drmtop_model_closed *cl)
 		l.client_id = cl->client_id;
 		l.has_pid = !cl->bpf.kernel;
 		l.pid = cl->pid;
+		/* The close record names no cgroup: its workload is not known. */
+		cgroup_labels(&l, NULL, cid);
 		d = resolve_device(u, l.driver, false, 0, cl->bpf.minor);
 		l.device = d ? d->device : "unknown";
 		t = new_tracker(u, &l, false);
@@ -997,6 +1048,7 @@ static void reset_gauges(struct drmtop_series *s)
 
 		d->present = false;
 		d->clients = 0;
+		d->diverged = 0;
 		d->has_gem = false;
 		for (k = 0; k < d->nr_mems; k++)
 			d->mems[k].present = 0;

@@ -209,7 +209,10 @@ static const struct engine_family client_engine_families[] = {
 	{ "drmtop_client_engine_busy_seconds", DRMTOP_SERIES_BEST, false,
 	  "Engine busy time of DRM clients, one figure per engine: the driver's fdinfo time "
 	  "(drm-engine-<engine>) when it prints one for the client, else the tracer's. Closed "
-	  "clients' time stays in their series." },
+	  "clients' time stays in their series. A series per command and workload: workload is "
+	  "the client's cgroup (pod, container, systemd unit or slice), container_id its "
+	  "container as kube_pod_container_info's (runtime://id), pod_uid its pod's UID, \"\" "
+	  "outside containers and pods." },
 	{ "drmtop_client_jobs", DRMTOP_SERIES_BPF, true,
 	  "GPU scheduler jobs of DRM clients that ran on an engine (the tracer's count)." },
 	{ "drmtop_fdinfo_client_engine_busy_seconds", DRMTOP_SERIES_FDINFO, false,
@@ -313,7 +316,7 @@ static const struct mem_family client_mem_families[] = {
 	{ "drmtop_client_memory_bytes", MEM_HELD, DRMTOP_SERIES_BEST,
 	  "Memory DRM clients hold per region: the driver's fdinfo regions (drm-total, else "
 	  "drm-resident) when it prints any for the client, else the tracer's GEM bytes (region "
-	  "gem)." },
+	  "gem). Per command and workload (container_id, pod_uid) as the busy time." },
 	{ "drmtop_client_memory_shared_bytes", MEM_SHARED, DRMTOP_SERIES_BEST,
 	  "Memory DRM clients share with others per region, from the same source as "
 	  "drmtop_client_memory_bytes (drm-shared; the tracer: GEM objects with more than one "
@@ -379,9 +382,10 @@ static void clients(struct out *o, const struct drmtop_series *s)
 	for (i = 0; i < sizeof(client_mem_families) / sizeof(client_mem_families[0]); i++)
 		client_mem(o, s, &client_mem_families[i]);
 	family(o, "drmtop_client_open", "gauge", NULL,
-	       "Open DRM clients behind a series: by default the clients of a command (0 once "
-	       "all closed, kept a while); with per-client labels 1, 0 once closed (its final "
-	       "counters stay until scraped), or the clients folded past --max-clients.");
+	       "Open DRM clients behind a series: by default the clients of a command in a "
+	       "workload (0 once all closed, kept a while); with per-client labels 1, 0 once "
+	       "closed (its final counters stay until scraped), or the clients folded past "
+	       "--max-clients.");
 	for (i = 0; i < s->nr_clients; i++) {
 		const struct drmtop_series_client *c = s->clients[i];
 		bool first = true;
@@ -471,6 +475,21 @@ static void devices(struct out *o, const struct drmtop_series *s)
 		device_labels(o, s->devices[i], &first);
 		end_labels(o, first);
 		value_u64(o, s->devices[i]->clients);
+	}
+	family(o, "drmtop_device_clients_diverged", "gauge", NULL,
+	       "Open DRM clients of a device whose driver's figures (fdinfo) and the tracer's "
+	       "disagree in the last sample, past --diverge-threshold and the two sources' "
+	       "timing slack (not counted while the tracer misses events: the finding is then "
+	       "inconclusive).");
+	for (i = 0; i < s->nr_devices; i++) {
+		bool first = true;
+
+		if (!s->devices[i]->present && !s->devices[i]->diverged)
+			continue;
+		fputs("drmtop_device_clients_diverged", o->f);
+		device_labels(o, s->devices[i], &first);
+		end_labels(o, first);
+		value_u64(o, s->devices[i]->diverged);
 	}
 	family(o, "drmtop_device_gem_bytes", "gauge", "bytes",
 	       "Bytes of all live GEM objects of a device, the tracer's count (bpf).");
@@ -616,16 +635,17 @@ static void health(struct out *o, const struct drmtop_series *s,
 	}
 	single(o, "drmtop_max_clients", "gauge", NULL,
 	       "Per-client series allowed with per-client labels (--max-clients); later clients "
-	       "are folded by comm.",
+	       "are folded by comm and workload.",
 	       s->max_clients, false);
 	single(o, "drmtop_clients_open", "gauge", NULL, "Open DRM clients tracked.",
 	       s->live_clients, false);
 	single(o, "drmtop_clients_open_folded", "gauge", NULL,
-	       "Of the open clients, those in per-comm series (all by default; with per-client "
-	       "labels, those past --max-clients, pid=\"\" client_id=\"\").",
+	       "Of the open clients, those in series per comm and workload (all by default; with "
+	       "per-client labels, those past --max-clients, pid=\"\" client_id=\"\").",
 	       s->folded_live, false);
 	single(o, "drmtop_clients_folded", "counter", NULL,
-	       "Clients folded into per-comm series since start because of --max-clients.",
+	       "Clients folded into series per comm and workload since start because of "
+	       "--max-clients.",
 	       s->folded_total, false);
 	single(o, "drmtop_clients_closed", "counter", NULL, "Clients seen to close since start.",
 	       s->closed_total, false);

@@ -3,7 +3,8 @@
 # drmtop serve on the host, on a synthetic proc tree (as tests/cli/cli-test.sh): the exposition
 # passes `promtool check metrics` (Debian's prometheus package), OpenMetrics when asked,
 # hostile process names stay valid UTF-8, one series per command by default whose counter keeps
-# a closed client's work, --per-client and --max-clients folding by comm, and the HTTP side:
+# a closed client's work, --per-client and --max-clients folding by comm, series per container,
+# pod and service (workload, container_id, pod_uid labels from cgroup files), and the HTTP side:
 # 404, 405, HEAD, oversized requests, silent connections that must not block scrapes, the
 # connection limit (64: the oldest idle one of the user holding the most gives way, so a scraper
 # slow to send its request outlasts another user's flood), 100 hostile connections held and renewed
@@ -42,10 +43,11 @@ trap cleanup EXIT
 mkdir -p "$T/dev/dri" "$T/proc"
 mknod "$T/dev/dri/renderD128" c 226 128
 
-mkproc() {	# PID COMM
+mkproc() {	# PID COMM [CGROUP]: without CGROUP, no cgroup file (its workload not known)
 	mkdir -p "$T/proc/$1/fd" "$T/proc/$1/fdinfo"
 	printf '%s\n' "$2" >"$T/proc/$1/comm"
 	printf 'prog\0' >"$T/proc/$1/cmdline"
+	[ $# -lt 3 ] || printf '0::%s\n' "$3" >"$T/proc/$1/cgroup"
 }
 fdinfo() {	# PID FD CLIENT_ID GFX_NS: written whole, then renamed (drmtop may be reading it)
 	{
@@ -111,7 +113,7 @@ else
 	bad "hostile comm" "$(grep -a 'client_open{' "$T/m1" | head -n 3)"
 fi
 # By default one series per command: compute's two clients (2.5 s and 0.5 s) in one, no pid.
-v=$(grep '^drmtop_client_engine_busy_seconds_total{.*comm="compute",engine="gfx"}' "$T/m1" |
+v=$(grep '^drmtop_client_engine_busy_seconds_total{.*comm="compute",workload="",container_id="",pod_uid="",engine="gfx"}' "$T/m1" |
 	awk '{print $2}')
 [ "$v" = 3.000000000 ] && ok "busy seconds by comm exact ($v)" || bad "busy seconds" "got '$v'"
 n=$(grep -c '^drmtop_client_[a-z_]*{.*pid=' "$T/m1")
@@ -294,13 +296,58 @@ fdinfo 200 4 9 2500000000
 start_serve fold --listen 127.0.0.1:0 -d 0.2 --per-client --max-clients 1
 sleep 0.6
 get -o "$T/m5" "http://127.0.0.1:$PORT/metrics"
-folded=$(grep -c '^drmtop_client_open{.*client_id="",pid="",comm="compute"} 1$' "$T/m5")
+folded=$(grep -c '^drmtop_client_open{.*client_id="",pid="",comm="compute",workload=""[^}]*} 1$' "$T/m5")
 own=$(grep -c '^drmtop_client_open{.*client_id="5",pid="100"' "$T/m5")
 nf=$(awk '/^drmtop_clients_open_folded / {print $2}' "$T/m5")
 [ "$folded" = 1 ] && [ "$own" = 1 ] && [ "$nf" = 1 ] && promtool check metrics <"$T/m5" >/dev/null 2>&1 &&
 	ok "--per-client, --max-clients folds by comm (pid=\"\" client_id=\"\")" ||
 	bad "--max-clients" "folded $folded own $own open_folded $nf: $(grep '^drmtop_client_open{' "$T/m5")"
 stop_serve
+
+# Clients in containers, pods and a systemd service, their cgroups named as containerd (a
+# burstable pod's container, two clients), Docker, Podman and systemd name them: a series per
+# command and workload, labelled so that sum by (container_id) and by (pod_uid) are exact and
+# container_id is spelled as kube-state-metrics' kube_pod_container_info{container_id}.
+ida=$(printf '%064d' 0 | tr 0 a)
+idb=$(printf '%064d' 0 | tr 0 b)
+idc=$(printf '%064d' 0 | tr 0 c)
+uid=0f0e0d0c-1111-2222-3333-444455556666
+pod=/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod${uid//-/_}.slice
+mkproc 400 infer "$pod/cri-containerd-$ida.scope"
+client 400 3 40 1000000000
+mkproc 401 infer "$pod/cri-containerd-$ida.scope"
+client 401 3 41 250000000
+mkproc 500 infer "/system.slice/docker-$idb.scope"
+client 500 3 50 2000000000
+mkproc 600 infer "/machine.slice/libpod-$idc.scope"
+client 600 3 60 125000000
+mkproc 700 infer /system.slice/ollama.service
+client 700 3 70 500000000
+start_serve workload --listen 127.0.0.1:0 -d 0.2
+sleep 0.6
+get -o "$T/m6" "http://127.0.0.1:$PORT/metrics"
+stop_serve
+promtool check metrics <"$T/m6" >"$T/lint6" 2>&1 &&
+	ok "with workload labels: promtool check metrics clean" ||
+	bad "promtool check metrics (workloads)" "$(head -c 600 "$T/lint6")"
+busy() {	# LABELS: the busy-time sample of infer with these workload labels
+	awk -v want="drmtop_client_engine_busy_seconds_total{driver=\"simgpu\",device=\"$2\",comm=\"infer\",$1,engine=\"gfx\"}" \
+		'$1 == want {print $2}' "$T/m6"
+}
+dev=$(sed -n 's/^drmtop_client_open{driver="simgpu",device="\([^"]*\)",comm="infer".*/\1/p' "$T/m6" | head -n 1)
+got="$(busy "workload=\"pod/$uid/aaaaaaaaaaaa\",container_id=\"containerd://$ida\",pod_uid=\"$uid\"" "$dev")"
+got="$got $(busy "workload=\"docker/bbbbbbbbbbbb\",container_id=\"docker://$idb\",pod_uid=\"\"" "$dev")"
+got="$got $(busy "workload=\"podman/cccccccccccc\",container_id=\"podman://$idc\",pod_uid=\"\"" "$dev")"
+got="$got $(busy 'workload="ollama.service",container_id="",pod_uid=""' "$dev")"
+[ "$got" = "1.250000000 2.000000000 0.125000000 0.500000000" ] &&
+	[ "$(grep -c '^drmtop_client_engine_busy_seconds_total{.*comm="infer"' "$T/m6")" = 4 ] &&
+	ok "a series per container and service, labelled workload, container_id, pod_uid ($got)" ||
+	bad "workload labels" "got '$got': $(grep '^drmtop_client_open{.*infer' "$T/m6")"
+# sum by (pod_uid), as Prometheus would: the pod's two clients, and the rest outside pods.
+sums=$(awk -F'pod_uid="' '/^drmtop_client_engine_busy_seconds_total\{/ {
+	split($2, a, "\""); n = split($0, w, " "); v[a[1]] += w[n] } END { printf "%.9f %.9f", v["'"$uid"'"], v[""] }' "$T/m6")
+[ "$sums" = "1.250000000 6.625000000" ] && ok "sum by (pod_uid) exact ($sums)" ||
+	bad "sum by (pod_uid)" "got $sums"
 
 if [ -s /proc/net/if_inet6 ] && start_serve v6 --listen '[::1]:0' -d 0.5; then
 	c=$(code "http://[::1]:$PORT/metrics")

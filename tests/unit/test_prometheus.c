@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The exporter's model layer and view: the series accumulator (monotonic counters across client
- * churn, closed clients kept until scraped, folding past max_clients) and the exposition
- * (escaping, invalid UTF-8, text vs OpenMetrics). Models are built by hand, as a source would.
+ * churn, closed clients kept until scraped, folding past max_clients, series per command and
+ * workload with container and pod labels) and the exposition (escaping, invalid UTF-8, text vs
+ * OpenMetrics). Models are built by hand, as a source would.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,6 +15,7 @@
 #include <sys/sysmacros.h>
 #include <cmocka.h>
 
+#include "drmtop/cgroup_name.h"
 #include "drmtop/prometheus.h"
 #include "drmtop/series.h"
 #include "drmtop/util/utf8.h"
@@ -27,7 +29,26 @@ struct fake {
 	struct drmtop_model_bpf bpf[8];
 	struct drmtop_model_closed closed[8];
 	struct drmtop_model_closed_engine closed_engines[8];
+	char workload[8][DRMTOP_UNIT_NAME_MAX + 64];
+	struct drmtop_cgroup_name cgroup[8];
 };
+
+/* Client @i's process lives in cgroup @path: the fields the model fills from its name. */
+static void set_cgroup(struct fake *f, size_t i, const char *path)
+{
+	struct drmtop_model_cgroup *g = &f->clients[i].cgroup;
+	struct drmtop_cgroup_name *n = &f->cgroup[i];
+
+	drmtop_cgroup_name_parse(path, n);
+	g->path = path;
+	g->workload = drmtop_cgroup_workload(n, path, f->workload[i], sizeof(f->workload[i]));
+	g->unit = n->unit[0] ? n->unit : NULL;
+	g->slice = n->slice[0] ? n->slice : NULL;
+	g->runtime = drmtop_runtime_name(n->runtime);
+	g->container = n->container[0] ? n->container : NULL;
+	g->pod = n->pod[0] ? n->pod : NULL;
+	g->qos = drmtop_pod_qos_name(n->qos);
+}
 
 static void fake_reset(struct fake *f)
 {
@@ -171,10 +192,13 @@ static const char *sample(const char *text, const char *prefix)
 
 #define PER_CLIENT DRMTOP_SERIES_LABELS_PER_CLIENT
 
+/* A client whose cgroup is not known: the workload labels are there, empty. */
+#define NO_WORKLOAD ",workload=\"\",container_id=\"\",pod_uid=\"\""
+
 /* Per-client labels (--per-client). */
 #define CLIENT(comm, id, pid)                                                               \
 	"{driver=\"simgpu\",device=\"pdev:0000:01:00.0\",client_id=\"" id "\",pid=\"" pid \
-	"\",comm=\"" comm "\""
+	"\",comm=\"" comm "\"" NO_WORKLOAD
 /* One source's figure ("fdinfo", "bpf") of a client's gfx engine, for cross-checking. */
 #define BUSY(comm, id, pid, src)                                                            \
 	"drmtop_" src "_client_engine_busy_seconds_total" CLIENT(comm, id, pid)             \
@@ -187,7 +211,7 @@ static const char *sample(const char *text, const char *prefix)
 #define DEV_BUSY(src) "drmtop_" src "_device_engine_busy_seconds_total" DEV
 #define DEV_BEST "drmtop_device_engine_busy_seconds_total" DEV
 /* Default labels: one series per (driver, device, comm). */
-#define COMM(comm) "{driver=\"simgpu\",device=\"pdev:0000:01:00.0\",comm=\"" comm "\""
+#define COMM(comm) "{driver=\"simgpu\",device=\"pdev:0000:01:00.0\",comm=\"" comm "\"" NO_WORKLOAD
 #define COMM_BEST(comm) "drmtop_client_engine_busy_seconds_total" COMM(comm) ",engine=\"gfx\"}"
 
 static void expect(const char *text, const char *prefix, const char *want)
@@ -504,7 +528,7 @@ static void test_cardinality_folding(void **state)
 	drmtop_series_scraped(&s);
 	/* Each its own series, on the device fdinfo would name without sysfs. */
 	expect(out, "drmtop_client_open{driver=\"simgpu\",device=\"simgpu@226:128\",client_id=\"99\","
-		    "pid=\"9\",comm=\"probe\"}", "0");
+		    "pid=\"9\",comm=\"probe\"" NO_WORKLOAD "}", "0");
 	expect(out, "drmtop_clients_folded_total", "0");
 	expect(out, "drmtop_clients_closed_total", "3");
 	free(out);
@@ -912,7 +936,7 @@ static void test_closed_queue_names_bounded(void **state)
 	out = render(&s, DRMTOP_PROM_TEXT);
 	assert_int_equal(count_lines(out, "drmtop_client_engine_busy_seconds_total{"), 2);
 	assert_int_equal(count_lines(out, "drmtop_device_engine_busy_seconds_total{"), 2);
-	line = strstr(out, "comm=\"q\",engine=\"rcs\"} ");
+	line = strstr(out, "comm=\"q\"" NO_WORKLOAD ",engine=\"rcs\"} ");
 	assert_non_null(line);
 	assert_string_equal(strtok(strchr(line, ' ') + 1, "\n"), "0.000003600");
 	free(out);
@@ -934,10 +958,241 @@ static void test_kernel_clients_per_device(void **state)
 	assert_int_equal(drmtop_series_update(&s, &f.m, 0), 0);
 	out = render(&s, DRMTOP_PROM_TEXT);
 	expect(out, "drmtop_client_engine_busy_seconds_total{driver=\"simgpu\",device=\"simgpu@226:0\","
-		    "comm=\"[kernel]\",engine=\"gfx\"}", "0.000000100");
+		    "comm=\"[kernel]\"" NO_WORKLOAD ",engine=\"gfx\"}", "0.000000100");
 	expect(out, "drmtop_client_engine_busy_seconds_total{driver=\"simgpu\",device=\"simgpu@226:1\","
-		    "comm=\"[kernel]\",engine=\"gfx\"}", "0.000000300");
+		    "comm=\"[kernel]\"" NO_WORKLOAD ",engine=\"gfx\"}", "0.000000300");
 	free(out);
+	drmtop_series_fini(&s);
+}
+
+/* ---- series by workload ---- */
+
+#define ID_A "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+#define ID_B "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
+#define ID_C "cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc"
+#define POD_1 "0f0e0d0c-1111-2222-3333-444455556666"
+#define POD_2 "9a8b7c6d-aaaa-bbbb-cccc-ddddeeeeffff"
+/* containerd in a burstable pod (systemd driver), Docker, a besteffort pod's (cgroupfs) */
+#define CG_POD_1                                                                            \
+	"/kubepods.slice/kubepods-burstable.slice/"                                          \
+	"kubepods-burstable-pod0f0e0d0c_1111_2222_3333_444455556666.slice/cri-containerd-" ID_A \
+	".scope"
+#define CG_DOCKER "/system.slice/docker-" ID_B ".scope"
+#define CG_POD_2 "/kubepods/besteffort/pod" POD_2 "/" ID_C
+#define CG_UNIT "/system.slice/ollama.service"
+
+#define WL(comm, workload, container, pod)                                                  \
+	"{driver=\"simgpu\",device=\"pdev:0000:01:00.0\",comm=\"" comm "\",workload=\""      \
+	workload "\",container_id=\"" container "\",pod_uid=\"" pod "\""
+#define WL_POD_1(comm) WL(comm, "pod/" POD_1 "/aaaaaaaaaaaa", "containerd://" ID_A, POD_1)
+#define WL_DOCKER(comm) WL(comm, "docker/bbbbbbbbbbbb", "docker://" ID_B, "")
+#define WL_POD_2(comm) WL(comm, "pod/" POD_2 "/cccccccccccc", ID_C, POD_2)
+#define WL_UNIT(comm) WL(comm, "ollama.service", "", "")
+#define WL_BUSY(labels) "drmtop_client_engine_busy_seconds_total" labels ",engine=\"gfx\"}"
+
+/* "S.NNNNNNNNN" as nanoseconds. */
+static uint64_t seconds_ns(const char *v)
+{
+	unsigned long long sec = 0, ns = 0;
+
+	assert_int_equal(sscanf(v, "%llu.%9llu", &sec, &ns), 2);
+	return (uint64_t)sec * 1000000000u + ns;
+}
+
+/* sum by (label) of the best busy time: the samples whose label set holds @pair. */
+static uint64_t busy_sum_by(const char *text, const char *pair)
+{
+	static const char fam[] = "drmtop_client_engine_busy_seconds_total{";
+	const char *p;
+	uint64_t sum = 0;
+
+	for (p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+		const char *end = strchr(p, '}');
+
+		if (strncmp(p, fam, sizeof(fam) - 1) || !end)
+			continue;
+		if (memmem(p, (size_t)(end - p), pair, strlen(pair)))
+			sum += seconds_ns(end + 2);
+	}
+	return sum;
+}
+
+/*
+ * Clients in two pods' containers, a Docker container, a systemd service and a cgroup not
+ * known: one series per (comm, workload), labelled so that sum by (container_id), by
+ * (pod_uid) and by (workload) are exact, and container_id joins kube_pod_container_info's.
+ */
+static void test_workload_labels(void **state)
+{
+	struct drmtop_model_region reg[6];
+	struct drmtop_series s;
+	struct fake f;
+	size_t i;
+	char *out;
+
+	(void)state;
+	drmtop_series_init(&s, 10, DRMTOP_SERIES_LABELS_DEFAULT);
+	fake_reset(&f);
+	add_client(&f, "k#1", "infer", 10, 1, 1000, 0, 0, 0);
+	set_cgroup(&f, 0, CG_POD_1);
+	add_client(&f, "k#2", "helper", 11, 2, 200, 0, 0, 0);
+	set_cgroup(&f, 1, CG_POD_1);
+	add_client(&f, "k#3", "infer", 12, 3, 30, 0, 0, 0);
+	set_cgroup(&f, 2, CG_DOCKER);
+	add_client(&f, "k#4", "infer", 13, 4, 4, 0, 0, 0);
+	set_cgroup(&f, 3, CG_POD_2);
+	add_client(&f, "k#5", "infer", 14, 5, 50000, 0, 0, 0);
+	set_cgroup(&f, 4, CG_UNIT);
+	add_client(&f, "k#6", "infer", 15, 6, 600000, 0, 0, 0);
+	for (i = 0; i < 6; i++) {
+		reg[i] = (struct drmtop_model_region){ .name = "vram", .present = DRMTOP_MEM_TOTAL,
+						       .total = 4096u << i };
+		f.clients[i].regions = &reg[i];
+		f.clients[i].nr_regions = 1;
+	}
+	assert_int_equal(drmtop_series_update(&s, &f.m, 0), 0);
+	out = render(&s, DRMTOP_PROM_TEXT);
+	expect(out, WL_BUSY(WL_POD_1("infer")), "0.000001000");
+	expect(out, WL_BUSY(WL_POD_1("helper")), "0.000000200");
+	expect(out, WL_BUSY(WL_DOCKER("infer")), "0.000000030");
+	expect(out, WL_BUSY(WL_POD_2("infer")), "0.000000004");
+	expect(out, WL_BUSY(WL_UNIT("infer")), "0.000050000");
+	expect(out, WL_BUSY(WL("infer", "", "", "")), "0.000600000");
+	expect(out, "drmtop_client_memory_bytes" WL_POD_1("helper") ",region=\"vram\"}", "8192");
+	expect(out, "drmtop_client_memory_bytes" WL_DOCKER("infer") ",region=\"vram\"}", "16384");
+	expect(out, "drmtop_client_open" WL_POD_2("infer") "}", "1");
+	assert_int_equal(count_lines(out, "drmtop_client_engine_busy_seconds_total{"), 6);
+	assert_int_equal(busy_sum_by(out, "container_id=\"containerd://" ID_A "\""), 1200);
+	assert_int_equal(busy_sum_by(out, "pod_uid=\"" POD_1 "\""), 1200);
+	assert_int_equal(busy_sum_by(out, "pod_uid=\"" POD_2 "\""), 4);
+	assert_int_equal(busy_sum_by(out, "container_id=\"docker://" ID_B "\""), 30);
+	assert_int_equal(busy_sum_by(out, "workload=\"ollama.service\""), 50000);
+	/* Outside containers: container_id="" and pod_uid="" */
+	assert_int_equal(busy_sum_by(out, "container_id=\"\""), 650000);
+	assert_int_equal(busy_sum_by(out, "pod_uid=\"\""), 650030);
+	free(out);
+	drmtop_series_fini(&s);
+}
+
+/*
+ * 2,000 short-lived clients of one command in one container, beside a long-lived one in
+ * another: the series count stays flat, each container's sum is exact after every sample and
+ * no counter goes back, also when the long-lived client closes (its series is then shown with
+ * its final figure while closed members are kept, 16 samples, then hidden).
+ */
+static void test_workload_churn(void **state)
+{
+	static char keys[2000][16];
+	struct drmtop_series s;
+	uint64_t want_b = 0, last_a = 0, last_b = 0, a, b;
+	struct fake f;
+	size_t i, k, n = 0;
+	bool shown;
+	char *out;
+
+	(void)state;
+	drmtop_series_init(&s, 10, DRMTOP_SERIES_LABELS_DEFAULT);
+	for (i = 0; i < 400; i++) {
+		fake_reset(&f);
+		/* client 0 closes at sample 300: its work stays */
+		if (i < 300) {
+			add_client(&f, "k#0", "infer", 10, 1, 1000 * (i + 1), 0, 0, 0);
+			set_cgroup(&f, 0, CG_POD_1);
+		}
+		for (k = 0; k < 5; k++, n++) {
+			snprintf(keys[n], sizeof(keys[n]), "p#%zu", n);
+			add_client(&f, keys[n], "probe", (pid_t)(1000 + n), n + 2, n + 1, 0, 0, 0);
+			set_cgroup(&f, f.m.nr_clients - 1, CG_DOCKER);
+			want_b += n + 1;
+		}
+		assert_int_equal(drmtop_series_update(&s, &f.m, 0), 0);
+		out = render(&s, DRMTOP_PROM_TEXT);
+		drmtop_series_scraped(&s);
+		shown = sample(out, "drmtop_client_open" WL_POD_1("infer") "}") != NULL;
+		assert_true(shown || i >= 300 + 16);
+		assert_int_equal(count_lines(out, "drmtop_client_engine_busy_seconds_total{"),
+				 1 + shown);
+		assert_int_equal(count_lines(out, "drmtop_client_open{"), 1 + shown);
+		a = busy_sum_by(out, "container_id=\"containerd://" ID_A "\"");
+		b = busy_sum_by(out, "container_id=\"docker://" ID_B "\"");
+		assert_int_equal(b, want_b);
+		assert_true(b >= last_b);
+		if (shown) {
+			assert_int_equal(a, 1000 * (i < 300 ? i + 1 : 300));
+			assert_true(a >= last_a);
+			expect(out, "drmtop_client_open" WL_POD_1("infer") "}", i < 300 ? "1" : "0");
+		}
+		last_a = a;
+		last_b = b;
+		free(out);
+	}
+	assert_int_equal(n, 2000);
+	assert_true(s.nr_clients <= 2);
+	drmtop_series_fini(&s);
+}
+
+/* container_id as kube-state-metrics spells it: runtime://id, bare id when unknown, "". */
+static void test_container_id_spelling(void **state)
+{
+	static const struct {
+		const char *path, *want;
+	} cases[] = {
+		{ CG_POD_1, "containerd://" ID_A },
+		{ "/kubepods.slice/kubepods-pod" "0f0e0d0c_1111_2222_3333_444455556666.slice/crio-" ID_A
+		  ".scope", "cri-o://" ID_A },
+		{ CG_DOCKER, "docker://" ID_B },
+		{ "/docker/" ID_B, "docker://" ID_B },
+		{ "/machine.slice/libpod-" ID_C ".scope", "podman://" ID_C },
+		{ CG_POD_2, ID_C },
+		{ CG_UNIT, "" },
+		{ "/", "" },
+	};
+	char buf[DRMTOP_SERIES_CONTAINER_ID_MAX];
+	struct fake f;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		fake_reset(&f);
+		add_client(&f, "k#1", "x", 1, 1, 1, 0, 0, 0);
+		set_cgroup(&f, 0, cases[i].path);
+		assert_string_equal(drmtop_series_container_id(&f.clients[0].cgroup, buf,
+							       sizeof(buf)), cases[i].want);
+	}
+	assert_string_equal(drmtop_series_container_id(NULL, buf, sizeof(buf)), "");
+}
+
+/*
+ * The model's finding that a client's driver and tracer figures disagree, per device: the
+ * clients flagged in the last sample, 0 once they agree again.
+ */
+static void test_device_diverged(void **state)
+{
+	static const char *const gauge =
+		"drmtop_device_clients_diverged{driver=\"simgpu\",device=\"pdev:0000:01:00.0\"}";
+	struct drmtop_model_device dev = { .key = "pdev:0000:01:00.0", .driver = "simgpu",
+					   .nr_clients = 3 };
+	struct drmtop_series s;
+	struct fake f;
+	size_t i;
+	char *out;
+
+	(void)state;
+	drmtop_series_init(&s, 10, DRMTOP_SERIES_LABELS_DEFAULT);
+	for (i = 0; i < 3; i++) {
+		fake_reset(&f);
+		add_client(&f, "k#1", "a", 10, 1, 100 * (i + 1), 11, 50 * (i + 1), 1);
+		add_client(&f, "k#2", "a", 20, 2, 100 * (i + 1), 12, 100 * (i + 1), 1);
+		add_client(&f, "k#3", "b", 30, 3, 100 * (i + 1), 13, 10 * (i + 1), 1);
+		f.clients[0].diverged = i < 2;
+		f.clients[2].diverged = i < 1;
+		f.m.devices = &dev;
+		f.m.nr_devices = 1;
+		assert_int_equal(drmtop_series_update(&s, &f.m, 0), 0);
+		out = render(&s, DRMTOP_PROM_TEXT);
+		expect(out, gauge, i == 0 ? "2" : i == 1 ? "1" : "0");
+		free(out);
+	}
 	drmtop_series_fini(&s);
 }
 
@@ -962,6 +1217,10 @@ int main(void)
 		cmocka_unit_test(test_default_bounded_churn),
 		cmocka_unit_test(test_kernel_clients_per_device),
 		cmocka_unit_test(test_closed_queue_names_bounded),
+		cmocka_unit_test(test_workload_labels),
+		cmocka_unit_test(test_workload_churn),
+		cmocka_unit_test(test_container_id_spelling),
+		cmocka_unit_test(test_device_diverged),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

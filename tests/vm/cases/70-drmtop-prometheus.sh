@@ -24,6 +24,12 @@
 #  - series follow the commands, not the clients (default labels): the short-lived clients of
 #    one command make one series per engine, and no series has a pid;
 #  - no counter ever went backwards: resets() is 0 over the whole run, per comm and device.
+#  - containers: the workload runs in a cgroup named as Docker names a container's scope, its
+#    render process moved to one named as containerd names a burstable pod's container; a second
+#    exporter (fdinfo only, started once they are there, its families renamed cg_* by
+#    Prometheus so the queries above never see them) labels them so that sum by (container_id)
+#    of the busy rate of render and infer equals simgpu's truth of each container's clients,
+#    with container_id as kube-state-metrics spells it and the pod's UID.
 #  - 100 hostile connections of user nobody (half silent, half slowloris, renewed every 8 s)
 #    for ATTACK_S of the steady time: every scrape of curl's and Prometheus's, one a second
 #    each, answered; then a scraper slow with its request outlasts nobody's flood of 200.
@@ -40,6 +46,15 @@ ATTACK_S=${ATTACK_S:-16}	# of it, under 100 hostile connections
 RATE_WINDOW=35s
 DPORT=9469
 PPORT=9090
+CGPORT=9471
+# The containers' cgroups, named as containerd (a burstable pod's container) and Docker name them.
+CGROOT=/sys/fs/cgroup
+POD_UID=0f0e0d0c-1111-2222-3333-444455556666
+CID_POD=$(printf pod | sha256sum | cut -c1-64)
+CID_DOCKER=$(printf docker | sha256sum | cut -c1-64)
+CG_POD=/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod$(printf %s "$POD_UID" |
+	tr - _).slice/cri-containerd-$CID_POD.scope
+CG_DOCKER=/system.slice/docker-$CID_DOCKER.scope
 
 wl_require prom-setup
 for tool in "$DRMTOP" "$PROMETHEUS" curl; do
@@ -53,10 +68,12 @@ fi
 tmp=$(mktemp -d)
 SERVE_PID=
 PROM_PID=
+CG_PID=
 cleanup() {
 	wl_stop >/dev/null 2>&1
 	[ -n "$PROM_PID" ] && kill "$PROM_PID" 2>/dev/null && wait "$PROM_PID" 2>/dev/null
 	[ -n "$SERVE_PID" ] && kill "$SERVE_PID" 2>/dev/null && wait "$SERVE_PID" 2>/dev/null
+	[ -n "$CG_PID" ] && kill "$CG_PID" 2>/dev/null && wait "$CG_PID" 2>/dev/null
 	wl_keep_on_failure "$tmp" 70-drmtop-prometheus
 	rm -rf "$tmp"
 }
@@ -90,10 +107,10 @@ readme_query() {
 }
 Q_COMM=$(readme_query '^sum by \(comm\) \(rate\(drmtop_client_engine_busy_seconds_total\[')
 Q_DEV=$(readme_query '^sum by \(device, engine\) \(rate\(drmtop_device_engine_busy_seconds_total\[')
-Q_MEM=$(readme_query 'drmtop_client_memory_bytes')
+Q_MEM=$(readme_query '^sum by \(device, comm\) \(drmtop_client_memory_bytes')
 Q_RATIO=$(readme_query 'drmtop_bpf_device_engine_busy_seconds_total.*/.*drmtop_fdinfo_device')
 if [ -n "$Q_COMM" ] && [ -n "$Q_DEV" ] && [ -n "$Q_MEM" ] && [ -n "$Q_RATIO" ] &&
-	[ "$(grep -c . "$tmp/readme.promql")" = 4 ]; then
+	[ "$(grep -c . "$tmp/readme.promql")" = 6 ]; then
 	pass prom-readme-queries
 else
 	fail prom-readme-queries "README.md's promql block changed: $(tr '\n' ';' <"$tmp/readme.promql")"
@@ -126,6 +143,14 @@ scrape_configs:
   - job_name: drmtop
     static_configs:
       - targets: ['127.0.0.1:$DPORT']
+  - job_name: drmtop-cg
+    static_configs:
+      - targets: ['127.0.0.1:$CGPORT']
+    metric_relabel_configs:
+      - source_labels: [__name__]
+        regex: '(drmtop_.*)'
+        target_label: __name__
+        replacement: 'cg_\$1'
 EOF
 "$PROMETHEUS" --config.file="$tmp/prometheus.yml" --storage.tsdb.path="$tmp/tsdb" \
 	--web.listen-address="127.0.0.1:$PPORT" --log.level=warn >"$tmp/prometheus.log" 2>&1 &
@@ -176,9 +201,28 @@ node=
 for n in /sys/class/drm/renderD*; do
 	[ "$(basename "$(readlink -f "$n/device/driver")")" = simgpu ] && node=/dev/dri/${n##*/}
 done
+# The workload starts in the Docker container's cgroup (its processes are born there; this shell
+# goes back where it was), then render moves to the pod's container.
+cg_self=$(sed -n 's/^0:://p' /proc/$$/cgroup)
+cg_ok=
+if [ -f "$CGROOT/cgroup.controllers" ] && mkdir -p "$CGROOT$CG_POD" "$CGROOT$CG_DOCKER" &&
+	echo $$ >"$CGROOT$CG_DOCKER/cgroup.procs"; then
+	cg_ok=1
+else
+	fail prom-containers-setup "cannot make and enter cgroups under $CGROOT"
+fi
 if ! wl_start "$tmp" --sample-truth 100ms ${node:+-D "$node"} -f "$tmp/scenario"; then
 	fail prom-workload "$WL_WHY"
 	exit 1
+fi
+[ -z "$cg_ok" ] || echo $$ >"$CGROOT$cg_self/cgroup.procs"
+if [ -n "$cg_ok" ]; then
+	pids=$(jq -r '.open[] | select(.comm == "render") | .pid' "$tmp/ready.json" | sort -u)
+	[ -n "$pids" ] || cg_ok=
+	for p in $pids; do
+		echo "$p" >"$CGROOT$CG_POD/cgroup.procs" || cg_ok=
+	done
+	[ -n "$cg_ok" ] || fail prom-containers-setup "cannot move render ('$pids') to $CG_POD"
 fi
 # A local user starving the scraper, inside the steady time (no time added): 100 hostile
 # connections (tests/serve/hostile-load.sh, as serve-test on the host) while curl and Prometheus
@@ -201,7 +245,19 @@ case $r in
 "answered HTTP/1.1 200 OK"*) pass "prom-slow-scraper ($r)" ;;
 *) fail prom-slow-scraper "$r" ;;
 esac
+# The containers' exporter, started once every process is where it stays (a client's labels are
+# fixed at its first sight) and after the timed checks above, whose one vCPU it would share; its
+# rates need the whole window scraped.
+if [ -n "$cg_ok" ]; then
+	"$DRMTOP" serve --listen "127.0.0.1:$CGPORT" --source fdinfo -d 1 2>"$tmp/serve-cg.err" &
+	CG_PID=$!
+	cg_t0=$(date +%s)
+fi
 rest=$((STEADY_S - ($(date +%s) - t0)))
+if [ -n "$CG_PID" ]; then
+	cg_rest=$((cg_t0 + ${RATE_WINDOW%s} + 5 - $(date +%s)))
+	[ "$cg_rest" -le "$rest" ] || rest=$cg_rest
+fi
 [ "$rest" -le 0 ] || sleep "$rest"
 
 # Rates by command name while the streams run: the README's query (the best figure, the
@@ -219,6 +275,14 @@ cp "$tmp/rate-readme.time" "$tmp/dev-readme.time"
 curl -sf --max-time 30 "http://127.0.0.1:$PPORT/api/v1/query" \
 	--data-urlencode "time=$(cat "$tmp/dev-readme.time")" --data-urlencode "query=$Q_DEV" |
 	jq -c '.data.result' >"$tmp/dev-readme.json"
+if [ -n "$CG_PID" ]; then
+	at_time rate-cg "sum by (container_id, pod_uid) (rate(
+		cg_drmtop_client_engine_busy_seconds_total{comm=~\"render|infer\"}[$RATE_WINDOW]))"
+	kill "$CG_PID"
+	wait "$CG_PID"
+	CG_PID=
+	cg_done=1
+fi
 for src in fdinfo bpf; do
 	at_time "rate-$src" "sum by (comm, engine) (rate(drmtop_${src}_client_engine_busy_seconds_total{
 		comm=~\"render|infer\"}[$RATE_WINDOW]))"
@@ -228,18 +292,23 @@ wl_debugfs_clients >"$tmp/debugfs-mem.json"
 promq "$Q_MEM" >"$tmp/mem-readme.json"
 promq "$Q_RATIO" >"$tmp/ratio-readme.json"
 
-# One series per (command, engine) however many clients came and went (simgpu's fdinfo lists
-# its three engines for every client), and no pid label.
+# One series per (command, workload, engine) however many clients came and went (simgpu's
+# fdinfo lists its three engines for every client), and no pid label. churn's processes share
+# one cgroup; a client that opened and closed between two samples is known only from the
+# tracer's close record, which names no cgroup (workload=""): at most two workloads.
 churn=$(promq 'count(last_over_time(drmtop_client_engine_busy_seconds_total{comm="churn"}[15m]))' |
+	jq -r '.[0].value[1] // 0')
+churn_wl=$(promq 'count(count by (workload) (last_over_time(drmtop_client_engine_busy_seconds_total{comm="churn"}[15m])))' |
 	jq -r '.[0].value[1] // 0')
 engines=$(promq 'count(last_over_time(drmtop_device_engine_busy_seconds_total[15m]))' |
 	jq -r '.[0].value[1] // 0')
 withpid=$(promq 'count(last_over_time({__name__=~"drmtop_client_.*", pid!=""}[15m]))' |
 	jq -r '.[0].value[1] // 0')
-if [ "$churn" = "$engines" ] && [ "$engines" -gt 0 ] && [ "$withpid" = 0 ]; then
-	pass "prom-series-by-comm (churn: $churn series, one per engine)"
+if [ "$engines" -gt 0 ] && [ "$churn_wl" -ge 1 ] && [ "$churn_wl" -le 2 ] &&
+	[ "$churn" = $((engines * churn_wl)) ] && [ "$withpid" = 0 ]; then
+	pass "prom-series-by-comm (churn: $churn series, one per engine and workload, $churn_wl workloads)"
 else
-	fail prom-series-by-comm "churn's busy series $churn (want $engines: one per engine), series with a pid $withpid"
+	fail prom-series-by-comm "churn's busy series $churn in $churn_wl workloads (want one per engine: $engines, per workload), series with a pid $withpid"
 fi
 
 # --- Stop: every client closes; its final figures must reach Prometheus. ---------------------
@@ -252,6 +321,17 @@ wl_settle
 # A few samples and scrapes after the last close record.
 sleep 3
 
+# simgpu busy ns of engine column $k at monotonic time $x, linear between the samples around it
+# (rows [t, id, gfx, compute, copy] of one client, sorted); null outside.
+JQ_AT='
+	def at($rows; $k; $x):
+		($rows | map(.[0]) | bsearch($x)) as $i
+		| if $i >= 0 then $rows[$i][$k]
+		  else (-1 - $i) as $j
+		  | if $j == 0 or $j >= ($rows | length) then null
+		    else $rows[$j - 1] as $a | $rows[$j] as $b
+		    | $a[$k] + ($b[$k] - $a[$k]) * ($x - $a[0]) / ($b[0] - $a[0]) end
+		  end;'
 for src in readme fdinfo bpf; do
 	# The README's query: its own window ([1m]), its engines summed (so twice the tolerance).
 	win=${RATE_WINDOW%s}
@@ -262,17 +342,8 @@ for src in readme fdinfo bpf; do
 	fi
 	jq -n -r --slurpfile rec "$tmp/record.json" --slurpfile r "$tmp/rate-$src.json" \
 		--argjson T "$(cat "$tmp/rate-$src.time")" --argjson tol "$tol" \
-		--argjson win "$win" --argjson by_engine "$([ $src = readme ] && echo false || echo true)" '
-	# simgpu busy ns of engine column $k at monotonic time $x, linear between the samples
-	# around it (rows [t, id, gfx, compute, copy] of one client, sorted); null outside.
-	def at($rows; $k; $x):
-		($rows | map(.[0]) | bsearch($x)) as $i
-		| if $i >= 0 then $rows[$i][$k]
-		  else (-1 - $i) as $j
-		  | if $j == 0 or $j >= ($rows | length) then null
-		    else $rows[$j - 1] as $a | $rows[$j] as $b
-		    | $a[$k] + ($b[$k] - $a[$k]) * ($x - $a[0]) / ($b[0] - $a[0]) end
-		  end;
+		--argjson win "$win" --argjson by_engine "$([ $src = readme ] && echo false || echo true)" \
+		"$JQ_AT"'
 	$rec[0] as $w
 	| ($T * 1e9 - $w.realtime_minus_monotonic_ns) as $t | ($t - $win * 1e9) as $s
 	| ($w.truth_samples.samples | group_by(.[1])
@@ -307,6 +378,48 @@ for src in readme fdinfo bpf; do
 		pass "prom-rate-by-comm-$src"
 	fi
 done
+# Busy time by container (all engines: twice the tolerance, as the README's query): render's
+# clients in the pod's container, infer's in the Docker container.
+if [ -n "${cg_done:-}" ] && [ -n "$cg_ok" ]; then
+	jq -n -r --slurpfile rec "$tmp/record.json" --slurpfile r "$tmp/rate-cg.json" \
+		--argjson T "$(cat "$tmp/rate-cg.time")" --argjson win "${RATE_WINDOW%s}" \
+		--argjson tol $((2 * TOLERANCE_PCT)) --arg pod "containerd://$CID_POD" \
+		--arg docker "docker://$CID_DOCKER" --arg uid "$POD_UID" "$JQ_AT"'
+	$rec[0] as $w
+	| ($T * 1e9 - $w.realtime_minus_monotonic_ns) as $t | ($t - $win * 1e9) as $s
+	| ($w.truth_samples.samples | group_by(.[1])
+	   | map({key: (.[0][1] | tostring), value: sort_by(.[0])}) | from_entries) as $truth
+	| ([$r[0][] | .metric.container_id // ""] | sort) as $ids
+	| if $ids != ([$pod, $docker] | sort)
+	  then "labels: container_id \($ids), want \($pod) and \($docker)"
+	  else [["render", $pod, $uid], ["infer", $docker, ""]][] as [$comm, $cid, $puid]
+	  | ([$w.clients[] | select(.comm == $comm and (.probe | not)) | .client_id
+	      | $truth[tostring] // [] | . as $rows | (0, 1, 2) as $ei
+	      | [at($rows; $ei + 2; $t), at($rows; $ei + 2; $s)]
+	      | if .[0] == null or .[1] == null then null else .[0] - .[1] end]) as $d
+	  | ([$r[0][] | select(.metric.container_id == $cid)][0]) as $row
+	  | ($row.value[1] | tonumber * 100) as $got
+	  | if ($row.metric.pod_uid // "") != $puid
+	    then "labels: \($cid): pod_uid \($row.metric.pod_uid // "")"
+	    elif any($d[]; . == null) then "window: \($comm): no truth samples around it"
+	    else ($d | add * 100 / ($win * 1e9)) as $want
+	    | if ($got - $want | fabs) > $tol
+	      then "busy: \($cid) (\($comm)): prometheus \($got | . * 100 | round / 100) %, truth \($want |
+		. * 100 | round / 100) %"
+	      elif $want > 1
+	      then "info: \($cid[0:20]) (\($comm)): prometheus \($got | . * 100 | round / 100) %, truth \($want |
+		. * 100 | round / 100) %"
+	      else "busy: \($cid) (\($comm)): truth \($want) %, too little ran to compare" end
+	    end
+	  end' >"$tmp/cg-mismatch" 2>&1
+	sed -n 's/^info: /# by container: /p' "$tmp/cg-mismatch"
+	if grep -qv '^info: ' "$tmp/cg-mismatch" || ! grep -q '^info: ' "$tmp/cg-mismatch"; then
+		fail prom-rate-by-container "$(grep -v '^info: ' "$tmp/cg-mismatch" | head -n 4 |
+			tr '\n' ';') $(head -c 200 "$tmp/serve-cg.err")"
+	else
+		pass prom-rate-by-container
+	fi
+fi
 # The README's per-GPU query: the sum of its programs' (every client, closed ones included, is
 # in both), same instant, and the tracer's figure over the driver's near 1 on busy engines.
 jq -n -r --slurpfile c "$tmp/rate-readme.json" --slurpfile d "$tmp/dev-readme.json" '
@@ -435,4 +548,10 @@ if [ $rc -eq 0 ] && grep -q 'stopped' "$tmp/serve.err"; then
 else
 	fail prom-serve-sigterm "exit $rc: $(tail -n 2 "$tmp/serve.err" | tr '\n' ';')"
 fi
+# The processes are gone: their cgroups can go too (innermost first).
+for d in "$CG_POD" "$CG_DOCKER"; do
+	while [ -n "$d" ] && [ "$d" != / ] && rmdir "$CGROOT$d" 2>/dev/null; do
+		d=${d%/*}
+	done
+done
 [ "$case_fails" -eq 0 ]
