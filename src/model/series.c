@@ -924,8 +924,8 @@ static void touch_closed(struct update *u, const struct drmtop_model_closed *cl)
 		l.client_id = cl->client_id;
 		l.has_pid = !cl->bpf.kernel;
 		l.pid = cl->pid;
-		/* The close record names no cgroup: its workload is not known. */
-		cgroup_labels(&l, NULL, cid);
+		/* the opener's cgroup, named from the tracer's id while it existed */
+		cgroup_labels(&l, &cl->cgroup, cid);
 		d = resolve_device(u, l.driver, false, 0, cl->bpf.minor);
 		l.device = d ? d->device : "unknown";
 		t = new_tracker(u, &l, false);

@@ -1075,6 +1075,38 @@ static void test_workload_labels(void **state)
 }
 
 /*
+ * A client that opened and closed between two samples, known only from the tracer's close
+ * record: its work goes to the series of the workload its opener's cgroup names, not to one
+ * without a workload.
+ */
+static void test_closed_between_samples_keeps_workload(void **state)
+{
+	struct drmtop_cgroup_name n;
+	struct drmtop_series s;
+	char wl[256], *out;
+	struct fake f;
+
+	(void)state;
+	drmtop_series_init(&s, 10, DRMTOP_SERIES_LABELS_DEFAULT);
+	fake_reset(&f);
+	add_closed_bpf(&f, 77, "infer", 40, 7, 900, 3);
+	drmtop_cgroup_name_parse(CG_DOCKER, &n);
+	f.closed[0].cgroup = (struct drmtop_model_cgroup){
+		.path = CG_DOCKER,
+		.workload = drmtop_cgroup_workload(&n, CG_DOCKER, wl, sizeof(wl)),
+		.runtime = drmtop_runtime_name(n.runtime),
+		.container = n.container,
+	};
+	assert_int_equal(drmtop_series_update(&s, &f.m, 0), 0);
+	out = render(&s, DRMTOP_PROM_TEXT);
+	assert_int_equal(busy_sum_by(out, "workload=\"docker/bbbbbbbbbbbb\""), 900);
+	assert_int_equal(busy_sum_by(out, "container_id=\"docker://" ID_B "\""), 900);
+	assert_int_equal(busy_sum_by(out, "workload=\"\""), 0);
+	free(out);
+	drmtop_series_fini(&s);
+}
+
+/*
  * 2,000 short-lived clients of one command in one container, beside a long-lived one in
  * another: the series count stays flat, each container's sum is exact after every sample and
  * no counter goes back, also when the long-lived client closes (its series is then shown with
@@ -1219,6 +1251,7 @@ int main(void)
 		cmocka_unit_test(test_closed_queue_names_bounded),
 		cmocka_unit_test(test_workload_labels),
 		cmocka_unit_test(test_workload_churn),
+		cmocka_unit_test(test_closed_between_samples_keeps_workload),
 		cmocka_unit_test(test_container_id_spelling),
 		cmocka_unit_test(test_device_diverged),
 	};

@@ -294,8 +294,9 @@ promq "$Q_RATIO" >"$tmp/ratio-readme.json"
 
 # One series per (command, workload, engine) however many clients came and went (simgpu's
 # fdinfo lists its three engines for every client), and no pid label. churn's processes share
-# one cgroup; a client that opened and closed between two samples is known only from the
-# tracer's close record, which names no cgroup (workload=""): at most two workloads.
+# one cgroup, which a client that opened and closed between two samples has too (its opener's,
+# named from the tracer's cgroup id); one whose cgroup is not known has workload="": at most
+# two workloads.
 churn=$(promq 'count(last_over_time(drmtop_client_engine_busy_seconds_total{comm="churn"}[15m]))' |
 	jq -r '.[0].value[1] // 0')
 churn_wl=$(promq 'count(count by (workload) (last_over_time(drmtop_client_engine_busy_seconds_total{comm="churn"}[15m])))' |
