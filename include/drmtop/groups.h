@@ -65,8 +65,8 @@ int drmtop_groups_build(struct drmtop_groups *g, const struct drmtop_model *m,
 			enum drmtop_group_by by, drmtop_group_keep_fn keep, const void *arg);
 void drmtop_groups_fini(struct drmtop_groups *g);
 /* qsort order of groups as drmtop_model_cmp orders clients; ties by pid, then key. */
-int drmtop_group_cmp(const struct drmtop_model *m, const struct drmtop_group *a,
-		     const struct drmtop_group *b, enum drmtop_sort sort, bool reverse);
+int drmtop_group_cmp(const struct drmtop_group *a, const struct drmtop_group *b,
+		     enum drmtop_sort sort, bool reverse);
 const struct drmtop_group_engine *drmtop_group_engine(const struct drmtop_groups *g,
 						      const struct drmtop_group *grp,
 						      const char *name);

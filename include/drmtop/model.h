@@ -410,6 +410,16 @@ enum drmtop_sort {
 };
 
 const char *drmtop_sort_name(enum drmtop_sort sort);
+/* What a row is sorted by, a client's or a group's (groups.h). */
+struct drmtop_sort_key {
+	double busy_pct;
+	uint64_t mem;
+	const char *name;
+	pid_t pid;
+};
+/* By @sort, ties by pid; 0 if still tied. */
+int drmtop_sort_key_cmp(const struct drmtop_sort_key *a, const struct drmtop_sort_key *b,
+			enum drmtop_sort sort);
 /* qsort comparator over struct drmtop_model_client pointers; ties by pid, then fd. */
 int drmtop_model_cmp(const struct drmtop_model_client *a, const struct drmtop_model_client *b,
 		     enum drmtop_sort sort, bool reverse);

@@ -182,30 +182,13 @@ const struct drmtop_group_engine *drmtop_group_engine(const struct drmtop_groups
 	return at ? &grp->engines[(size_t)(uintptr_t)at - 1] : NULL;
 }
 
-int drmtop_group_cmp(const struct drmtop_model *m, const struct drmtop_group *a,
-		     const struct drmtop_group *b, enum drmtop_sort sort, bool reverse)
+int drmtop_group_cmp(const struct drmtop_group *a, const struct drmtop_group *b,
+		     enum drmtop_sort sort, bool reverse)
 {
-	int r = 0;
+	struct drmtop_sort_key ka = { a->busy_sum_pct, a->mem_total, a->name, a->pid };
+	struct drmtop_sort_key kb = { b->busy_sum_pct, b->mem_total, b->name, b->pid };
+	int r = drmtop_sort_key_cmp(&ka, &kb, sort);
 
-	(void)m;
-
-	switch (sort) {
-	case DRMTOP_SORT_BUSY:
-		if (a->busy_sum_pct != b->busy_sum_pct)
-			r = a->busy_sum_pct < b->busy_sum_pct ? 1 : -1;
-		break;
-	case DRMTOP_SORT_MEMORY:
-		if (a->mem_total != b->mem_total)
-			r = a->mem_total < b->mem_total ? 1 : -1;
-		break;
-	case DRMTOP_SORT_NAME:
-		r = strcmp(a->name ? a->name : "", b->name ? b->name : "");
-		break;
-	default:
-		break;
-	}
-	if (!r && a->pid != b->pid)
-		r = a->pid < b->pid ? -1 : 1;
 	if (!r)
 		r = strcmp(a->key, b->key);
 	return reverse ? -r : r;

@@ -1062,28 +1062,35 @@ const char *drmtop_sort_name(enum drmtop_sort sort)
 	return "?";
 }
 
-int drmtop_model_cmp(const struct drmtop_model_client *a, const struct drmtop_model_client *b,
-		     enum drmtop_sort sort, bool reverse)
+int drmtop_sort_key_cmp(const struct drmtop_sort_key *a, const struct drmtop_sort_key *b,
+			enum drmtop_sort sort)
 {
-	int r = 0;
-
 	switch (sort) {
 	case DRMTOP_SORT_BUSY:
-		if (a->busy_sum_pct != b->busy_sum_pct)
-			r = a->busy_sum_pct < b->busy_sum_pct ? 1 : -1;
+		if (a->busy_pct != b->busy_pct)
+			return a->busy_pct < b->busy_pct ? 1 : -1;
 		break;
 	case DRMTOP_SORT_MEMORY:
-		if (a->mem_total != b->mem_total)
-			r = a->mem_total < b->mem_total ? 1 : -1;
+		if (a->mem != b->mem)
+			return a->mem < b->mem ? 1 : -1;
 		break;
 	case DRMTOP_SORT_NAME:
-		r = strcmp(a->comm ? a->comm : "", b->comm ? b->comm : "");
-		break;
+		return strcmp(a->name ? a->name : "", b->name ? b->name : "");
 	default:
 		break;
 	}
-	if (!r && a->pid != b->pid)
-		r = a->pid < b->pid ? -1 : 1;
+	if (a->pid != b->pid)
+		return a->pid < b->pid ? -1 : 1;
+	return 0;
+}
+
+int drmtop_model_cmp(const struct drmtop_model_client *a, const struct drmtop_model_client *b,
+		     enum drmtop_sort sort, bool reverse)
+{
+	struct drmtop_sort_key ka = { a->busy_sum_pct, a->mem_total, a->comm, a->pid };
+	struct drmtop_sort_key kb = { b->busy_sum_pct, b->mem_total, b->comm, b->pid };
+	int r = drmtop_sort_key_cmp(&ka, &kb, sort);
+
 	if (!r && a->fd != b->fd)
 		r = a->fd < b->fd ? -1 : 1;
 	return reverse ? -r : r;

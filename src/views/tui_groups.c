@@ -19,8 +19,8 @@ static int cmp_groups(const void *a, const void *b, void *arg)
 {
 	const struct tui *t = ((const struct group_sort *)arg)->t;
 
-	return drmtop_group_cmp(t->m, &t->groups.v[*(const size_t *)a],
-				&t->groups.v[*(const size_t *)b], t->sort, t->reverse);
+	return drmtop_group_cmp(&t->groups.v[*(const size_t *)a], &t->groups.v[*(const size_t *)b],
+				t->sort, t->reverse);
 }
 
 static bool keep(const struct drmtop_model_client *c, const void *filter)

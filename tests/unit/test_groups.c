@@ -183,11 +183,11 @@ static void order(void **state)
 	p10 = find(&g, "10");
 	p30 = find(&g, "30");
 	/* busy: 10 (50) before 30 (40); memory: 10 (3 MiB) first; name: "game" < "render" */
-	assert_true(drmtop_group_cmp(&model, p10, p30, DRMTOP_SORT_BUSY, false) < 0);
-	assert_true(drmtop_group_cmp(&model, p10, p30, DRMTOP_SORT_BUSY, true) > 0);
-	assert_true(drmtop_group_cmp(&model, p10, p30, DRMTOP_SORT_MEMORY, false) < 0);
-	assert_true(drmtop_group_cmp(&model, p30, p10, DRMTOP_SORT_NAME, false) < 0);
-	assert_true(drmtop_group_cmp(&model, p10, p30, DRMTOP_SORT_PID, false) < 0);
+	assert_true(drmtop_group_cmp(p10, p30, DRMTOP_SORT_BUSY, false) < 0);
+	assert_true(drmtop_group_cmp(p10, p30, DRMTOP_SORT_BUSY, true) > 0);
+	assert_true(drmtop_group_cmp(p10, p30, DRMTOP_SORT_MEMORY, false) < 0);
+	assert_true(drmtop_group_cmp(p30, p10, DRMTOP_SORT_NAME, false) < 0);
+	assert_true(drmtop_group_cmp(p10, p30, DRMTOP_SORT_PID, false) < 0);
 	drmtop_groups_fini(&g);
 }
 
