@@ -742,6 +742,21 @@ static const char *const op_names[] = {
 	"sendfd", "recvfd", "send", "recv", "fork", "join", "sleep", "hold", "exit", "stream",
 };
 
+/* Moves this process into the cgroup v2 directory @dir, so that its clients are that cgroup's. */
+static int join_cgroup(const char *dir)
+{
+	char path[320];
+	FILE *f;
+	int ok;
+
+	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
+	f = fopen(path, "w");
+	if (!f)
+		return -1;
+	ok = fprintf(f, "%d\n", (int)getpid()) > 0;
+	return fclose(f) == 0 && ok ? 0 : -1;
+}
+
 static _Noreturn void run_script(void)
 {
 	const struct wl_proc_decl *d = &R.o->sc->procs[R.decl];
@@ -753,7 +768,12 @@ static _Noreturn void run_script(void)
 	prctl(PR_SET_NAME, d->name, 0, 0, 0);
 	R.status = 0;
 	R.exit_now = false;
-	for (unsigned int i = 0; i < d->nr_steps && !wl_stopping(); i++) {
+	if (d->cgroup[0] && join_cgroup(d->cgroup)) {
+		fprintf(stderr, "simgpu-workload: %s: cannot join cgroup %s: %s\n", d->name,
+			d->cgroup, strerror(errno));
+		R.status = 1;
+	}
+	for (unsigned int i = 0; i < d->nr_steps && !wl_stopping() && !R.status; i++) {
 		int ret;
 
 		R.step = &d->steps[i];

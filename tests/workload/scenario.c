@@ -343,9 +343,13 @@ static int add_proc(struct parser *p, char **tok, unsigned int ntok)
 				return perr(p, "bad respawn '%s'", val);
 			d.respawn = true;
 			d.transient = true;
+		} else if (!strcmp(tok[i], "cgroup") && val) {
+			if (val[0] != '/' || strlen(val) >= sizeof(d.cgroup))
+				return perr(p, "bad cgroup '%s' (an absolute directory)", val);
+			strcpy(d.cgroup, val);
 		} else {
-			return perr(p, "proc takes count=, start=, every=, respawn=, child, transient;"
-				    " not '%s'", tok[i]);
+			return perr(p, "proc takes count=, start=, every=, respawn=, cgroup=, child,"
+				    " transient; not '%s'", tok[i]);
 		}
 	}
 	if (d.child && (d.count != 1 || d.start_ns || d.every_ns || d.respawn))

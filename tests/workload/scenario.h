@@ -76,6 +76,7 @@ struct wl_proc_decl {
 	uint64_t respawn_ns;
 	bool child;		/* only started by a "fork" step */
 	bool transient;		/* not waited for before signalling readiness */
+	char cgroup[256];	/* cgroup v2 directory it moves into first, "" stays */
 	unsigned int nr_steps;
 	struct wl_step *steps;
 };
