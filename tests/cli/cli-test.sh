@@ -6,18 +6,8 @@
 # $RESULTS/cli.
 set -u
 DRMTOP=${DRMTOP:-build/drmtop}
-RESULTS=${RESULTS:-build/test-results}
-mkdir -p "$RESULTS"
-pass=0
-fail=0
-ok() { echo "PASS $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL $1: $2"; fail=$((fail + 1)); }
-finish() {
-	echo "$pass $fail" > "$RESULTS/cli"
-	echo "cli: $pass passed, $fail failed"
-	[ "$fail" -eq 0 ]
-	exit
-}
+STAGE=cli
+. "$(dirname "$0")/../stage-lib.sh"
 if [ "$(id -u)" -ne 0 ]; then
 	bad setup "needs root to create device nodes with mknod"
 	finish

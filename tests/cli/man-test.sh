@@ -6,18 +6,8 @@
 set -u
 DRMTOP=${DRMTOP:-build/drmtop}
 PAGE=${PAGE:-docs/drmtop.8}
-RESULTS=${RESULTS:-build/test-results}
-mkdir -p "$RESULTS"
-pass=0
-fail=0
-ok() { echo "PASS $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL $1: $2"; fail=$((fail + 1)); }
-finish() {
-	echo "$pass $fail" > "$RESULTS/man"
-	echo "man: $pass passed, $fail failed"
-	[ "$fail" -eq 0 ]
-	exit
-}
+STAGE=man
+. "$(dirname "$0")/../stage-lib.sh"
 command -v groff >/dev/null || { bad setup "groff missing (scripts/install-deps.sh installs it)"; finish; }
 [ -x "$DRMTOP" ] || { bad setup "$DRMTOP not built"; finish; }
 T=$(mktemp -d)

@@ -9,22 +9,12 @@
 # Needs no root. Writes "<passed> <failed>" to $RESULTS/fleet.
 set -u
 DRMTOP=${DRMTOP:-build/drmtop}
-RESULTS=${RESULTS:-build/test-results}
 RULES=dist/prometheus/drmtop-rules.yml
 TESTS=tests/dist/drmtop-rules.test.yml
 CONFIG=dist/prometheus/prometheus.yml
 MANIFEST=dist/kubernetes/drmtop-daemonset.yaml
-mkdir -p "$RESULTS"
-pass=0
-fail=0
-ok() { echo "PASS $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL $1: $2"; fail=$((fail + 1)); }
-finish() {
-	echo "$pass $fail" >"$RESULTS/fleet"
-	echo "fleet: $pass passed, $fail failed"
-	[ "$fail" -eq 0 ]
-	exit
-}
+STAGE=fleet
+. "$(dirname "$0")/../stage-lib.sh"
 for t in promtool python3 curl; do
 	command -v $t >/dev/null || { bad setup "$t missing (scripts/install-deps.sh installs it)"; finish; }
 done

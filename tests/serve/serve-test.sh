@@ -12,18 +12,8 @@
 # README's query right), IPv6, SIGTERM. Writes "<passed> <failed>" to $RESULTS/serve.
 set -u
 DRMTOP=${DRMTOP:-build/drmtop}
-RESULTS=${RESULTS:-build/test-results}
-mkdir -p "$RESULTS"
-pass=0
-fail=0
-ok() { echo "PASS $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL $1: $2"; fail=$((fail + 1)); }
-finish() {
-	echo "$pass $fail" >"$RESULTS/serve"
-	echo "serve: $pass passed, $fail failed"
-	[ "$fail" -eq 0 ]
-	exit
-}
+STAGE=serve
+. "$(dirname "$0")/../stage-lib.sh"
 [ "$(id -u)" -eq 0 ] || { bad setup "needs root to create device nodes with mknod"; finish; }
 for t in curl promtool python3; do
 	command -v $t >/dev/null || { bad setup "$t missing (scripts/install-deps.sh installs it)"; finish; }
