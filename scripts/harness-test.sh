@@ -21,18 +21,20 @@ bad() { echo "FAIL harness: $1: $2"; failed=$((failed + 1)); }
 T=$(mktemp -d) || exit 1
 trap 'rm -rf "$T"' EXIT
 
-# A stage that leaks: a daemon (setsid, double fork) and one that ignores SIGTERM.
+# A stage that leaks: a daemon (setsid, double fork) and one that ignores SIGTERM. Their
+# durations are odd ones: the check looks for them among all processes of the machine (a
+# "sleep 300" of someone else's was once killed here, and failed the check).
 echo "4 0" >"$T/leaky"
 RESULTS=$T STAGE_GRACE=1 scripts/run-stage.py leaky -- sh -c '
-	setsid sh -c "sleep 300 & exit 0" &
-	(trap "" TERM; exec sleep 301) &
+	setsid sh -c "sleep 3017 & exit 0" &
+	(trap "" TERM; exec sleep 3018) &
 	sleep 0.2; exit 0' >"$T/leaky.out" 2>&1
 rc=$?
 sleep 0.2
-left=$(pgrep -f -x 'sleep 30[01]')
+left=$(pgrep -f -x 'sleep 301[78]')
 if [ $rc -ne 0 ] && [ "$(cat "$T/leaky")" = "4 1" ] && [ -z "$left" ] &&
 	grep -q '^FAIL leaky: 2 process(es) it started outlived it' "$T/leaky.out" &&
-	grep -q 'sleep 300' "$T/leaky.out" && grep -q 'sleep 301' "$T/leaky.out"; then
+	grep -q 'sleep 3017' "$T/leaky.out" && grep -q 'sleep 3018' "$T/leaky.out"; then
 	ok "a stage that leaves processes behind fails, names and kills them"
 else
 	bad "leaking stage" "rc=$rc result '$(cat "$T/leaky")' left '$left' $(cat "$T/leaky.out")"
@@ -40,7 +42,7 @@ else
 	[ -z "$left" ] || kill -KILL $left
 fi
 # A stage without a result file gets one that says it failed.
-RESULTS=$T STAGE_GRACE=1 scripts/run-stage.py silent -- sh -c 'sleep 300 & exit 0' >/dev/null
+RESULTS=$T STAGE_GRACE=1 scripts/run-stage.py silent -- sh -c 'sleep 3019 & exit 0' >/dev/null
 [ "$(cat "$T/silent" 2>/dev/null)" = "0 1" ] && ok "a leaking stage that wrote nothing: 0 1" ||
 	bad "leaking stage without results" "'$(cat "$T/silent" 2>&1)'"
 # A clean stage: its own status and counts.
