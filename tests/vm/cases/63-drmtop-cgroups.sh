@@ -9,11 +9,12 @@
 # with the Docker container (dma-buf); short-lived clients in the Docker container that open and
 # close between two refreshes. With both sources on, once every job is done:
 #  - each client's JSON cgroup names its workload;
-#  - per workload, the sum of its clients' engine busy ns and memory (JSON) equals simgpu's
+#  - per workload, the sum of its clients' engine busy ns and memory equals simgpu's
 #    debugfs truth of those clients (busy ns; bytes of the objects they hold handles to, the
 #    shared buffer in both containers);
-#    (the live view's and the exporter's groups are made from these figures: test_groups,
-#    test_prometheus; case 70 checks the exporter's sums by container in Prometheus);
+#    in JSON, in CSV (the last frame's rows) and in the exporter's series (summed by their
+#    workload label); the live view's groups are made in the model from the same figures
+#    (test_groups, cli-test's G);
 #  - record keeps every short-lived client, closed, with the Docker container's workload.
 set -u
 
@@ -37,8 +38,10 @@ CG_DOCK=$CGR/system.slice/docker-$IDB.scope
 CG_PODMAN=$CGR/machine.slice/libpod-$IDD.scope
 CG_SVC=$CGR/system.slice/ollama.service
 TOP_PID=
+SRV_PID=
 keep() {
 	[ -n "$TOP_PID" ] && kill -TERM "$TOP_PID" 2>/dev/null && wait "$TOP_PID"
+	[ -n "$SRV_PID" ] && kill -TERM "$SRV_PID" 2>/dev/null && wait "$SRV_PID"
 	wl_stop >/dev/null 2>&1
 	[ "$case_fails" -gt 0 ] && [ -n "${VM_RESULTS:-}" ] && mkdir -p "$VM_RESULTS/63" &&
 		cp -r "$tmp"/* "$VM_RESULTS/63/" 2>/dev/null
@@ -97,6 +100,21 @@ wl_settle || fail drmtop-cgroups-settle "simgpu still busy after 30 s"
 wl_debugfs_clients >"$tmp/debugfs.json"
 "$DRMTOP" -J -n 2 -d 1 >"$tmp/live.all" 2>"$tmp/live.err"
 tail -n 1 "$tmp/live.all" >"$tmp/live.json"
+"$DRMTOP" -o csv -n 2 -d 1 >"$tmp/live.csv" 2>"$tmp/csv.err"
+# The exporter, scraped once its first sample has the workload's clients.
+loopback_up
+"$DRMTOP" serve --listen 127.0.0.1:9469 -d 1 >/dev/null 2>"$tmp/serve.err" &
+SRV_PID=$!
+_t=0
+until curl -sf --max-time 10 -o "$tmp/metrics.txt" http://127.0.0.1:9469/metrics &&
+	grep -q '^drmtop_client_engine_busy_seconds_total{.*comm="svc"' "$tmp/metrics.txt" ||
+	[ $_t -ge 60 ]; do
+	sleep 0.5
+	_t=$((_t + 1))
+done
+kill -TERM "$SRV_PID"
+wait "$SRV_PID"
+SRV_PID=
 kill -INT "$TOP_PID"
 wait "$TOP_PID"
 TOP_PID=
@@ -136,6 +154,41 @@ jq_check drmtop-cgroups-five-workloads '(.sums | length) == 5 and
 	all(.sums[]; .busy > 0 and .mem > 0)' "$tmp/sums.json" .sums
 jq_check drmtop-cgroups-busy-per-workload 'all(.sums[]; .busy == .tbusy)' "$tmp/sums.json" .sums
 jq_check drmtop-cgroups-memory-per-workload 'all(.sums[]; .mem == .tmem)' "$tmp/sums.json" .sums
+# The same sums from the CSV (the last frame's rows, a row per client and engine) and from the
+# exporter's series (busy seconds with nine decimals, memory per region), per workload.
+python3 - "$tmp/live.csv" "$tmp/metrics.txt" >"$tmp/views.json" 2>"$tmp/views.err" <<'PY' ||
+import csv, json, re, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+last = max(int(r["iteration"]) for r in rows)
+busy, mem, seen = {}, {}, set()
+for r in rows:
+    if int(r["iteration"]) != last or r["driver"] != "simgpu":
+        continue
+    w = r["workload"]
+    busy[w] = busy.get(w, 0) + int(r["busy_ns"] or 0)
+    if r["client_id"] not in seen:
+        seen.add(r["client_id"])
+        mem[w] = mem.get(w, 0) + int(r["mem_total_bytes"] or 0)
+pbusy, pmem = {}, {}
+for line in open(sys.argv[2]):
+    m = re.match(r'(drmtop_client_engine_busy_seconds_total|drmtop_client_memory_bytes)\{(.*)\} (\S+)$', line)
+    if not m or 'driver="simgpu"' not in m.group(2):
+        continue
+    w = re.search(r'workload="([^"]*)"', m.group(2)).group(1)
+    if m.group(1) == "drmtop_client_memory_bytes":
+        pmem[w] = pmem.get(w, 0) + int(m.group(3))
+    else:
+        s, _, f = m.group(3).partition(".")
+        pbusy[w] = pbusy.get(w, 0) + int(s) * 10**9 + int((f + "000000000")[:9])
+print(json.dumps({"csv": {"busy": busy, "mem": mem}, "prom": {"busy": pbusy, "mem": pmem}}))
+PY
+	fail drmtop-cgroups-views "python3: $(tail -n 3 "$tmp/views.err")"
+jq -s '.[0] + {views: .[1]}' "$tmp/sums.json" "$tmp/views.json" >"$tmp/all.json" 2>/dev/null ||
+	cp "$tmp/sums.json" "$tmp/all.json"
+jq_check drmtop-cgroups-csv-per-workload '.views.csv as $v | all(.sums[];
+	$v.busy[.w] == .tbusy and $v.mem[.w] == .tmem)' "$tmp/all.json" '{sums, csv: .views.csv}'
+jq_check drmtop-cgroups-exporter-per-workload '.views.prom as $v | all(.sums[];
+	$v.busy[.w] == .tbusy and $v.mem[.w] == .tmem)' "$tmp/all.json" '{sums, prom: .views.prom}'
 jq_check drmtop-cgroups-record-short-lived '.want as $w | (.brief | length) == 3 and
 	all(.brief[]; .closed == true and .workload == $w.brief)' "$tmp/sums.json" .brief
 [ "$case_fails" -eq 0 ]
