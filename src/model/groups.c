@@ -90,7 +90,8 @@ static size_t group_of(struct drmtop_groups *g, const struct drmtop_model *m, si
 	return g->n++;
 }
 
-static int add_engine(struct drmtop_groups *g, size_t gi, const char *name, double pct)
+static int add_engine(struct drmtop_groups *g, size_t gi, const char *name, double pct,
+		      bool over)
 {
 	struct drmtop_group *grp = &g->v[gi];
 	struct drmtop_group_engine *e;
@@ -113,7 +114,7 @@ static int add_engine(struct drmtop_groups *g, size_t gi, const char *name, doub
 		*e = (struct drmtop_group_engine){ .name = name };
 	}
 	e->pct += pct;
-	if (e->pct > 100.0)
+	if (over || e->pct > 100.0)
 		e->over = true;
 	return 0;
 }
@@ -123,6 +124,7 @@ static int add_client(struct drmtop_groups *g, const struct drmtop_model *m, siz
 	const struct drmtop_model_client *c = &m->clients[i];
 	struct drmtop_group *grp = &g->v[gi];
 	double pct;
+	bool over;
 	size_t k;
 
 	grp->nr_clients++;
@@ -144,10 +146,9 @@ static int add_client(struct drmtop_groups *g, const struct drmtop_model *m, siz
 	for (k = 0; k < c->nr_engines; k++) {
 		if (!drmtop_model_engine_pct(&c->engines[k], &pct))
 			continue;
-		if (add_engine(g, gi, c->engines[k].name, pct))
+		over = c->engines[k].in_fdinfo && (c->engines[k].fd.flags & DRMTOP_FD_OVER);
+		if (add_engine(g, gi, c->engines[k].name, pct, over))
 			return -ENOMEM;
-		if (c->engines[k].in_fdinfo && (c->engines[k].fd.flags & DRMTOP_FD_OVER))
-			g->v[gi].engines[g->v[gi].nr_engines - 1].over = true;
 	}
 	return 0;
 }

@@ -172,6 +172,27 @@ static void over(void **state)
 	drmtop_groups_fini(&g);
 }
 
+/* A member's own figure over 100 % marks that engine of the group, not the last one added. */
+static void over_marks_its_engine(void **state)
+{
+	struct drmtop_model_engine a[] = { engine("gfx", true, 10), engine("compute", true, 5) };
+	struct drmtop_model_engine b[] = { engine("gfx", true, 50) };
+	struct drmtop_model_client two[] = {
+		{ .key = "x", .pid = 1, .engines = a, .nr_engines = 2, .busy_sum_pct = 15 },
+		{ .key = "y", .pid = 1, .engines = b, .nr_engines = 1, .busy_sum_pct = 50 },
+	};
+	struct drmtop_model m = { .clients = two, .nr_clients = 2 };
+	struct drmtop_groups g;
+
+	(void)state;
+	b[0].fd.flags |= DRMTOP_FD_OVER;	/* the driver's figure over 100 % of its interval */
+	drmtop_groups_init(&g);
+	assert_int_equal(drmtop_groups_build(&g, &m, DRMTOP_GROUP_PROCESS, NULL, NULL), 0);
+	assert_true(drmtop_group_engine(&g, &g.v[0], "gfx")->over);
+	assert_false(drmtop_group_engine(&g, &g.v[0], "compute")->over);
+	drmtop_groups_fini(&g);
+}
+
 static void order(void **state)
 {
 	struct drmtop_groups g;
@@ -197,6 +218,7 @@ int main(void)
 		cmocka_unit_test_setup(by_workload, setup),
 		cmocka_unit_test_setup(by_process_filtered, setup),
 		cmocka_unit_test(over),
+		cmocka_unit_test(over_marks_its_engine),
 		cmocka_unit_test_setup(order, setup),
 	};
 
