@@ -103,10 +103,10 @@ static bool target_present(const struct btf *btf, const char *sec, char *why, si
 	return false;
 }
 
-/* Whether @btf's struct drm_sched_fence has drm_client_id (6.17+; checked on 7.2.13). */
-static bool fence_has_client_id(const struct btf *btf)
+/* Whether @btf's struct @type has a member @member. */
+static bool struct_has(const struct btf *btf, const char *type, const char *member)
 {
-	int id = btf__find_by_name_kind(btf, "drm_sched_fence", BTF_KIND_STRUCT);
+	int id = btf__find_by_name_kind(btf, type, BTF_KIND_STRUCT);
 	const struct btf_member *m;
 	const struct btf_type *t;
 	__u16 i;
@@ -116,7 +116,7 @@ static bool fence_has_client_id(const struct btf *btf)
 	t = btf__type_by_id(btf, id);
 	m = btf_members(t);
 	for (i = 0; i < btf_vlen(t); i++, m++)
-		if (!strcmp(btf__name_by_offset(btf, m->name_off), "drm_client_id"))
+		if (!strcmp(btf__name_by_offset(btf, m->name_off), member))
 			return true;
 	return false;
 }
@@ -130,7 +130,7 @@ static bool attribution_hook(const struct bpf_program *p)
 {
 	static const char *const names[] = {
 		"drmtop_ioctl_enter", "drmtop_entity_init", "drmtop_entity_fini",
-		"drmtop_entity_destroy",
+		"drmtop_entity_destroy", "drmtop_file_alloc_enter",
 	};
 	size_t i;
 
@@ -151,8 +151,9 @@ static void learn_job_client_ids(struct drmtop_bpf *b, const struct btf *sched_b
 		own = module_btf(b, "gpu_sched", "drm_sched_job_cleanup", &builtin);
 		sched_btf = own;
 	}
+	/* 6.12.10x+ stable, 6.17+; checked on Debian 6.12.117 and 7.2.13 */
 	if (sched_btf)
-		b->jobs_have_client_id = fence_has_client_id(sched_btf);
+		b->jobs_have_client_id = struct_has(sched_btf, "drm_sched_fence", "drm_client_id");
 	if (own && !builtin)
 		btf__free(own);
 }
@@ -441,6 +442,12 @@ static int try_sched(struct drmtop_bpf *b, const struct btf *btf, bool v617, boo
 			on = target_present(btf, sec, why, sizeof(why)) &&
 			     !(b->jobs_have_client_id && attribution_hook(p));
 		} else {
+			/*
+			 * The queue program stays where the run event could make the job: a
+			 * client that closes with jobs queued is gone from the maps before the
+			 * last of them run (drm_sched_entity_flush waits only for its queue to
+			 * be popped), so only the queue event can name it (VM case 43).
+			 */
 			for (r = 0; r < sizeof(roles) / sizeof(roles[0]); r++)
 				on |= prog_is(p, roles[r], raw, v617);
 			on = on && target_present(btf, sec, why, sizeof(why));
@@ -483,8 +490,10 @@ static int load_sched(struct drmtop_bpf *b)
 		return errno == ENOENT ? 0 : -errno;
 	learn_job_client_ids(b, btf);
 	/* the drm part, loaded before gpu_sched's BTF could say so, has it attached */
-	if (b->jobs_have_client_id)
+	if (b->jobs_have_client_id) {
 		forget_hooks(b, "drm", "drmtop_ioctl_enter");
+		forget_hooks(b, "drm", "drmtop_file_alloc_enter");
+	}
 	/* 6.17 renamed the tracepoints (and declared them stable): take what this kernel has */
 	v617 = btf__find_by_name_kind(btf, "btf_trace_drm_sched_job_queue", BTF_KIND_TYPEDEF) > 0;
 	err = try_sched(b, btf, v617, false, &tp_fail);
