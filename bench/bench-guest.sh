@@ -7,26 +7,31 @@
 # host-side table is made from. Sections:
 #   overhead  the loops of build/bench (ioctl, open+close, GEM create+close, jobs) with drmtop
 #             off, "hooks" (drmtop -J -d 86400 --source bpf: tracer attached, no refresh in
-#             the window) and "on" (drmtop -J -d 1 --source bpf: attached and refreshing), in
-#             an order that changes every round
+#             the window), "on" (drmtop -J -d 1 --source bpf: attached and refreshing) and
+#             "floor" (empty programs on the hooks drmtop attaches: bench-floor), in an order
+#             that changes every round
 #   progs     per-program cost from BPF stats (kernel.bpf_stats_enabled=1), per loop
 #   refresh   drmtop's CPU time per refresh, --source fdinfo vs --source bpf, with N
 #             sleeping processes and C clients
+#   snapshot  the time one refresh spends reading the tracer's maps (bpf.snapshot_ns) with
+#             more buffers held than its handles map holds
 #   scale     drmtop record while S short-lived clients come and go; then more clients at
 #             once than the tracer's clients map holds
-# Knobs (environment): BENCH_ROUNDS (6), BENCH_SECS (2), BENCH_SCALE_CLIENTS (10000),
-# BENCH_SMOKE=1 (everything once, briefly), BENCH_PARTS ("overhead progs refresh scale").
+# Knobs (environment): BENCH_ROUNDS (8), BENCH_SECS (2), BENCH_SCALE_CLIENTS (10000),
+# BENCH_SMOKE=1 (everything once, briefly), BENCH_PARTS ("overhead progs refresh snapshot scale").
 set -u
 
-ROUNDS=${BENCH_ROUNDS:-6}
+ROUNDS=${BENCH_ROUNDS:-8}
 SECS=${BENCH_SECS:-2}
 SCALE=${BENCH_SCALE_CLIENTS:-10000}
-PARTS=${BENCH_PARTS:-overhead progs refresh scale}
+PARTS=${BENCH_PARTS:-overhead progs refresh snapshot scale}
 # Refresh points "procs:clients"; the first is measured REFRESH_REPS times per mode.
 POINTS="2000:100 200:100 1000:100 2000:10 2000:400"
 REFRESH_REPS=3
 REFRESH_FRAMES=8
 FULL_CLIENTS=5000
+# Buffers held for the snapshot part: more than the tracer's handles map holds (32,768).
+SNAP_HANDLES=33000
 if [ "${BENCH_SMOKE:-0}" = 1 ]; then
 	ROUNDS=1
 	SECS=0.5
@@ -35,6 +40,7 @@ if [ "${BENCH_SMOKE:-0}" = 1 ]; then
 	REFRESH_REPS=1
 	REFRESH_FRAMES=2
 	FULL_CLIENTS=300
+	SNAP_HANDLES=300
 fi
 B=build/bench
 DRMTOP=build/drmtop
@@ -98,7 +104,30 @@ top_next() {
 		_t=$((_t + 1))
 	done
 }
-trap 'top_stop; [ -n "${SPAWN_PID:-}" ] && kill $SPAWN_PID 2>/dev/null; rm -rf "$T"' EXIT
+# floor_start: bench-floor's empty programs on the hooks in $FLOOR_PROGS, until floor_stop.
+FLOOR_PID=
+floor_start() {
+	$B/bench-floor $B/floor.bpf.o $FLOOR_PROGS >"$T/floor.out" 2>&1 &
+	FLOOR_PID=$!
+	_t=0
+	until grep -q '^attached' "$T/floor.out" || ! kill -0 $FLOOR_PID 2>/dev/null ||
+		[ $_t -ge 600 ]; do
+		sleep 0.1
+		_t=$((_t + 1))
+	done
+	grep -q '^attached' "$T/floor.out" && return 0
+	log "bench-floor: $(cat "$T/floor.out")"
+	floor_stop
+	return 1
+}
+floor_stop() {
+	[ -n "$FLOOR_PID" ] || return 0
+	kill "$FLOOR_PID" 2>/dev/null
+	wait "$FLOOR_PID" 2>/dev/null
+	FLOOR_PID=
+}
+
+trap 'top_stop; floor_stop; [ -n "${SPAWN_PID:-}" ] && kill $SPAWN_PID 2>/dev/null; rm -rf "$T"' EXIT
 
 # loops PHASE ROUND: one run of each loop program; the figures go to raw.tsv.
 loops() {
@@ -114,26 +143,35 @@ loops() {
 	raw overhead jobs_per_s "$1" "$2" "$(field ops_per_s "$r")"
 }
 
-# --- overhead: off, hooks, on, alternated ------------------------------------------------------
+# --- overhead: off, hooks, on, floor, rotated --------------------------------------------------
 if want overhead; then
 	sysctl -qw kernel.bpf_stats_enabled=0
+	# The floor phase hooks what drmtop hooks on this kernel, with empty programs.
+	FLOOR_PROGS=$("$DRMTOP" -J -n 1 -d 0.1 --source bpf 2>/dev/null |
+		jq -r '[.bpf.programs[]?.name] | join(" ")')
+	[ -n "$FLOOR_PROGS" ] || log "drmtop listed no programs: no floor phase"
+	raw floor programs floor 1 "$(echo $FLOOR_PROGS | wc -w)"
 	i=1
 	while [ $i -le "$ROUNDS" ]; do
 		# The phase order changes every round: a phase run later in a round was measured
 		# slower (whatever drmtop's start and stop leave behind), so each phase takes each
-		# place equally often (rounds 1-3 are a Latin square, 1-6 all six orders).
-		case $(((i - 1) % 6)) in
-		0) order="off hooks on" ;;
-		1) order="on off hooks" ;;
-		2) order="hooks on off" ;;
-		3) order="off on hooks" ;;
-		4) order="hooks off on" ;;
-		*) order="on hooks off" ;;
+		# place equally often (every 4 rounds; the default 8 rounds twice).
+		case $(((i - 1) % 4)) in
+		0) order="off hooks on floor" ;;
+		1) order="hooks on floor off" ;;
+		2) order="on floor off hooks" ;;
+		*) order="floor off hooks on" ;;
 		esac
 		for ph in $order; do
 			log "overhead round $i/$ROUNDS: $ph"
 			if [ $ph = off ]; then
 				loops off $i
+				continue
+			fi
+			if [ $ph = floor ]; then
+				[ -n "$FLOOR_PROGS" ] && floor_start || continue
+				loops floor $i
+				floor_stop
 				continue
 			fi
 			t0=$(date +%s%N)
@@ -240,6 +278,35 @@ if want refresh; then
 fi
 
 # --- scale: SCALE short-lived clients during one record; then a full clients map ----------------
+# --- snapshot: one refresh's read of the tracer's maps, the handles map full ----------------------
+if want snapshot; then
+	log "snapshot: $SNAP_HANDLES buffers held"
+	$B/bench-gem -D "$NODE" -H $SNAP_HANDLES >"$T/hold.out" 2>&1 &
+	HOLD_PID=$!
+	_t=0
+	until grep -q ready "$T/hold.out" || ! kill -0 $HOLD_PID 2>/dev/null || [ $_t -ge 3000 ]; do
+		sleep 0.1
+		_t=$((_t + 1))
+	done
+	if grep -q ready "$T/hold.out"; then
+		# drmtop attaches after the buffers exist: its adoption walk fills the handles map
+		"$DRMTOP" -J -n 10 -d 0.5 --source bpf >"$T/snap.jsonl" 2>"$T/snap.err"
+		jq -r 'select(.bpf.snapshot_ns != null) | "\(.bpf.snapshot_ns / 1e6) \(.bpf.counters.handles_full)"' \
+			"$T/snap.jsonl" | tail -n +3 | {
+			k=1
+			while read -r ms full; do
+				raw snapshot snapshot_ms full $k "$ms"
+				raw snapshot handles_full full $k "$full"
+				k=$((k + 1))
+			done
+		}
+	else
+		log "bench-gem -H: $(cat "$T/hold.out")"
+	fi
+	kill $HOLD_PID 2>/dev/null
+	wait $HOLD_PID 2>/dev/null
+fi
+
 if want scale; then
 	per=500
 	[ "$SCALE" -lt 2000 ] && per=$(((SCALE + 19) / 20))

@@ -14,7 +14,7 @@
 # BENCH_SETTLE (seconds to wait first for the host load to fall to it; 120, 0 for the smoke).
 
 BENCH_BINS := $(addprefix $(OUTPUT)/bench/,bench-ioctl bench-open bench-gem bench-jobs bench-spawn \
-	bench-refresh bench-rss)
+	bench-refresh bench-rss bench-floor floor.bpf.o)
 BENCH_KERNELS ?= 6.12
 BENCH_ROUNDS ?= 6
 BENCH_SECS ?= 2
@@ -27,6 +27,14 @@ $(OUTPUT)/bench:
 $(OUTPUT)/bench/%: bench/%.c bench/bench-common.h tests/kmod/simgpu/simgpu_drm.h | $(OUTPUT)/bench
 	$(CC) -std=c11 -D_GNU_SOURCE $(WARNFLAGS) $(CFLAGS) $(shell $(PKG_CONFIG) --cflags libdrm) \
 		$< $(LDFLAGS) -o $@
+
+# The floor phase: empty programs on drmtop's hooks (bench/floor.bpf.c), loaded by bench-floor.
+$(OUTPUT)/bench/floor.bpf.o: bench/floor.bpf.c $(wildcard vmlinux/*.h) | $(OUTPUT)/bench
+	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(OUTPUT)/bench/bench-floor: bench/bench-floor.c | $(OUTPUT)/bench
+	$(CC) -std=c11 -D_GNU_SOURCE $(WARNFLAGS) $(CFLAGS) $(LIBBPF_CFLAGS) $< $(LDFLAGS) \
+		$(LIBBPF_LIBS) -o $@
 
 .PHONY: bench bench-smoke bench-bins
 bench-bins: $(BENCH_BINS)

@@ -92,6 +92,42 @@ expect "met" "$T/met/out" "peak RSS, 5,000 clients open" "20\.0 MiB with 5000 cl
 expect "met" "$T/met/out" "refresh vs gputop, nvtop" "  not measured: .*"
 summary "met" "$T/met/out" "targets: 7 met, 0 not met, 0 not judged, 2 not measured"
 
+# Open+close past its limit where empty programs on the same hooks are past it too: the verdict
+# says the floor alone misses it; GEM past its limit with a floor under it: plain "not met".
+{ echo "$quiet"; refresh_scale 0.45 5000 20480
+  for r in 1 2 3 4 5 6; do
+	echo "overhead open_close_ns floor $r $(awk -v r=$r 'BEGIN { print 15000 * (1 + r / 10) * 1.30 }')"
+	echo "overhead gem_create_close_ns floor $r $(awk -v r=$r 'BEGIN { print 25000 * (1 + r / 10) * 1.05 }')"
+  done; } | canned "$T/floor" 6 1.40 1.20 0.97 1.01 1.05
+judge "$T/floor"
+expect "floor" "$T/floor/out" "render-node open + close" \
+	"1\.400 \[1\.400-1\.400\] n=6, floor 1\.300 +not met: the floor alone is 1\.300"
+expect "floor" "$T/floor/out" "GEM create + close (4 KiB)" "n=6, floor 1\.050 +not met"
+summary "floor" "$T/floor/out" "targets: 5 met, 2 not met, 0 not judged, 2 not measured"
+
+# The snapshot part: judged from the median of its frames, only with the handles map full.
+snap() {	# snap FULL MS...: one frame per MS, handles_full FULL in each
+	full=$1
+	shift
+	k=1
+	for ms in "$@"; do
+		echo "snapshot snapshot_ms full $k $ms"
+		echo "snapshot handles_full full $k $full"
+		k=$((k + 1))
+	done
+}
+{ echo "$quiet"; snap 232 4.1 3.9 4.0 12.5; } | canned "$T/snap" 6 1.20 1.10 0.97 1.01 1.05
+judge "$T/snap"
+expect "snapshot" "$T/snap/out" "snapshot, handles map full" \
+	"4\.05 ms \[3\.90-12\.50\] n=4, handles_full 232 +met"
+{ echo "$quiet"; snap 232 10.5 11.0 12.0; } | canned "$T/snapslow" 6 1.20 1.10 0.97 1.01 1.05
+judge "$T/snapslow"
+expect "snapshot slow" "$T/snapslow/out" "snapshot, handles map full" "n=3, handles_full 232 +not met"
+{ echo "$quiet"; snap 0 1.0 1.0 1.0; } | canned "$T/snapnotfull" 6 1.20 1.10 0.97 1.01 1.05
+judge "$T/snapnotfull"
+expect "snapshot, map not full" "$T/snapnotfull/out" "snapshot, handles map full" \
+	"  not judged: the handles map was not full"
+
 # Each figure just past its limit: not met.
 { echo "$quiet"; refresh_scale 0.55 5000 33000; } | canned "$T/notmet" 6 1.26 1.16 0.94 1.06 1.06
 judge "$T/notmet"

@@ -41,14 +41,17 @@ $1 == "overhead" && $5 != "" {
 }
 END {
 	if (!no) exit
-	printf "\n== overhead (median [min-max] over rounds; ratio = per-round on/off, median [min-max])\n"
-	printf "%-19s %-26s %-26s %-26s %-26s %s\n", "metric", "off", "hooks", "on", "hooks/off", "on/off"
+	printf "\n== overhead (median [min-max] over rounds; ratio = per-round phase/off, median [min-max];"
+	printf " floor = empty programs on the hooks drmtop attaches)\n"
+	printf "%-19s %-26s %-26s %-26s %-26s %-26s %-26s %s\n", "metric", "off", "hooks", "on", "floor",
+		"hooks/off", "on/off", "floor/off"
 	for (i = 1; i <= no; i++) {
 		mt = order[i]
 		fmt = "%.0f"
 		if (mt == "attach_ms") continue
-		printf "%-19s %-26s %-26s %-26s %-26s %s\n", mt, stat(mt SUBSEP "off"), stat(mt SUBSEP "hooks"),
-			stat(mt SUBSEP "on"), ratio(mt, "hooks"), ratio(mt, "on")
+		printf "%-19s %-26s %-26s %-26s %-26s %-26s %-26s %s\n", mt, stat(mt SUBSEP "off"),
+			stat(mt SUBSEP "hooks"), stat(mt SUBSEP "on"), stat(mt SUBSEP "floor"),
+			ratio(mt, "hooks"), ratio(mt, "on"), ratio(mt, "floor")
 	}
 	fmt = "%.0f"
 	printf "drmtop start to first frame (BPF load+attach), ms: hooks %s, on %s\n", stat("attach_ms" SUBSEP "hooks"), stat("attach_ms" SUBSEP "on")

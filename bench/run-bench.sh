@@ -71,6 +71,11 @@ for k in "$@"; do
 			[ -s "$dir/bench/$f" ] || { echo "bench-smoke: no $f" >&2; rc=1; }
 		done
 		grep -q ' on 1 [0-9]' "$dir/bench/raw.tsv" || { echo "bench-smoke: no 'on' figures" >&2; rc=1; }
+		# bench-floor loaded an empty twin of every program drmtop loaded
+		grep -q ' floor 1 [0-9]' "$dir/bench/raw.tsv" ||
+			{ echo "bench-smoke: no 'floor' figures (bench/floor.bpf.c)" >&2; rc=1; }
+		grep -q '^snapshot snapshot_ms full 1 [0-9]' "$dir/bench/raw.tsv" ||
+			{ echo "bench-smoke: no snapshot figures" >&2; rc=1; }
 		# Every target's line with its figure; one round judges none ("not judged").
 		bench/check-targets.sh "$dir/report.txt" || rc=1
 	fi

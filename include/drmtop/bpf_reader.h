@@ -69,6 +69,7 @@ struct drmtop_bpf_snapshot {
 	 * time after it, running_ns runs exactly up to it.
 	 */
 	__u64 taken_ns;
+	__u64 read_ns;		/* how long reading it took: the refresh's cost in the maps */
 	/* cap_*: private, allocation sizes */
 	size_t n_clients, cap_clients;
 	struct drmtop_bpf_client *clients;

@@ -382,6 +382,7 @@ struct drmtop_model {
 	struct drmtop_model_missed missed;	/* with bpf_active */
 	/* The tracer's interval behind its rates, CLOCK_MONOTONIC ns (0, 0 without rates) */
 	uint64_t bpf_window_start_ns, bpf_window_end_ns;
+	uint64_t bpf_snapshot_ns;	/* the time this refresh spent reading the tracer's maps */
 	struct drmtop_model_bpf_device *bpf_devices;
 	size_t nr_bpf_devices;
 	/* gpu_mem/gpu_mem_total: traced where the kernel has it; the reports, -p applied */

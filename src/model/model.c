@@ -850,6 +850,7 @@ static void build_bpf_summary(struct build *b)
 		}
 		m->nr_counters = DRMTOP_CNT_MAX;
 	}
+	m->bpf_snapshot_ns = s->read_ns;
 	m->progs = alloc_array(b, b->in->nr_progs, sizeof(*m->progs));
 	for (i = 0; m->progs && i < b->in->nr_progs; i++) {
 		const struct drmtop_bpf_prog_stat *ps = &b->in->progs[i], *before;

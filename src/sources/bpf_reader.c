@@ -1048,6 +1048,8 @@ int drmtop_bpf_snapshot(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
 	if (!b->rb || b->map_fd[0] < 0)
 		return -ENOENT;
 	b->seq++;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	s->read_ns = (__u64)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 
 	/* what the drain thread queued, and what came since it last woke */
 	pthread_mutex_lock(&b->drain_lock);
@@ -1126,6 +1128,8 @@ int drmtop_bpf_snapshot(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
 	strmap_fini(&ew.orphans_at);
 	free(sv.reported);
 	free(sv.orphans);
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	s->read_ns = (__u64)ts.tv_sec * 1000000000ull + ts.tv_nsec - s->read_ns;
 	return 0;
 fail:
 	if (saved)

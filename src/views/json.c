@@ -262,6 +262,7 @@ static void json_bpf_summary(struct json_writer *w, const struct drmtop_model *m
 		jw_kv_u64(w, "start", m->bpf_window_start_ns);
 		jw_kv_u64(w, "end", m->bpf_window_end_ns);
 		jw_object_end(w);
+		jw_kv_u64(w, "snapshot_ns", m->bpf_snapshot_ns);
 		jw_key(w, "counters");
 		jw_object_begin(w);
 		for (i = 0; i < m->nr_counters; i++) {

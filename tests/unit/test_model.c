@@ -379,6 +379,24 @@ static void test_losses_make_figures_lower_bounds(void **state)
 	drmtop_reconciler_free(l.r);
 }
 
+/* What reading the tracer's maps cost this refresh reaches the JSON (make bench reads it there). */
+static void test_snapshot_cost_in_json(void **state)
+{
+	struct drmtop_model m = { 0 };
+	static struct lossy l;
+	char *json;
+
+	(void)state;
+	lossy_init(&l, "cost", 50.0, 0, 0, true);
+	l.snap.read_ns = 1234567;
+	lossy_step(&l, &m);
+	json = render(drmtop_json_frame, &m);
+	assert_non_null(strstr(json, "\"snapshot_ns\":1234567"));
+	free(json);
+	drmtop_model_fini(&m);
+	drmtop_reconciler_free(l.r);
+}
+
 /*
  * An engine with two execution units (drm-engine-capacity-gfx: 2) busy 1.5 s in 1 s: fdinfo
  * says 75 %, and so must the tracer, whose busy time is summed over the units too; 150 % would
@@ -998,6 +1016,7 @@ int main(void)
 		cmocka_unit_test(test_memory_losses_stay_inconclusive),
 		cmocka_unit_test(test_every_loss_counter_counts),
 		cmocka_unit_test(test_device_totals),
+		cmocka_unit_test(test_snapshot_cost_in_json),
 		cmocka_unit_test(test_device_over_allows_for_timing),
 	};
 
