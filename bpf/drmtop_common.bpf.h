@@ -200,15 +200,20 @@ static __always_inline __u64 drmtop_next_uid(void)
 	return v ? __sync_fetch_and_add(v, 1) + 1 : 0;
 }
 
-/* Records a DRM device (driver name, parent) the first time any hook meets it. */
-static __always_inline void drmtop_note_device(struct drm_device *dev, int minor_index)
+/*
+ * Records a DRM device (driver name, parent) the first time any hook meets it; returns its
+ * entry, found with one lookup on every later call (every GEM object's init makes one).
+ */
+static __always_inline struct drmtop_device *drmtop_note_device(struct drm_device *dev,
+								int minor_index)
 {
 	__u64 key = (__u64)dev;
-	struct drmtop_device d = {};
+	struct drmtop_device d = {}, *dp;
 	const char *name;
 
-	if (!dev || bpf_map_lookup_elem(&devices, &key))
-		return;
+	dp = bpf_map_lookup_elem(&devices, &key);
+	if (dp || !dev)
+		return dp;
 	d.parent_dev = (__u64)BPF_CORE_READ(dev, dev);
 	d.primary_index = minor_index;
 	name = BPF_CORE_READ(dev, driver, name);
@@ -216,6 +221,7 @@ static __always_inline void drmtop_note_device(struct drm_device *dev, int minor
 		bpf_probe_read_kernel_str(d.driver, sizeof(d.driver), name);
 	if (drmtop_insert_lost(bpf_map_update_elem(&devices, &key, &d, BPF_NOEXIST)))
 		drmtop_count(DRMTOP_CNT_DEVICES_FULL);
+	return bpf_map_lookup_elem(&devices, &key);
 }
 
 /*

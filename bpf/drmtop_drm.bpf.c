@@ -343,10 +343,7 @@ int BPF_PROG(drmtop_dev_unregister, struct drm_device *dev)
 
 static __always_inline struct drmtop_device *device_of(struct drm_device *dev)
 {
-	__u64 key = (__u64)dev;
-
-	drmtop_note_device(dev, -1);
-	return bpf_map_lookup_elem(&devices, &key);
+	return drmtop_note_device(dev, -1);
 }
 
 static __always_inline void mem_sub(__u64 *v, __u64 bytes)
