@@ -7,7 +7,7 @@
 # figures and every target's line (one round judges none: "not judged"); it is a `make test`
 # stage, so changes to drmtop's JSON or the tracer that break the benchmark scripts show up there.
 # It writes "<passed> <failed>" to $(RESULTS)/bench-smoke.
-# Knobs: BENCH_KERNELS (default 6.12; "6.1 6.12" for both), BENCH_ROUNDS (default 6),
+# Knobs: BENCH_KERNELS (default 6.12; "6.1 6.12" for both), BENCH_ROUNDS (default 8: the 4 phases rotated twice),
 # BENCH_SECS (seconds per loop, default 2), BENCH_SCALE_CLIENTS (default 10000),
 # BENCH_TIMEOUT (seconds per boot, default 3600; 900 for the smoke), BENCH_MAX_LOAD (default 1.0:
 # above this host load, before, during or after a boot, the report judges no target),
@@ -16,7 +16,7 @@
 BENCH_BINS := $(addprefix $(OUTPUT)/bench/,bench-ioctl bench-open bench-gem bench-jobs bench-spawn \
 	bench-refresh bench-rss bench-floor floor.bpf.o)
 BENCH_KERNELS ?= 6.12
-BENCH_ROUNDS ?= 6
+BENCH_ROUNDS ?= 8
 BENCH_SECS ?= 2
 BENCH_SCALE_CLIENTS ?= 10000
 BENCH_MAX_LOAD ?= 1.0
