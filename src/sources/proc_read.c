@@ -91,6 +91,12 @@ int drm_read_cmdline(const char *path, char **cmdline)
 	if (!len) {
 		free(buf);
 		buf = NULL;
+	} else {
+		/* kept for the client's life: not the page it was read into (20 MiB at 5,000) */
+		char *fit = realloc(buf, len + 1);
+
+		if (fit)
+			buf = fit;
 	}
 	*cmdline = buf;
 	return 0;
