@@ -433,6 +433,23 @@ static void finish(struct drm_fdinfo *fi, const struct parse_state *st)
 		fi->format = DRM_FDINFO_FMT_NONE;
 }
 
+/*
+ * Parsed arrays are held for two samples of every client: in their own size, not the 8 the
+ * growth starts at (7 MiB with 5,000 clients, most of which have 1 region and 3 engines).
+ */
+static void fit(void *arr, size_t *cap, size_t n, size_t size)
+{
+	void *p;
+
+	if (!n || n >= *cap)
+		return;
+	p = realloc(*(void **)arr, n * size);
+	if (!p)
+		return;
+	*(void **)arr = p;
+	*cap = n;
+}
+
 int drm_fdinfo_parse(struct drm_fdinfo *fi, const char *buf, size_t len)
 {
 	struct parse_state st = { 0 };
@@ -465,6 +482,9 @@ int drm_fdinfo_parse(struct drm_fdinfo *fi, const char *buf, size_t len)
 		return err;
 	}
 	finish(fi, &st);
+	fit(&fi->engines, &fi->engines_cap, fi->nr_engines, sizeof(*fi->engines));
+	fit(&fi->regions, &fi->regions_cap, fi->nr_regions, sizeof(*fi->regions));
+	fit(&fi->extras, &fi->extras_cap, fi->nr_extras, sizeof(*fi->extras));
 	return 0;
 }
 

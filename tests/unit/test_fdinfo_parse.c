@@ -367,6 +367,29 @@ static void reparse_replaces(void **state)
 }
 
 /* total where printed, else resident (legacy drm-memory-), regions with neither not counted */
+/* Parsed arrays are held in their own size: two samples of 5,000 clients are held at once. */
+static void test_arrays_held_in_their_size(void **state)
+{
+	static const char buf[] = "drm-driver:\tx\n"
+				  "drm-engine-gfx:\t1 ns\ndrm-engine-compute:\t2 ns\n"
+				  "drm-engine-copy:\t3 ns\ndrm-total-memory:\t4 KiB\n"
+				  "x-extra:\t1\n";
+	struct drm_fdinfo fi;
+
+	(void)state;
+	drm_fdinfo_init(&fi);
+	assert_int_equal(drm_fdinfo_parse(&fi, buf, sizeof(buf) - 1), 0);
+	assert_int_equal(fi.nr_engines, 3);
+	assert_int_equal(fi.engines_cap, 3);
+	assert_int_equal(fi.nr_regions, 1);
+	assert_int_equal(fi.regions_cap, 1);
+	assert_int_equal(fi.extras_cap, fi.nr_extras);
+	/* and parsed again into the same struct, grown from there as before */
+	assert_int_equal(drm_fdinfo_parse(&fi, buf, sizeof(buf) - 1), 0);
+	assert_string_equal(fi.engines[2].name, "copy");
+	drm_fdinfo_free(&fi);
+}
+
 static void test_total_bytes_over_regions(void **state)
 {
 	static const char buf[] = "drm-driver:\tx\n"
@@ -467,6 +490,7 @@ int main(void)
 		cmocka_unit_test(test_total_bytes_saturates),
 		cmocka_unit_test(test_duplicate_extra_first_kept),
 		cmocka_unit_test(test_extra_key_repaired_before_dedup),
+		cmocka_unit_test(test_arrays_held_in_their_size),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
