@@ -71,14 +71,7 @@ static __always_inline void drmtop_send_closed(const struct drmtop_client *c, bo
 		rec->close_ns = bpf_ktime_get_ns();
 	rec->flags &= ~DRMTOP_CLIENT_CLOSING;
 	rec->flags |= DRMTOP_CLIENT_CLOSED;
-	/*
-	 * No wakeup per record: one (an irq_work, then the drain thread scheduled) cost more than
-	 * the close itself under make bench. The drain thread polls every 50 ms; a quarter full
-	 * ring buffer wakes it at once, so a burst of closes still fits.
-	 */
-	bpf_ringbuf_submit(rec, bpf_ringbuf_query(&closed, BPF_RB_AVAIL_DATA) >=
-				bpf_ringbuf_query(&closed, BPF_RB_RING_SIZE) / 4 ?
-				BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP);
+	bpf_ringbuf_submit(rec, 0);
 }
 
 /*

@@ -3,9 +3,8 @@
  * bpf_drain.c: empties the closed-client ring buffer as it fills, not once a refresh. The ring
  * buffer holds about 1,500 close records: with a long refresh interval (-d 60) or a burst of
  * closes, records committed while it was full were lost (ringbuf_full). A thread blocked on the
- * ring buffer's epoll fd moves the records into the reader's queue (b->pending) within
- * DRAIN_POLL_MS of their arrival, at once when a burst fills a quarter of it; the next snapshot
- * takes the whole queue. The queue is bounded
+ * ring buffer's epoll fd moves each record into the reader's queue (b->pending) as soon as the
+ * kernel signals one; the next snapshot takes the whole queue. The queue is bounded
  * (DRMTOP_BPF_PENDING_MAX records): a record beyond it is dropped and counted as a ring buffer
  * loss, never silently. One mutex serialises the two consumers of the ring buffer (this thread
  * and drmtop_bpf_snapshot, which drains what came since the thread last woke) and the queue.
@@ -50,13 +49,6 @@ int drmtop_bpf_on_closed(void *ctx, void *data, size_t len)
 	return 0;
 }
 
-/*
- * The tracer wakes this thread only once the ring buffer is a quarter full (drmtop_send_closed):
- * a wakeup per close cost more than the close. Below that it drains what came every this many
- * ms, well before a closed container's cgroup can go (its name is read here; VM case 60).
- */
-#define DRAIN_POLL_MS	50
-
 static void *drain_main(void *arg)
 {
 	struct drmtop_bpf *b = arg;
@@ -66,10 +58,12 @@ static void *drain_main(void *arg)
 	};
 
 	for (;;) {
-		if (poll(pfd, 2, DRAIN_POLL_MS) < 0 && errno != EINTR)
+		if (poll(pfd, 2, -1) < 0 && errno != EINTR)
 			break;
 		if (pfd[1].revents)
 			break;
+		if (!(pfd[0].revents & POLLIN))
+			continue;
 		pthread_mutex_lock(&b->drain_lock);
 		ring_buffer__consume(b->rb);
 		pthread_mutex_unlock(&b->drain_lock);
