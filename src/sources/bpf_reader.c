@@ -13,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -22,6 +21,7 @@
 #include "bpf_internal.h"
 #include "bpf_snapshot_parts.h"
 #include "drmtop/bpf_reader.h"
+#include "drmtop/util/clock.h"
 #include "drmtop/util/vec.h"
 #include "drmtop_drm.skel.h"
 
@@ -746,11 +746,8 @@ static int each_engine(const void *kp, const void *value, void *ctx)
 static int read_engines(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s,
 			struct engines_walk *ew)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
 	*ew = (struct engines_walk){ .b = b, .s = s };
-	ew->now = (__u64)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+	ew->now = drmtop_mono_ns();
 	strmap_init(&ew->closed_at);
 	strmap_init(&ew->orphans_at);
 	if (index_closed(ew))
@@ -1038,7 +1035,6 @@ int drmtop_bpf_snapshot(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
 	struct reader_saved sv = {};
 	size_t n_taken;
 	bool saved = false;
-	struct timespec ts;
 	__u64 dropped;
 	__u32 k;
 	size_t i;
@@ -1048,8 +1044,7 @@ int drmtop_bpf_snapshot(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
 	if (!b->rb || b->map_fd[0] < 0)
 		return -ENOENT;
 	b->seq++;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	s->read_ns = (__u64)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+	s->read_ns = drmtop_mono_ns();
 
 	/* what the drain thread queued, and what came since it last woke */
 	pthread_mutex_lock(&b->drain_lock);
@@ -1078,8 +1073,7 @@ int drmtop_bpf_snapshot(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
 	 * hold only jobs that ended before it (a job's end is a past hardware timestamp), running
 	 * parts run up to it, so no interval is counted twice or past it (no rate above 100 %).
 	 */
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	s->taken_ns = (__u64)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+	s->taken_ns = drmtop_mono_ns();
 	err = add_running(b, s);
 	/* objects settled before the device totals are read, so this snapshot's are right */
 	if (!err)
@@ -1128,8 +1122,7 @@ int drmtop_bpf_snapshot(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
 	strmap_fini(&ew.orphans_at);
 	free(sv.reported);
 	free(sv.orphans);
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	s->read_ns = (__u64)ts.tv_sec * 1000000000ull + ts.tv_nsec - s->read_ns;
+	s->read_ns = drmtop_mono_ns() - s->read_ns;
 	return 0;
 fail:
 	if (saved)
