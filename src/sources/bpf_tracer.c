@@ -103,10 +103,10 @@ static bool target_present(const struct btf *btf, const char *sec, char *why, si
 	return false;
 }
 
-/* Whether @btf's struct @type has a member @member. */
-static bool struct_has(const struct btf *btf, const char *type, const char *member)
+/* Whether @btf's struct drm_sched_fence has drm_client_id (6.17+; checked on 7.2.13). */
+static bool fence_has_client_id(const struct btf *btf)
 {
-	int id = btf__find_by_name_kind(btf, type, BTF_KIND_STRUCT);
+	int id = btf__find_by_name_kind(btf, "drm_sched_fence", BTF_KIND_STRUCT);
 	const struct btf_member *m;
 	const struct btf_type *t;
 	__u16 i;
@@ -116,26 +116,28 @@ static bool struct_has(const struct btf *btf, const char *type, const char *memb
 	t = btf__type_by_id(btf, id);
 	m = btf_members(t);
 	for (i = 0; i < btf_vlen(t); i++, m++)
-		if (!strcmp(btf__name_by_offset(btf, m->name_off), member))
+		if (!strcmp(btf__name_by_offset(btf, m->name_off), "drm_client_id"))
 			return true;
 	return false;
 }
 
 /*
  * Where every job carries its client's id, the hooks that learn who queued a job on older
- * kernels (the per-ioctl hook, entity ownership) are not needed: not loaded, so no DRM ioctl
- * pays for them. Known once gpu_sched's BTF can be read; until then they are loaded.
+ * kernels (the per-ioctl hook, entity ownership and the opening thread it needs) are not
+ * needed: not loaded, so no DRM ioctl or open pays for them. Known once gpu_sched's BTF can
+ * be read; until then they are loaded.
  */
+static const char *const attribution_progs[] = {
+	"drmtop_ioctl_enter", "drmtop_entity_init", "drmtop_entity_fini",
+	"drmtop_entity_destroy", "drmtop_file_alloc_enter",
+};
+
 static bool attribution_hook(const struct bpf_program *p)
 {
-	static const char *const names[] = {
-		"drmtop_ioctl_enter", "drmtop_entity_init", "drmtop_entity_fini",
-		"drmtop_entity_destroy", "drmtop_file_alloc_enter",
-	};
 	size_t i;
 
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (!strcmp(bpf_program__name(p), names[i]))
+	for (i = 0; i < sizeof(attribution_progs) / sizeof(attribution_progs[0]); i++)
+		if (!strcmp(bpf_program__name(p), attribution_progs[i]))
 			return true;
 	return false;
 }
@@ -151,9 +153,8 @@ static void learn_job_client_ids(struct drmtop_bpf *b, const struct btf *sched_b
 		own = module_btf(b, "gpu_sched", "drm_sched_job_cleanup", &builtin);
 		sched_btf = own;
 	}
-	/* 6.12.10x+ stable, 6.17+; checked on Debian 6.12.117 and 7.2.13 */
 	if (sched_btf)
-		b->jobs_have_client_id = struct_has(sched_btf, "drm_sched_fence", "drm_client_id");
+		b->jobs_have_client_id = fence_has_client_id(sched_btf);
 	if (own && !builtin)
 		btf__free(own);
 }
@@ -483,6 +484,7 @@ static int load_sched(struct drmtop_bpf *b)
 {
 	struct btf *btf;
 	bool builtin, v617, tp_fail = false;
+	size_t i;
 	int err;
 
 	btf = module_btf(b, "gpu_sched", "drm_sched_job_cleanup", &builtin);
@@ -491,8 +493,8 @@ static int load_sched(struct drmtop_bpf *b)
 	learn_job_client_ids(b, btf);
 	/* the drm part, loaded before gpu_sched's BTF could say so, has it attached */
 	if (b->jobs_have_client_id) {
-		forget_hooks(b, "drm", "drmtop_ioctl_enter");
-		forget_hooks(b, "drm", "drmtop_file_alloc_enter");
+		for (i = 0; i < sizeof(attribution_progs) / sizeof(attribution_progs[0]); i++)
+			forget_hooks(b, "drm", attribution_progs[i]);
 	}
 	/* 6.17 renamed the tracepoints (and declared them stable): take what this kernel has */
 	v617 = btf__find_by_name_kind(btf, "btf_trace_drm_sched_job_queue", BTF_KIND_TYPEDEF) > 0;
