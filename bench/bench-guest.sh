@@ -104,18 +104,22 @@ top_next() {
 		_t=$((_t + 1))
 	done
 }
+# bg_ready OUT PATTERN PID TENTHS: waits until a line of OUT matches PATTERN, PID has ended or
+# TENTHS tenths of a second have passed; true if the line came (a background helper is ready).
+bg_ready() {
+	_t=0
+	until grep -q "$2" "$1" || ! kill -0 "$3" 2>/dev/null || [ $_t -ge "$4" ]; do
+		sleep 0.1
+		_t=$((_t + 1))
+	done
+	grep -q "$2" "$1"
+}
 # floor_start: bench-floor's empty programs on the hooks in $FLOOR_PROGS, until floor_stop.
 FLOOR_PID=
 floor_start() {
 	$B/bench-floor $B/floor.bpf.o $FLOOR_PROGS >"$T/floor.out" 2>&1 &
 	FLOOR_PID=$!
-	_t=0
-	until grep -q '^attached' "$T/floor.out" || ! kill -0 $FLOOR_PID 2>/dev/null ||
-		[ $_t -ge 600 ]; do
-		sleep 0.1
-		_t=$((_t + 1))
-	done
-	grep -q '^attached' "$T/floor.out" && return 0
+	bg_ready "$T/floor.out" '^attached' $FLOOR_PID 600 && return 0
 	log "bench-floor: $(cat "$T/floor.out")"
 	floor_stop
 	return 1
@@ -238,9 +242,7 @@ SPAWN_PID=
 spawn() {
 	$B/bench-spawn -D "$NODE" -p "$1" -c "$2" >"$T/spawn.out" 2>&1 &
 	SPAWN_PID=$!
-	_t=0
-	until grep -q ready "$T/spawn.out" || [ $_t -ge 1200 ]; do sleep 0.1; _t=$((_t + 1)); done
-	grep -q ready "$T/spawn.out" || log "bench-spawn: $(cat "$T/spawn.out")"
+	bg_ready "$T/spawn.out" ready $SPAWN_PID 1200 || log "bench-spawn: $(cat "$T/spawn.out")"
 }
 unspawn() {
 	kill "$SPAWN_PID" 2>/dev/null
@@ -283,12 +285,7 @@ if want snapshot; then
 	log "snapshot: $SNAP_HANDLES buffers held"
 	$B/bench-gem -D "$NODE" -H $SNAP_HANDLES >"$T/hold.out" 2>&1 &
 	HOLD_PID=$!
-	_t=0
-	until grep -q ready "$T/hold.out" || ! kill -0 $HOLD_PID 2>/dev/null || [ $_t -ge 3000 ]; do
-		sleep 0.1
-		_t=$((_t + 1))
-	done
-	if grep -q ready "$T/hold.out"; then
+	if bg_ready "$T/hold.out" ready $HOLD_PID 3000; then
 		# drmtop attaches after the buffers exist: its adoption walk fills the handles map
 		"$DRMTOP" -J -n 10 -d 0.5 --source bpf >"$T/snap.jsonl" 2>"$T/snap.err"
 		jq -r 'select(.bpf.snapshot_ns != null) | "\(.bpf.snapshot_ns / 1e6) \(.bpf.counters.handles_full)"' \
@@ -352,8 +349,7 @@ if want scale; then
 	$B/bench-spawn -D "$NODE" -p $((FULL_CLIENTS / 100)) -c $((FULL_CLIENTS / 100)) -k 100 \
 		>"$T/spawn.out" 2>&1 &
 	SPAWN_PID=$!
-	_t=0
-	until grep -q ready "$T/spawn.out" || [ $_t -ge 1200 ]; do sleep 0.1; _t=$((_t + 1)); done
+	bg_ready "$T/spawn.out" ready $SPAWN_PID 1200 || log "bench-spawn: $(cat "$T/spawn.out")"
 	top_next 3
 	last_frame "$OUT/full-open.json"
 	grep VmHWM /proc/$TOP_PID/status >"$OUT/full.hwm"
