@@ -202,7 +202,11 @@ static int bpf_live(struct record_session *rs, struct record_client *rc,
 	return 0;
 }
 
-/* A close record: its figures are the client's totals (or a later residue): they add up. */
+/*
+ * A close record: its figures are the client's totals (or a later residue): they add up. Under
+ * the engine the driver table names the ring, as the live figures are (bpf_live), so that the
+ * session's share is the total less the start, whatever the ring was called.
+ */
 static int bpf_closed(struct record_session *rs, struct record_client *rc,
 		      const struct drmtop_model_closed *c)
 {
@@ -217,7 +221,7 @@ static int bpf_closed(struct record_session *rs, struct record_client *rc,
 	rc->bpf_closed = true;
 	rc->closed = true;
 	for (i = 0; i < c->nr_engines; i++) {
-		struct record_ring *r = find_ring(rc, c->engines[i].name);
+		struct record_ring *r = find_ring(rc, c->engines[i].engine);
 
 		if (!r)
 			return -ENOMEM;

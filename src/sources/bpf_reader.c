@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -687,6 +688,19 @@ static void settle_orphans(struct drmtop_bpf *b)
 	b->n_orphans = j;
 }
 
+/*
+ * An entry the tracer is making: it names it right after the insert and adds figures only after
+ * that (drmtop_engine_get), so one read in between holds nothing. Shown, it was a ring named "?"
+ * once its scheduler was gone (a queue freed at close: case 80's fw churn); the next snapshot has
+ * it named.
+ */
+static bool unnamed_empty(const struct drmtop_engine *e)
+{
+	static const struct drmtop_engine zero;
+
+	return !e->ring_name[0] && !memcmp(e, &zero, offsetof(struct drmtop_engine, ring_name));
+}
+
 static int each_engine(const void *kp, const void *value, void *ctx)
 {
 	static const struct drmtop_engine zero;
@@ -703,6 +717,8 @@ static int each_engine(const void *kp, const void *value, void *ctx)
 	int err;
 
 	cl = live_client(ew->s, key->uid);
+	if (cl && unnamed_empty(e))
+		return 0;
 	if (cl)
 		return add_engine(cl, key->ring, key->ring_seq, e, b->map_fd[MAP_RINGS]);
 	if (!find_owner(ew, key->uid, &owner) &&

@@ -211,6 +211,47 @@ static void test_orphan_is_marked(void **state)
 	drmtop_reconciler_free(r);
 }
 
+/*
+ * A driver whose rings are not its engines' names (xe: queue rcs957 is engine rcs): the client
+ * was open at the start and closed during the session, so its close record's totals less what
+ * it had at the start is its session's share, under the engine's name. record kept the live
+ * figures under the engine and the closed ones under the ring: a zero "rcs" row, and the whole
+ * lifetime's time and jobs under "rcs957" (case 80 on 6.1, fw personality).
+ */
+static void test_closed_figures_fold_under_the_live_engine(void **state)
+{
+	struct drmtop_reconciler *r = drmtop_reconciler_new();
+	struct record_session rs = { .start_ns = 0 };
+	struct drmtop_bpf_client live[1], closed[1];
+	struct drmtop_bpf_snapshot snap;
+	const struct record_client *rc;
+	struct fake_bpf b;
+
+	(void)state;
+	fake_bpf_init(&b, 5, 0x5000, 5, 4096);
+	snprintf(b.bc.c.driver, sizeof(b.bc.c.driver), "xe");
+	fake_ring(&b, 0xa, "rcs957", 1 * S, 10);
+	live[0] = b.bc;
+	fake_snap(&snap, live, 1, 1);
+	step(&rs, r, &snap, NULL, 0, NULL, 0, 0);
+	b.eng[0].busy_ns = 3 * S / 2;
+	b.eng[0].jobs = 15;
+	b.bc.c.flags = DRMTOP_CLIENT_CLOSED;
+	closed[0] = b.bc;
+	fake_snap(&snap, NULL, 0, 1 + S);
+	snap.closed = closed;
+	snap.n_closed = 1;
+	step(&rs, r, &snap, NULL, 0, NULL, 0, S);
+	rc = rec_find(&rs, "bpf:5");
+	assert_true(rc->bpf_at_start && rc->bpf_closed);
+	assert_int_equal(rc->nr_rings, 1);
+	assert_string_equal(rc->rings[0].name, "rcs");
+	assert_int_equal(record_ring_busy(rc, &rc->rings[0]), S / 2);
+	assert_int_equal(record_ring_jobs(rc, &rc->rings[0]), 5);
+	record_session_free(&rs);
+	drmtop_reconciler_free(r);
+}
+
 /* fdinfo alone: a client open at the start counts from its first reading, a new one from 0. */
 static void test_fdinfo_only_session(void **state)
 {
@@ -399,7 +440,8 @@ static void test_pid_filter_applies_to_record(void **state)
  */
 static void grow_session(struct record_session *rs, size_t n)
 {
-	struct drmtop_model_closed_engine eng = { .name = "gfx", .busy_ns = 1, .jobs = 1 };
+	struct drmtop_model_closed_engine eng = { .name = "gfx", .engine = "gfx", .busy_ns = 1,
+						   .jobs = 1 };
 	struct drmtop_model_closed *closed = calloc(1000, sizeof(*closed));
 	struct drmtop_model m = { .bpf_active = true };
 	size_t done, i;
@@ -520,6 +562,7 @@ int main(void)
 		cmocka_unit_test(test_session_joins_sources_and_keeps_closed),
 		cmocka_unit_test(test_fdinfo_only_session),
 		cmocka_unit_test(test_orphan_is_marked),
+		cmocka_unit_test(test_closed_figures_fold_under_the_live_engine),
 		cmocka_unit_test(test_engine_appearing_later_counts_from_zero),
 		cmocka_unit_test(test_pid_filter_applies_to_record),
 		cmocka_unit_test(test_busy_share_over_the_clients_window),
