@@ -85,7 +85,7 @@ else
 		tail -n 2)"
 fi
 jq -c '{t: .time_ns, missed: .bpf.missed, small: [.clients[] | select(.comm == "small") |
-	.bpf}]}' "$d/top.all" | tail -n 4
+	.bpf]}' "$d/top.all" | tail -n 4
 
 check handles-full '.[-1].bpf.counters.handles_full == 6'
 check jobs-full '.[-1].bpf.counters.jobs_full == 6'
