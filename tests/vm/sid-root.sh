@@ -11,7 +11,9 @@
 #   sid-root.sh prepare SERIES      make the chroot if needed, refresh its package lists when
 #                                   older than SID_LISTS_MAX_AGE minutes (default 720), install
 #                                   gcc-16, make and the headers and kbuild of the newest SERIES.x
-#                                   amd64 kernel unstable has; print that release
+#                                   amd64 kernel unstable has; print that release. SERIES is
+#                                   e.g. 7.2 (the plain flavour, -amd64) or 7.2-rt (PREEMPT_RT,
+#                                   -rt-amd64)
 #   sid-root.sh release SERIES      print the newest SERIES.x release whose headers the chroot
 #                                   holds (no network); fails when there is none
 #   sid-root.sh download DIR PKG... apt-get download PKG... into the host directory DIR
@@ -58,14 +60,24 @@ err() {
 }
 
 usage() {
-	sed -n '11,23p' "$0" | sed 's/^# \{0,1\}//' >&2
+	sed -n '11,25p' "$0" | sed 's/^# \{0,1\}//' >&2
 	exit 2
 }
 
+# The release suffix of a series' flavour: 7.2 is the plain one, 7.2-rt PREEMPT_RT (Debian
+# also has -cloud-amd64, which the suites do not boot).
+flavour() {
+	case $1 in
+	*-rt) echo -rt-amd64 ;;
+	*) echo -amd64 ;;
+	esac
+}
+
 # The newest release of a series among names on stdin (linux-headers-<release> or <release>),
-# plain amd64 flavour only (not -rt-amd64, -cloud-amd64).
+# of the series' flavour only.
 newest() {
-	sed 's/^linux-headers-//' | grep -E "^$(echo "$1" | sed 's/\./\\./g')\.[0-9]+\+deb[0-9]+-amd64\$" |
+	sed 's/^linux-headers-//' |
+		grep -E "^$(echo "${1%-rt}" | sed 's/\./\\./g')\.[0-9]+\+deb[0-9]+$(flavour "$1")\$" |
 		sort -V | tail -n 1
 }
 
@@ -120,8 +132,8 @@ prepare)
 	;;
 esac
 
-case $series in
-'' | *[!0-9.]*) err "bad kernel series '$series' (expected something like 7.2)"; exit 2 ;;
+case ${series%-rt} in
+'' | *[!0-9.]*) err "bad kernel series '$series' (expected something like 7.2 or 7.2-rt)"; exit 2 ;;
 esac
 debootstrap=${SID_DEBOOTSTRAP:-debootstrap}
 for tool in "$debootstrap" unshare chroot flock; do
@@ -182,10 +194,11 @@ if [ ! -f "$stamp" ] || [ -n "$(find "$stamp" -mmin +"$max_age")" ]; then
 	touch "$stamp"
 fi
 
-rel=$("$0" run -- apt-cache search --names-only "^linux-headers-$series\\." | awk '{ print $1 }' |
-	newest "$series")
-[ -n "$rel" ] || { err "unstable has no linux-headers-$series.*+deb*-amd64"; exit 1; }
-ver=${rel%-amd64}
+rel=$("$0" run -- apt-cache search --names-only "^linux-headers-${series%-rt}\\." |
+	awk '{ print $1 }' | newest "$series")
+[ -n "$rel" ] ||
+	{ err "unstable has no linux-headers-${series%-rt}.*+deb*$(flavour "$series")"; exit 1; }
+ver=${rel%"$(flavour "$series")"}
 pkgs="$gcc make linux-headers-$rel linux-headers-$ver-common linux-kbuild-$ver"
 # dpkg-query prints nothing for a package dpkg never heard of: count what is installed.
 # shellcheck disable=SC2086,SC2016 # ${db:...} is dpkg-query's, not the shell's

@@ -19,7 +19,7 @@ simgpu-modules: $(SIMGPU_KOS) $(OUTPUT)/kmod/simgpu-smoke
 		{ echo "simgpu: tests/vm/kernel-releases.sh listed no kernel" >&2; exit 1; }
 simgpu-smoke: $(OUTPUT)/kmod/simgpu-smoke
 
-# Kernels from unstable (VM_SID_KERNELS, vm.mk) are built with a compiler that does not run on
+# Kernels from unstable (VM_SID_KERNELS and VM_RT_KERNELS, vm.mk) are built with a compiler that does not run on
 # Debian 12: their simgpu is built in the unstable chroot (tests/vm/sid-root.sh) with its gcc.
 SIMGPU_SID_KCC ?= gcc-16
 SID_ROOT ?= $(OUTPUT)/sid
@@ -27,8 +27,8 @@ export SID_ROOT := $(abspath $(SID_ROOT))
 
 # simgpu-sid-<series>: make or refresh the chroot, then build simgpu for the newest release of
 # that series (found at run time, so the target cannot name the .ko itself).
-.PHONY: $(addprefix simgpu-sid-,$(VM_SID_KERNELS))
-$(addprefix simgpu-sid-,$(VM_SID_KERNELS)): simgpu-sid-%: $(OUTPUT)/kmod/simgpu-smoke
+.PHONY: $(addprefix simgpu-sid-,$(VM_SID_KERNELS) $(VM_RT_KERNELS))
+$(addprefix simgpu-sid-,$(VM_SID_KERNELS) $(VM_RT_KERNELS)): simgpu-sid-%: $(OUTPUT)/kmod/simgpu-smoke
 	@rel=$$(tests/vm/sid-root.sh prepare $*) && \
 		$(MAKE) --no-print-directory $(OUTPUT)/kmod/$$rel/simgpu.ko
 
