@@ -51,11 +51,11 @@ UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(UNIT_SRCS))
 UNIT_HELPERS := $(filter-out $(UNIT_SRCS),$(wildcard tests/unit/*.c))
 
-# Fragments append to these. TEST_PARALLEL and TEST_ALONE name stages of TEST_TARGETS that boot
-# a VM: TEST_PARALLEL's checks hold with another VM beside them, TEST_ALONE's need the host.
+# Fragments append to these. TEST_PARALLEL and TEST_TIMED name stages of TEST_TARGETS that boot
+# a VM: TEST_PARALLEL's checks hold beside any other VM, TEST_TIMED's beside another of them only.
 TEST_TARGETS :=
 TEST_PARALLEL :=
-TEST_ALONE :=
+TEST_TIMED :=
 CLEAN_PATHS :=
 
 .PHONY: all clean install uninstall test unit-test
@@ -148,16 +148,17 @@ test-build: $(TEST_BUILD)
 # $(RESULTS)/<stage>; all stages run even if one fails, and a stage that wrote nothing counts
 # as failed. The host stages run one at a time, then the VM stages of TEST_PARALLEL TEST_JOBS
 # (2) at a time, longest first, each stage's output held back and printed whole when it ends
-# (--output-sync), then TEST_ALONE's one at a time.
+# (--output-sync), then TEST_TIMED's the same way, beside each other only (tests/vm/vm.mk).
 TEST_JOBS ?= 2
-TEST_HOST = $(filter-out $(TEST_PARALLEL) $(TEST_ALONE),$(TEST_TARGETS))
+TEST_HOST = $(filter-out $(TEST_PARALLEL) $(TEST_TIMED),$(TEST_TARGETS))
 test: all
 	@rm -rf $(RESULTS) && mkdir -p $(RESULTS)
 	@$(MAKE) --no-print-directory -k -j$(TEST_JOBS) test-build || true
 	@$(MAKE) --no-print-directory -k unit-test $(TEST_HOST) || true
 	@$(MAKE) --no-print-directory -k -j$(TEST_JOBS) --output-sync=recurse \
 		$(filter $(TEST_TARGETS),$(TEST_PARALLEL)) || true
-	@$(MAKE) --no-print-directory -k $(filter $(TEST_TARGETS),$(TEST_ALONE)) || true
+	@$(MAKE) --no-print-directory -k -j$(TEST_JOBS) --output-sync=recurse \
+		$(filter $(TEST_TARGETS),$(TEST_TIMED)) || true
 	@scripts/summarise-tests.sh $(RESULTS) unit $(TEST_TARGETS)
 
 install: $(OUTPUT)/drmtop
