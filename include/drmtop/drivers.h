@@ -11,7 +11,8 @@
  * Ring rules are fnmatch(3) globs tried in order: the first match wins, so a narrow pattern
  * ("uvd_enc*") goes before a wider one ("uvd*"). A rule whose engine is NULL matches rings that
  * feed no fdinfo engine (kernel-only rings, rings whose name does not tell the engine, drivers
- * that print no engine keys). A ring no rule matches is unmapped.
+ * that print no engine keys): such a ring is shown under the rule's label, the name the driver's
+ * users know it by, or its own name. A ring no rule matches is unmapped.
  *
  * Drivers the table does not know keep the older rule, drmtop_ring_prefix_engine().
  */
@@ -38,6 +39,7 @@ struct drmtop_ring_rule {
 	const char *pattern;	/* fnmatch(3) glob on the scheduler's name */
 	const char *engine;	/* fdinfo engine name; NULL: the ring feeds no fdinfo engine */
 	int timing;		/* enum drmtop_timing, or -1 for the driver's default */
+	const char *label;	/* with no engine: the name shown (NULL: the ring's own) */
 };
 
 /* Inclusive range of drm_client_id values. */
@@ -96,9 +98,10 @@ const char *drmtop_ring_prefix_engine(const char *ring, const char *const *engin
 
 /*
  * One call for both cases: the table's engine when @driver is known (then @engines is not
- * consulted: an engine the client's fdinfo lacks is still the ring's engine), else the prefix
- * rule over @engines (timing EXECUTION, the only comparison the old rule knew). *@known tells
- * which (may be NULL).
+ * consulted: an engine the client's fdinfo lacks is still the ring's engine; a ring a rule maps
+ * to no fdinfo engine is shown under the rule's label or @ring itself), else the prefix rule
+ * over @engines (timing EXECUTION, the only comparison the old rule knew). NULL when nothing
+ * maps @ring: it is unmapped. *@known tells which (may be NULL).
  */
 const char *drmtop_ring_engine(const char *driver, const char *ring, const char *const *engines,
 			       size_t nr_engines, enum drmtop_timing *timing, bool *known);

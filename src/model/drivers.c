@@ -16,6 +16,9 @@
 #define DEF (-1)
 #define EXE DRMTOP_TIMING_EXECUTION
 #define OCC DRMTOP_TIMING_OCCUPANCY
+#define RULE(p, e, t) { .pattern = (p), .engine = (e), .timing = (t) }
+/* A ring that feeds no fdinfo engine, shown as its users know it. */
+#define SHOWN_AS(p, l, t) { .pattern = (p), .timing = (t), .label = (l) }
 
 /*
  * amdgpu: drm_sched_init(..., .name = ring->name) for every ring without no_scheduler
@@ -32,29 +35,29 @@
 static const struct drmtop_ring_rule amdgpu_rings[] = {
 	/* gfx_v6..v9: "gfx"; gfx_v9 second ring "gfx_%d"; gfx_v10..v12 "gfx_%d.%d.%d" (me.pipe.
 	 * queue); gfx9 software rings under MCBP "gfx_low", "gfx_high" (amdgpu_ring_mux.c, 6.12+) */
-	{ "gfx*", "gfx", DEF },
+	RULE("gfx*", "gfx", DEF),
 	/* every gfx_v*: "comp_%d.%d.%d"; gfx_v9_4_3 (6.12+) and gfx_v12_1 (7.2): "comp_%d.%d.%d.%d" */
-	{ "comp_*", "compute", DEF },
+	RULE("comp_*", "compute", DEF),
 	/* sdma_v*, cik_sdma, si_dma: "sdma%d"; sdma_v4_4_2 (6.12+) and sdma_v7_1 (7.2) "sdma%d.%d" */
-	{ "sdma*", "dma", DEF },
+	RULE("sdma*", "dma", DEF),
 	/* sdma_v4_0, sdma_v4_4_2: "page%d", "page%d.%d" (AMDGPU_RING_TYPE_SDMA) */
-	{ "page*", "dma", DEF },
+	RULE("page*", "dma", DEF),
 	/* uvd_v6/v7: "uvd_enc%d", "uvd_enc_%d.%d": type UVD_ENC -> enc_1; before "uvd*" */
-	{ "uvd_enc*", "enc_1", DEF },
+	RULE("uvd_enc*", "enc_1", DEF),
 	/* uvd_v3_1..v6_0: "uvd"; uvd_v7_0 (two instances): "uvd_%d" */
-	{ "uvd*", "dec", DEF },
+	RULE("uvd*", "dec", DEF),
 	/* vce_v2..v4: "vce%d" */
-	{ "vce*", "enc", DEF },
+	RULE("vce*", "enc", DEF),
 	/* vcn_v1..v3: "vcn_dec", "vcn_dec_%d" */
-	{ "vcn_dec*", "dec", DEF },
+	RULE("vcn_dec*", "dec", DEF),
 	/* vcn_v1..v3: "vcn_enc%d", "vcn_enc_%d.%d" */
-	{ "vcn_enc*", "enc", DEF },
+	RULE("vcn_enc*", "enc", DEF),
 	/* vcn_v4_0+ and vcn_v5_0_*: "vcn_unified_%d", type VCN_ENC: decode goes there through the ENC hw_ip */
-	{ "vcn_unified_*", "enc", DEF },
+	RULE("vcn_unified_*", "enc", DEF),
 	/* jpeg_v*: "jpeg_dec", "jpeg_dec_%d"; jpeg_v4_0_3+ (6.12+): "jpeg_dec_%d.%d" */
-	{ "jpeg_dec*", "jpeg", DEF },
+	RULE("jpeg_dec*", "jpeg", DEF),
 	/* amdgpu_vpe.c (6.12+): snprintf(ring->name, 4, "vpe") */
-	{ "vpe", "vpe", DEF },
+	RULE("vpe", "vpe", DEF),
 };
 
 /*
@@ -79,12 +82,12 @@ static const struct drmtop_id_range amdgpu_kernel_ids[] = {
  * no xef: client id 0 (xe_sched_job.c, xe_tlb_inval_job.c: q->xef ? ... : 0).
  */
 static const struct drmtop_ring_rule xe_rings[] = {
-	{ "rcs*", "rcs", DEF },
-	{ "bcs*", "bcs", DEF },
-	{ "vcs*", "vcs", DEF },
-	{ "vecs*", "vecs", DEF },
-	{ "ccs*", "ccs", DEF },
-	{ "gsccs*", "other", DEF },
+	RULE("rcs*", "rcs", DEF),
+	RULE("bcs*", "bcs", DEF),
+	RULE("vcs*", "vcs", DEF),
+	RULE("vecs*", "vecs", DEF),
+	RULE("ccs*", "ccs", DEF),
+	RULE("gsccs*", "other", DEF),
 };
 
 static const struct drmtop_id_range xe_kernel_ids[] = {
@@ -99,12 +102,12 @@ static const struct drmtop_id_range xe_kernel_ids[] = {
  * interrupt on rings of one job at a time (credit_limit 1).
  */
 static const struct drmtop_ring_rule v3d_rings[] = {
-	{ "v3d_bin", "bin", DEF },
-	{ "v3d_render", "render", DEF },
-	{ "v3d_tfu", "tfu", DEF },
-	{ "v3d_csd", "csd", DEF },
-	{ "v3d_cache_clean", "cache_clean", DEF },
-	{ "v3d_cpu", "cpu", DEF },
+	RULE("v3d_bin", "bin", DEF),
+	RULE("v3d_render", "render", DEF),
+	RULE("v3d_tfu", "tfu", DEF),
+	RULE("v3d_csd", "csd", DEF),
+	RULE("v3d_cache_clean", "cache_clean", DEF),
+	RULE("v3d_cpu", "cpu", DEF),
 };
 
 /*
@@ -118,9 +121,9 @@ static const struct drmtop_ring_rule v3d_rings[] = {
  * written around the submit (a6xx_gpu.c a6xx_submit), so it spans that too.
  */
 static const struct drmtop_ring_rule msm_rings[] = {
-	{ "ring0", "gpu", EXE },
-	{ "ring[1-9]*", "gpu", OCC },
-	{ "msm-vm-bind", NULL, DEF },
+	RULE("ring0", "gpu", EXE),
+	RULE("ring[1-9]*", "gpu", OCC),
+	RULE("msm-vm-bind", NULL, DEF),
 };
 
 /*
@@ -133,10 +136,10 @@ static const struct drmtop_ring_rule msm_rings[] = {
  * start_time).
  */
 static const struct drmtop_ring_rule panfrost_rings[] = {
-	{ "fragment", "fragment", DEF },
-	{ "vertex-tiler", "vertex-tiler", DEF },
-	{ "compute-only", NULL, DEF },
-	{ "pan_js", NULL, DEF },
+	RULE("fragment", "fragment", DEF),
+	RULE("vertex-tiler", "vertex-tiler", DEF),
+	RULE("compute-only", NULL, DEF),
+	RULE("pan_js", NULL, DEF),
 };
 
 /*
@@ -147,8 +150,8 @@ static const struct drmtop_ring_rule panfrost_rings[] = {
  * cycles) for all queues together (panthor_drv.c panthor_gpu_show_fdinfo).
  */
 static const struct drmtop_ring_rule panthor_rings[] = {
-	{ "panthor-queue*", "panthor", DEF },
-	{ "panthor-vm-bind", NULL, DEF },
+	RULE("panthor-queue*", "panthor", DEF),
+	RULE("panthor-vm-bind", NULL, DEF),
 };
 
 /*
@@ -156,8 +159,8 @@ static const struct drmtop_ring_rule panthor_rings[] = {
  * credit_limit 1. lima has no show_fdinfo: its rings feed no fdinfo engine.
  */
 static const struct drmtop_ring_rule lima_rings[] = {
-	{ "gp", NULL, DEF },
-	{ "pp", NULL, DEF },
+	RULE("gp", NULL, DEF),
+	RULE("pp", NULL, DEF),
 };
 
 /*
@@ -166,23 +169,25 @@ static const struct drmtop_ring_rule lima_rings[] = {
  * hw_job_limit. fdinfo: nothing in 6.1 and 6.12, memory keys only in 7.2 (etnaviv_drv.c).
  */
 static const struct drmtop_ring_rule etnaviv_rings[] = {
-	{ "*", NULL, DEF },
+	RULE("*", NULL, DEF),
 };
 
 /*
  * nouveau (6.12+): "nouveau_sched" for every channel's scheduler (nouveau_sched.c
- * nouveau_sched_init), the channel run by the GPU's own scheduler. No fdinfo engine keys.
+ * nouveau_sched_init), the channel run by the GPU's own scheduler, and for each client's VM_BIND
+ * one. No fdinfo engine keys. The name does not tell the engine: the client's whole GPU, "gpu".
  */
 static const struct drmtop_ring_rule nouveau_rings[] = {
-	{ "nouveau_sched", NULL, DEF },
+	SHOWN_AS("nouveau_sched", "gpu", DEF),
 };
 
 /*
  * imagination, drm-driver "powervr" (pvr_drv.h PVR_DRIVER_NAME; 6.12+): "pvr-queue" for every
- * queue (pvr_queue.c pvr_queue_create), queues run by the firmware. No fdinfo engine keys.
+ * queue (pvr_queue.c pvr_queue_create), queues run by the firmware. No fdinfo engine keys. The
+ * name does not tell the queue's type (geometry, fragment, compute, transfer): "gpu".
  */
 static const struct drmtop_ring_rule powervr_rings[] = {
-	{ "pvr-queue", NULL, DEF },
+	SHOWN_AS("pvr-queue", "gpu", DEF),
 };
 
 /*
@@ -192,7 +197,7 @@ static const struct drmtop_ring_rule powervr_rings[] = {
  * keys, no engine (amdxdna_pci_drv.c amdxdna_show_fdinfo).
  */
 static const struct drmtop_ring_rule amdxdna_rings[] = {
-	{ "amdxdna_js", NULL, DEF },
+	SHOWN_AS("amdxdna_js", "npu", DEF),
 };
 
 /*
@@ -200,7 +205,7 @@ static const struct drmtop_ring_rule amdxdna_rings[] = {
  * rocket_job_init), credit_limit 1. No fdinfo.
  */
 static const struct drmtop_ring_rule rocket_rings[] = {
-	{ "*", NULL, DEF },
+	RULE("*", NULL, DEF),
 };
 
 /*
@@ -208,7 +213,7 @@ static const struct drmtop_ring_rule rocket_rings[] = {
  * credit_limit 1. No fdinfo.
  */
 static const struct drmtop_ring_rule ethosu_rings[] = {
-	{ "*", NULL, DEF },
+	RULE("*", NULL, DEF),
 };
 
 static const char *const amdxdna_aliases[] = { "amdxdna" };
@@ -354,10 +359,18 @@ const char *drmtop_ring_engine(const char *driver, const char *ring, const char 
 {
 	const struct drmtop_driver_info *d = drmtop_driver_find(driver);
 
+	const struct drmtop_ring_rule *rule;
+
 	if (known)
 		*known = d != NULL;
-	if (d)
-		return drmtop_driver_ring_engine(d, ring, timing);
+	if (d) {
+		rule = drmtop_driver_ring_rule(d, ring);
+		if (timing)
+			*timing = drmtop_rule_timing(d, rule);
+		if (!rule)
+			return NULL;
+		return rule->engine ? rule->engine : rule->label ? rule->label : ring;
+	}
 	if (timing)
 		*timing = EXE;
 	return drmtop_ring_prefix_engine(ring, engines, nr_engines);

@@ -172,6 +172,9 @@ static void drivers(struct json_writer *w)
 			jw_object_begin(w);
 			jw_kv_string(w, "pattern", r->pattern);
 			kv_string_or_null(w, "engine", r->engine);
+			/* the name drmtop shows the ring under where it feeds no fdinfo engine */
+			if (!r->engine)
+				kv_string_or_null(w, "label", r->label);
 			jw_kv_string(w, "timing", drmtop_timing_name(drmtop_rule_timing(d, r)));
 			jw_object_end(w);
 		}

@@ -117,7 +117,7 @@ static void drivers(FILE *out)
 	const struct drmtop_driver_info *const *all;
 	size_t n = drmtop_drivers(&all), i, j;
 
-	fprintf(out, "\nDriver table (ring pattern -> fdinfo engine, timing)\n");
+	fprintf(out, "\nDriver table (ring pattern -> fdinfo engine or (shown as), timing)\n");
 	for (i = 0; i < n; i++) {
 		const struct drmtop_driver_info *d = all[i];
 
@@ -127,8 +127,11 @@ static void drivers(FILE *out)
 		for (j = 0; j < d->nr_rings; j++) {
 			const struct drmtop_ring_rule *r = &d->rings[j];
 
+			char shown[64];
+
+			snprintf(shown, sizeof(shown), "(%s)", r->label ? r->label : "ring name");
 			fprintf(out, "    %-16s -> %-14s %s\n", r->pattern,
-				r->engine ? r->engine : "(none)",
+				r->engine ? r->engine : shown,
 				drmtop_timing_name(drmtop_rule_timing(d, r)));
 		}
 		for (j = 0; j < d->nr_kernel_ids; j++)

@@ -247,6 +247,34 @@ static void fallback_for_unknown_drivers(void **state)
 }
 
 /*
+ * Drivers that print no engine time (lima, nouveau, powervr, etnaviv, rocket): a ring the table
+ * knows is shown under the name its users know it by, never as unmapped (VM case 80 shows them
+ * in every view); a ring it does not know is still unmapped. drmtop_ring_engine gave NULL for
+ * every such ring, and the views said "(unmapped ring)" of lima's "gp".
+ */
+static void known_rings_without_engines(void **state)
+{
+	enum drmtop_timing t;
+
+	(void)state;
+	assert_string_equal(drmtop_ring_engine("lima", "gp", NULL, 0, &t, NULL), "gp");
+	assert_int_equal(t, EXE);
+	assert_string_equal(drmtop_ring_engine("lima", "pp", NULL, 0, &t, NULL), "pp");
+	assert_null(drmtop_ring_engine("lima", "simgpu-copy", NULL, 0, &t, NULL));
+	assert_string_equal(drmtop_ring_engine("nouveau", "nouveau_sched", NULL, 0, &t, NULL),
+			    "gpu");
+	assert_int_equal(t, OCC);
+	assert_string_equal(drmtop_ring_engine("imagination", "pvr-queue", NULL, 0, &t, NULL),
+			    "gpu");
+	assert_string_equal(drmtop_ring_engine("etnaviv", "130000.gpu", NULL, 0, &t, NULL),
+			    "130000.gpu");
+	assert_string_equal(drmtop_ring_engine("panthor", "panthor-queue-7-1-0", NULL, 0, &t, NULL),
+			    "panthor");
+	assert_string_equal(drmtop_ring_engine("panthor", "panthor-vm-bind", NULL, 0, &t, NULL),
+			    "panthor-vm-bind");
+}
+
+/*
  * The other direction, against real fdinfo (../shared/fdinfo_samples): every engine a driver's
  * fdinfo printed is fed by some ring of the table, so no figure is left without a ring to
  * compare with.
@@ -300,6 +328,7 @@ int main(void)
 		cmocka_unit_test(lookup_and_table),
 		cmocka_unit_test(kernel_client_ids),
 		cmocka_unit_test(fallback_for_unknown_drivers),
+		cmocka_unit_test(known_rings_without_engines),
 		cmocka_unit_test(sample_engines_have_rings),
 	};
 
