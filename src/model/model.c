@@ -1038,8 +1038,12 @@ bool drmtop_model_engine_pct(const struct drmtop_model_engine *e, double *pct)
 		*pct = e->fd.pct;
 		return true;
 	}
-	/* An engine fdinfo does not print (driver jobs, BPF-only clients): the tracer's figure. */
-	if (!e->in_fdinfo && e->in_bpf && e->bpf.has_rate) {
+	/*
+	 * An engine fdinfo does not print (driver jobs, BPF-only clients), or prints with no time
+	 * in it (panthor 7.x while its profiling is off: frequencies only): the tracer's figure.
+	 */
+	if ((!e->in_fdinfo || !(e->fd.flags & (DRMTOP_FD_BUSY | DRMTOP_FD_CYCLES))) && e->in_bpf &&
+	    e->bpf.has_rate) {
 		*pct = e->bpf.pct;
 		return true;
 	}

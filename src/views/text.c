@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The text views: one section per device with its totals, then its clients, one column per
- * engine the device's clients print. Batch mode prints these lines; the TUI draws the same lines.
+ * engine the device's clients print, then per engine only the tracer times (a driver that prints
+ * no engine time: lima, nouveau, ...). Batch mode prints these lines; the TUI draws the same
+ * lines.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +14,7 @@
 #include "drmtop/views.h"
 
 #define ENGINE_COL_WIDTH	9
+#define MAX_ENGINE_COLS		16
 
 struct sink {
 	drmtop_line_fn emit;
@@ -35,14 +38,49 @@ static void flush(struct sink *s, enum drmtop_line_kind kind)
 static void engine_cell(struct strbuf *sb, const struct drmtop_model_client *c, const char *name)
 {
 	const struct drmtop_model_engine *e = drmtop_model_engine(c, name);
+	double pct;
 
-	if (!e || !e->in_fdinfo)
+	if (!e || (!e->in_fdinfo && !e->in_bpf))
 		sb_printf(sb, " %*s ", ENGINE_COL_WIDTH - 1, "-");
-	else if (e->fd.flags & DRMTOP_FD_RATE)
-		sb_printf(sb, " %*.1f%%%s", ENGINE_COL_WIDTH - 2, e->fd.pct,
-			  (e->fd.flags & DRMTOP_FD_OVER) ? "!" : " ");
+	else if (drmtop_model_engine_pct(e, &pct))
+		sb_printf(sb, " %*.1f%%%s", ENGINE_COL_WIDTH - 2, pct,
+			  e->in_fdinfo && (e->fd.flags & DRMTOP_FD_OVER) ? "!" : " ");
 	else
 		sb_printf(sb, " %*s ", ENGINE_COL_WIDTH - 1, "...");
+}
+
+/* A device's engine columns: its clients' fdinfo engines, then engines only the tracer times. */
+struct engine_cols {
+	const char *name[MAX_ENGINE_COLS];
+	size_t n;
+};
+
+static void add_col(struct engine_cols *cols, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < cols->n && strcmp(cols->name[i], name); i++)
+		;
+	if (i == cols->n && cols->n < MAX_ENGINE_COLS)
+		cols->name[cols->n++] = name;
+}
+
+static void engine_columns(struct engine_cols *cols, const struct drmtop_model *m,
+			   const struct drmtop_model_device *d)
+{
+	size_t i, j;
+
+	cols->n = 0;
+	for (i = 0; i < d->nr_engines; i++)
+		add_col(cols, d->engines[i].name);
+	for (i = 0; i < m->nr_fdinfo_clients; i++) {
+		const struct drmtop_model_client *c = &m->clients[i];
+
+		for (j = 0; c->device == d && j < c->nr_engines; j++)
+			if (!c->engines[j].in_fdinfo && c->engines[j].in_bpf &&
+			    c->engines[j].bpf.jobs)
+				add_col(cols, c->engines[j].name);
+	}
 }
 
 /* " name pct% N jobs" for each engine the tracer has figures of, then its memory. */
@@ -88,7 +126,8 @@ static void bpf_figures(struct strbuf *sb, const struct drmtop_model_client *c)
 		sb_printf(sb, " [lower bound: the tracer missed events]");
 }
 
-static void device_header(struct sink *s, const struct drmtop_model_device *d)
+static void device_header(struct sink *s, const struct drmtop_model_device *d,
+			  const struct engine_cols *cols)
 {
 	char tot[32];
 	size_t i;
@@ -104,13 +143,14 @@ static void device_header(struct sink *s, const struct drmtop_model_device *d)
 		else
 			sb_printf(&s->sb, "  %s ...", e->name);
 	}
-	sb_printf(&s->sb, "  mem %s", drmtop_fmt_bytes(tot, sizeof(tot), d->mem_total));
+	/* no client printed a memory key (lima, nouveau, ...): not 0 B; the tracer's line has it */
+	sb_printf(&s->sb, "  mem %s",
+		  d->nr_regions ? drmtop_fmt_bytes(tot, sizeof(tot), d->mem_total) : "-");
 	flush(s, DRMTOP_LINE_DEVICE);
 
 	sb_printf(&s->sb, "%8s %-16s %10s", "PID", "COMMAND", "CLIENT");
-	for (i = 0; i < d->nr_engines; i++)
-		sb_printf(&s->sb, " %*.*s", ENGINE_COL_WIDTH, ENGINE_COL_WIDTH - 1,
-			  d->engines[i].name);
+	for (i = 0; i < cols->n; i++)
+		sb_printf(&s->sb, " %*.*s", ENGINE_COL_WIDTH, ENGINE_COL_WIDTH - 1, cols->name[i]);
 	sb_printf(&s->sb, " %10s %10s %10s  HOLDERS", "TOTAL", "RESIDENT", "SHARED");
 	flush(s, DRMTOP_LINE_HEADER);
 }
@@ -121,7 +161,7 @@ static const char *mem_cell(char *buf, size_t len, bool has, uint64_t bytes)
 	return has ? drmtop_fmt_bytes(buf, len, bytes) : "-";
 }
 
-static void client_row(struct sink *s, const struct drmtop_model_device *d,
+static void client_row(struct sink *s, const struct engine_cols *cols,
 		       const struct drmtop_model_client *c)
 {
 	char id[24] = "-", tot[32], res[32], shr[32];
@@ -131,8 +171,8 @@ static void client_row(struct sink *s, const struct drmtop_model_device *d,
 		snprintf(id, sizeof(id), "%llu", (unsigned long long)c->client_id);
 	sb_printf(&s->sb, "%8d %-16.16s %10s", (int)c->pid, c->comm && c->comm[0] ? c->comm : "?",
 		  id);
-	for (j = 0; j < d->nr_engines; j++)
-		engine_cell(&s->sb, c, d->engines[j].name);
+	for (j = 0; j < cols->n; j++)
+		engine_cell(&s->sb, c, cols->name[j]);
 	sb_printf(&s->sb, " %10s %10s %10s  ", mem_cell(tot, sizeof(tot), c->has_mem, c->mem_total),
 		  mem_cell(res, sizeof(res), c->has_resident, c->mem_resident),
 		  mem_cell(shr, sizeof(shr), c->has_shared, c->mem_shared));
@@ -162,9 +202,11 @@ static void render_device(struct sink *s, const struct drmtop_model *m,
 			  const struct drmtop_model_device *d, struct sort_arg *sa)
 {
 	const struct drmtop_model_client **list;
+	struct engine_cols cols;
 	size_t i, n = 0;
 
-	device_header(s, d);
+	engine_columns(&cols, m, d);
+	device_header(s, d, &cols);
 	list = calloc(m->nr_fdinfo_clients ? m->nr_fdinfo_clients : 1, sizeof(*list));
 	if (!list)
 		return;
@@ -175,7 +217,7 @@ static void render_device(struct sink *s, const struct drmtop_model *m,
 	for (i = 0; i < n; i++) {
 		const struct drmtop_model_client *c = list[i];
 
-		client_row(s, d, c);
+		client_row(s, &cols, c);
 		if (!m->bpf_active)
 			continue;
 		sb_printf(&s->sb, "%36s bpf:", "");

@@ -847,6 +847,37 @@ static bool device_over(size_t n, const double *end_ms, const double *busy_ms, d
  * previous read's length) and clients are read one after another: what the engine could have
  * run is the whole span their intervals cover, and only busy time beyond it is an over-report.
  */
+/*
+ * The figure a column shows: fdinfo's where it has a rate; the tracer's where fdinfo has no such
+ * engine, and where it prints the engine with no time at all (panthor 7.x with its profiling
+ * off prints drm-maxfreq-panthor and drm-curfreq-panthor only): that column said "..." for
+ * ever (case 80 on 7.2).
+ */
+static void test_shown_figure_where_fdinfo_has_no_time(void **state)
+{
+	struct drmtop_model_engine e = { .name = "panthor", .in_fdinfo = true, .in_bpf = true };
+	double pct = -1;
+
+	(void)state;
+	e.fd.flags = DRMTOP_FD_MAXFREQ;
+	e.bpf.has_rate = true;
+	e.bpf.pct = 42.0;
+	assert_true(drmtop_model_engine_pct(&e, &pct));
+	assert_true(pct == 42.0);
+	/* with a time counter but no rate yet (its first sample): not the tracer's, "..." */
+	e.fd.flags = DRMTOP_FD_MAXFREQ | DRMTOP_FD_CYCLES;
+	assert_false(drmtop_model_engine_pct(&e, &pct));
+	e.fd.flags |= DRMTOP_FD_RATE;
+	e.fd.pct = 40.0;
+	assert_true(drmtop_model_engine_pct(&e, &pct));
+	assert_true(pct == 40.0);
+	/* no such engine in fdinfo */
+	e.in_fdinfo = false;
+	e.fd.flags = 0;
+	assert_true(drmtop_model_engine_pct(&e, &pct));
+	assert_true(pct == 42.0);
+}
+
 static void test_device_over_allows_for_timing(void **state)
 {
 	(void)state;
@@ -1018,6 +1049,7 @@ int main(void)
 		cmocka_unit_test(test_device_totals),
 		cmocka_unit_test(test_snapshot_cost_in_json),
 		cmocka_unit_test(test_device_over_allows_for_timing),
+		cmocka_unit_test(test_shown_figure_where_fdinfo_has_no_time),
 	};
 
 	return cmocka_run_group_tests_name("model", tests, NULL, NULL);
