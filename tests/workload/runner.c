@@ -154,7 +154,8 @@ static int step_open(const struct wl_step *st)
 			return fail("open %s: %s", R.o->device, strerror(errno));
 		if (simgpu_client_id(fd, &id)) {
 			close(fd);
-			return fail("%s: no drm-client-id in /proc/self/fdinfo/%d", R.o->device, fd);
+			return fail("%s: no client id for fd %d (fdinfo, CLIENT_ID)", R.o->device,
+				    fd);
 		}
 		wl_lock();
 		c = wl_client_new(id, R.proc, false);

@@ -98,8 +98,8 @@ int simgpu_find_node(char *path, size_t len, uint64_t *probe_client_id)
 				if (!driver_name(fd, name, sizeof(name)) &&
 				    !strcmp(name, want)) {
 					if (simgpu_client_id(fd, probe_client_id)) {
-						fprintf(stderr, "simgpu-workload: %s: fdinfo shows "
-							"no drm-client-id\n", p);
+						fprintf(stderr, "simgpu-workload: %s: no client id "
+							"(fdinfo, CLIENT_ID)\n", p);
 						close(fd);
 						break;
 					}
@@ -118,8 +118,13 @@ int simgpu_find_node(char *path, size_t len, uint64_t *probe_client_id)
 	return found < 0 ? -1 : 0;
 }
 
+/*
+ * fdinfo's drm-client-id; where the personality's driver prints none (lima, nouveau, ...),
+ * simgpu's own answer, the same number.
+ */
 int simgpu_client_id(int fd, uint64_t *id)
 {
+	struct drm_simgpu_client_id a = { 0 };
 	char p[64], line[256];
 	int ret = -1;
 	FILE *f;
@@ -134,6 +139,10 @@ int simgpu_client_id(int fd, uint64_t *id)
 			break;
 		}
 	fclose(f);
+	if (ret && !xioctl(fd, DRM_IOCTL_SIMGPU_CLIENT_ID, &a)) {
+		*id = a.client_id;
+		ret = 0;
+	}
 	return ret;
 }
 

@@ -394,6 +394,7 @@ static uint64_t page_round(uint64_t n)
 
 static void check_identity(int fd, struct fdinfo *fi)
 {
+	struct drm_simgpu_client_id cid = { 0 };
 	struct record r;
 	bool ok = true;
 
@@ -407,6 +408,13 @@ static void check_identity(int fd, struct fdinfo *fi)
 		return;
 	}
 	client_record(fi->client_id, &r);
+	/* the workload's answer where a personality prints no fdinfo */
+	if (xioctl(fd, DRM_IOCTL_SIMGPU_CLIENT_ID, &cid)) {
+		fail("client-id-ioctl", "CLIENT_ID: %s", strerror(errno));
+		ok = false;
+	} else {
+		CHECK_EQ("client-id-ioctl", cid.client_id, fi->client_id);
+	}
 	CHECK_EQ("debugfs-identity", rec_u64(&r, "pid"), (uint64_t)getpid());
 	CHECK_EQ("debugfs-identity", rec_u64(&r, "tgid"), (uint64_t)getpid());
 	if (strcmp(rec_str(&r, "state"), "open") || strcmp(rec_str(&r, "kind"), "user")) {

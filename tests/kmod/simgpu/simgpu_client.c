@@ -88,7 +88,7 @@ int simgpu_open(struct drm_device *drm, struct drm_file *file)
 	if (!sfile)
 		return -ENOMEM;
 	if (simgpu_pers->queue_names[0]) {
-		ret = simgpu_queues_init(sdev, sfile);
+		ret = simgpu_queues_init(sdev, sfile, file);
 		if (ret) {
 			kfree(sfile);
 			return ret;
@@ -184,4 +184,12 @@ void simgpu_client_engine_snapshot(struct simgpu_client *client, enum simgpu_eng
 	*out = client->eng[e];
 	out->busy_ns = simgpu_engine_busy_locked(eng, client, now);
 	spin_unlock_irqrestore(&eng->lock, flags);
+}
+
+int simgpu_ioctl_client_id(struct drm_device *drm, void *data, struct drm_file *file)
+{
+	struct drm_simgpu_client_id *args = data;
+
+	args->client_id = ((struct simgpu_file *)file->driver_priv)->client->id;
+	return 0;
 }

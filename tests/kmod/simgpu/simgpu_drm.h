@@ -50,9 +50,18 @@ struct drm_simgpu_wait {
 	__s64 timeout_ns;	/* in: relative; < 0 waits forever */
 };
 
+/*
+ * The file's client id, as debugfs and fdinfo's drm-client-id number it: for personalities whose
+ * driver prints no fdinfo, the workload learns it here.
+ */
+struct drm_simgpu_client_id {
+	__u64 client_id;	/* out */
+};
+
 #define DRM_SIMGPU_BO_CREATE	0x00
 #define DRM_SIMGPU_SUBMIT	0x01
 #define DRM_SIMGPU_WAIT		0x02
+#define DRM_SIMGPU_CLIENT_ID	0x03
 
 #define DRM_IOCTL_SIMGPU_BO_CREATE \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_SIMGPU_BO_CREATE, struct drm_simgpu_bo_create)
@@ -60,5 +69,7 @@ struct drm_simgpu_wait {
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_SIMGPU_SUBMIT, struct drm_simgpu_submit)
 #define DRM_IOCTL_SIMGPU_WAIT \
 	DRM_IOW(DRM_COMMAND_BASE + DRM_SIMGPU_WAIT, struct drm_simgpu_wait)
+#define DRM_IOCTL_SIMGPU_CLIENT_ID \
+	DRM_IOR(DRM_COMMAND_BASE + DRM_SIMGPU_CLIENT_ID, struct drm_simgpu_client_id)
 
 #endif /* SIMGPU_DRM_H */

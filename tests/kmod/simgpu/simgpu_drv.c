@@ -12,6 +12,7 @@
 #include <linux/mod_devicetable.h>
 #include <linux/module.h>
 #include <linux/platform_device.h>
+#include <linux/version.h>
 #include <drm/drm_drv.h>
 #include <drm/drm_file.h>
 #include <drm/drm_gem.h>
@@ -60,6 +61,11 @@ module_param_named(job_timeout_ms, simgpu_job_timeout_ms, uint, 0444);
 MODULE_PARM_DESC(job_timeout_ms,
 		 "drm_sched job timeout of every scheduler, for drmtop's aging of jobs it lost; jobs never hang, so it must outlast any job's wait on its ring (default 0: none, MAX_SCHEDULE_TIMEOUT)");
 
+unsigned int simgpu_profiling;
+module_param_named(profiling, simgpu_profiling, uint, 0644);
+MODULE_PARM_DESC(profiling,
+		 "panthor personality on 7.x: fdinfo's drm-cycles- (1), drm-engine- (2) or both (3), as panthor's sysfs profiling (default 0)");
+
 unsigned int simgpu_keep_closed = 1024;
 module_param_named(keep_closed, simgpu_keep_closed, uint, 0644);
 MODULE_PARM_DESC(keep_closed, "closed clients debugfs keeps, oldest dropped first (default 1024)");
@@ -69,7 +75,10 @@ MODULE_PARM_DESC(keep_closed, "closed clients debugfs keeps, oldest dropped firs
  * fdinfo engines and kernel jobs, so drmtop's driver table (src/model/drivers.c) is exercised on
  * a real kernel. Each fact was read in that driver's sources of 6.1, 6.12 and 7.2 (torvalds/linux,
  * Debian's linux-source of the same versions); the engines are mapped by what they do.
+ * Where the driver changed between 6.12 and 7.x, simgpu acts the one of the kernel it runs on.
  */
+#define SIMGPU_KERNEL_7 (LINUX_VERSION_CODE >= KERNEL_VERSION(7, 0, 0))
+
 static const struct simgpu_personality simgpu_personalities[] = {
 	{
 		.name = "simgpu",
@@ -134,6 +143,91 @@ static const struct simgpu_personality simgpu_personalities[] = {
 		.kernel_job_id = 0,
 		.bind_driver = true,
 	},
+	/*
+	 * The drivers that print no engine time: there the tracer's figure is the only one.
+	 * lima (lima_device.c lima_init_gp_pipe/lima_init_pp_pipe, lima_sched_pipe_init): two
+	 * schedulers, "gp" (geometry) and "pp" (pixel), credit limit 1; no show_fdinfo (6.1, 6.12,
+	 * 7.2). gfx is pp, compute gp. lima has no third pipe: simgpu's copy engine gets a name no
+	 * lima ring has, and case 80 runs no job there.
+	 */
+	{
+		.name = "lima",
+		.driver_name = "lima",
+		.ring_names = { "pp", "gp", "simgpu-copy" },
+		.fdinfo_names = SIMGPU_ENGINE_NAMES,
+		.credit_limit = 1,
+		.kernel_job_id = SIMGPU_KERNEL_CLIENT_ID,
+		.bind_driver = true,
+		.fdinfo = SIMGPU_FDINFO_NONE,
+	},
+	/*
+	 * etnaviv (etnaviv_sched.c etnaviv_sched_init): one scheduler per GPU core, named after the
+	 * core's platform device, as on i.MX6Q: the 3D core "130000.gpu" (gfx), the 2D core
+	 * "134000.gpu" (copy), the VG core "2204000.gpu" (compute). fdinfo: none in 6.1 and 6.12,
+	 * memory keys only in 7.x (etnaviv_drv.c).
+	 */
+	{
+		.name = "etnaviv",
+		.driver_name = "etnaviv",
+		.ring_names = { "130000.gpu", "2204000.gpu", "134000.gpu" },
+		.fdinfo_names = SIMGPU_ENGINE_NAMES,
+		.kernel_job_id = SIMGPU_KERNEL_CLIENT_ID,
+		.bind_driver = true,
+		.fdinfo = SIMGPU_KERNEL_7 ? SIMGPU_FDINFO_MEMORY : SIMGPU_FDINFO_NONE,
+	},
+	/*
+	 * nouveau (6.12+; nouveau_sched.c nouveau_sched_init): every scheduler is "nouveau_sched",
+	 * one per channel (made with it, run by the GPU's own scheduler) and one per client for
+	 * VM_BIND (made at open; no job of simgpu's runs there). No show_fdinfo. 6.1's nouveau has
+	 * no drm_sched: simgpu acts the 6.12 one there.
+	 */
+	{
+		.name = "nouveau",
+		.driver_name = "nouveau",
+		.ring_names = { "nouveau_sched", "nouveau_sched", "nouveau_sched" },
+		.queue_names = { "nouveau_sched", "nouveau_sched", "nouveau_sched" },
+		.queue_naming = SIMGPU_QUEUE_NAME_PLAIN,
+		.bind_name = "nouveau_sched",
+		.fdinfo_names = SIMGPU_ENGINE_NAMES,
+		.kernel_job_id = SIMGPU_KERNEL_CLIENT_ID,
+		.bind_driver = true,
+		.fdinfo = SIMGPU_FDINFO_NONE,
+	},
+	/*
+	 * powervr (6.12+; pvr_queue.c pvr_queue_create): every queue of a context is "pvr-queue",
+	 * made by the context-create ioctl, run by the firmware; drm-driver "powervr"
+	 * (PVR_DRIVER_NAME). No show_fdinfo.
+	 */
+	{
+		.name = "powervr",
+		.driver_name = "powervr",
+		.ring_names = { "pvr-queue", "pvr-queue", "pvr-queue" },
+		.queue_names = { "pvr-queue", "pvr-queue", "pvr-queue" },
+		.queue_naming = SIMGPU_QUEUE_NAME_PLAIN,
+		.fdinfo_names = SIMGPU_ENGINE_NAMES,
+		.kernel_job_id = SIMGPU_KERNEL_CLIENT_ID,
+		.bind_driver = true,
+		.fdinfo = SIMGPU_FDINFO_NONE,
+	},
+	/*
+	 * panthor (6.12+; panthor_sched.c group_create_queue, panthor_mmu.c): a scheduler per CSF
+	 * queue, "panthor-queue" (6.12) or "panthor-queue-<client id>-<group>-<queue>" (7.x), and
+	 * one per VM, "panthor-vm-bind". fdinfo: none in 6.12; in 7.x the frequencies, and the
+	 * queues' time and cycles together while profiling is on (profiling=).
+	 */
+	{
+		.name = "panthor",
+		.driver_name = "panthor",
+		.ring_names = { "panthor-vm-bind", "panthor-vm-bind", "panthor-vm-bind" },
+		.queue_names = { "panthor-queue", "panthor-queue", "panthor-queue" },
+		.queue_naming = SIMGPU_KERNEL_7 ? SIMGPU_QUEUE_NAME_CLIENT
+						: SIMGPU_QUEUE_NAME_PLAIN,
+		.bind_name = "panthor-vm-bind",
+		.fdinfo_names = { "panthor", "panthor", "panthor" },
+		.kernel_job_id = SIMGPU_KERNEL_CLIENT_ID,
+		.bind_driver = true,
+		.fdinfo = SIMGPU_KERNEL_7 ? SIMGPU_FDINFO_PROFILED : SIMGPU_FDINFO_NONE,
+	},
 };
 
 const struct simgpu_personality *simgpu_pers = &simgpu_personalities[0];
@@ -141,7 +235,7 @@ const struct simgpu_personality *simgpu_pers = &simgpu_personalities[0];
 static char simgpu_personality_name[16] = "simgpu";
 module_param_string(personality, simgpu_personality_name, sizeof(simgpu_personality_name), 0444);
 MODULE_PARM_DESC(personality,
-		 "look like another driver to fdinfo, DRM_IOCTL_VERSION and the scheduler: simgpu (default), v3d, amdgpu, fw (xe)");
+		 "look like another driver to fdinfo, DRM_IOCTL_VERSION and the scheduler: simgpu (default), v3d, amdgpu, fw (xe), lima, etnaviv, nouveau, powervr, panthor");
 
 /*
  * Several GPUs in one machine (drmtop keeps each device's clients, kernel client included,
@@ -159,6 +253,7 @@ static const struct drm_ioctl_desc simgpu_ioctls[] = {
 	DRM_IOCTL_DEF_DRV(SIMGPU_BO_CREATE, simgpu_ioctl_bo_create, DRM_RENDER_ALLOW),
 	DRM_IOCTL_DEF_DRV(SIMGPU_SUBMIT, simgpu_ioctl_submit, DRM_RENDER_ALLOW),
 	DRM_IOCTL_DEF_DRV(SIMGPU_WAIT, simgpu_ioctl_wait, DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(SIMGPU_CLIENT_ID, simgpu_ioctl_client_id, DRM_RENDER_ALLOW),
 };
 
 /*
@@ -177,8 +272,8 @@ static int simgpu_release(struct inode *inode, struct file *filp)
 	return drm_release(inode, filp);
 }
 
-/* DRM_GEM_FOPS with our release. */
-static const struct file_operations simgpu_fops = {
+/* DRM_GEM_FOPS with our release. Not const: a driver without fdinfo has no show_fdinfo. */
+static struct file_operations simgpu_fops = {
 	.owner = THIS_MODULE,
 	.open = drm_open,
 	.release = simgpu_release,
@@ -229,6 +324,8 @@ static int simgpu_pick_personality(void)
 			simgpu_pers = &simgpu_personalities[i];
 			/* char * in 6.1 and 6.12; never written through */
 			simgpu_driver.name = (char *)simgpu_pers->driver_name;
+			if (simgpu_pers->fdinfo == SIMGPU_FDINFO_NONE)
+				simgpu_fops.show_fdinfo = NULL;
 			return 0;
 		}
 	}

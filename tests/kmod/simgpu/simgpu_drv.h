@@ -41,7 +41,29 @@ extern unsigned int simgpu_max_bo_mib;
 extern unsigned int simgpu_keep_closed;
 extern unsigned int simgpu_job_timeout_ms;
 
+extern unsigned int simgpu_profiling;
+
 extern const char *const simgpu_engine_names[SIMGPU_ENGINE_COUNT];
+
+/* What a personality's fdinfo prints (simgpu_fdinfo.c). */
+enum simgpu_fdinfo {
+	SIMGPU_FDINFO_ENGINES,		/* drm-engine-<e> (or cycles) and memory: most drivers */
+	SIMGPU_FDINFO_MEMORY,		/* memory keys only (etnaviv 7.x) */
+	SIMGPU_FDINFO_NONE,		/* no show_fdinfo at all (lima, nouveau, powervr, rocket) */
+	/*
+	 * panthor 7.x: drm-maxfreq-/drm-curfreq- always; drm-engine- and drm-cycles- of all
+	 * queues together, each only while its profiling bit is set (profiling=, as panthor's
+	 * sysfs "profiling": 1 cycles, 2 timestamps).
+	 */
+	SIMGPU_FDINFO_PROFILED,
+};
+
+/* How a personality names its per-file queue schedulers (simgpu_queue.c). */
+enum simgpu_queue_naming {
+	SIMGPU_QUEUE_NAME_ID,		/* name + device-wide number (xe: "rcs<GuC id>") */
+	SIMGPU_QUEUE_NAME_PLAIN,	/* the name alone (nouveau, powervr, panthor 6.12) */
+	SIMGPU_QUEUE_NAME_CLIENT,	/* "<name>-<client id>-<group>-<queue>" (panthor 7.x) */
+};
 
 /*
  * What simgpu looks like to a tool that does not read its debugfs (module parameter
@@ -65,7 +87,11 @@ struct simgpu_personality {
 	 * of the driver's own jobs. NULL: one shared scheduler per engine.
 	 */
 	const char *queue_names[SIMGPU_ENGINE_COUNT];
+	enum simgpu_queue_naming queue_naming;
+	/* One more scheduler per file that runs no job here (VM_BIND's: nouveau, panthor). */
+	const char *bind_name;
 	bool fdinfo_cycles;			/* drm-cycles-/drm-total-cycles- (xe), no ns */
+	enum simgpu_fdinfo fdinfo;
 };
 
 extern const struct simgpu_personality *simgpu_pers;
@@ -110,7 +136,7 @@ struct simgpu_client {
 struct simgpu_queue {
 	struct drm_gpu_scheduler sched;
 	struct drm_gpu_scheduler *sched_list[1];
-	char name[16];			/* the scheduler's (ring=): must outlive it */
+	char name[32];			/* the scheduler's (ring=): must outlive it */
 	unsigned int lane;		/* one lane per queue: its fences signal in order */
 	u64 fence_context;
 	u64 fence_seqno;		/* under the engine's lock */
@@ -121,6 +147,7 @@ struct simgpu_queue {
 struct simgpu_file {
 	struct simgpu_client *client;
 	struct simgpu_queue queue[SIMGPU_ENGINE_COUNT];	/* personalities with queue_names */
+	struct simgpu_queue bind;			/* personalities with bind_name */
 	struct drm_sched_entity entity[SIMGPU_ENGINE_COUNT];
 	struct mutex submit_lock[SIMGPU_ENGINE_COUNT];	/* job arm + push order = seqno order */
 };
@@ -226,7 +253,8 @@ u64 simgpu_engine_busy_locked(struct simgpu_hw_engine *eng, struct simgpu_client
 			      ktime_t now);
 
 /* simgpu_queue.c: per-file schedulers of firmware-scheduled personalities. */
-int simgpu_queues_init(struct simgpu_device *sdev, struct simgpu_file *sfile);
+int simgpu_queues_init(struct simgpu_device *sdev, struct simgpu_file *sfile,
+		       struct drm_file *file);
 void simgpu_queues_fini(struct simgpu_device *sdev, struct simgpu_file *sfile);
 
 /* simgpu_job.c: drm_sched backend, job creation, SUBMIT/WAIT. */
@@ -238,6 +266,7 @@ int simgpu_job_push(struct simgpu_job *job, struct drm_sched_entity *entity,
 		    struct mutex *submit_lock, u64 *seqno, struct dma_fence **finished);
 int simgpu_ioctl_submit(struct drm_device *drm, void *data, struct drm_file *file);
 int simgpu_ioctl_wait(struct drm_device *drm, void *data, struct drm_file *file);
+int simgpu_ioctl_client_id(struct drm_device *drm, void *data, struct drm_file *file);
 
 /* simgpu_gem.c: shmem BOs, clears. */
 struct drm_gem_object *simgpu_gem_create_object(struct drm_device *drm, size_t size);

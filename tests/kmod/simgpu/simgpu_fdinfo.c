@@ -53,13 +53,53 @@ static void simgpu_print_engines(struct drm_printer *p, struct simgpu_client *cl
 	}
 }
 
+/*
+ * panthor 7.x (panthor_drv.c panthor_gpu_show_fdinfo): the GPU's frequencies always, and the
+ * time and cycles of all the file's queues together, each only while its profiling bit is on
+ * (sysfs "profiling"; here the profiling= parameter). simgpu's GPU runs at 800 MHz.
+ */
+#define SIMGPU_FREQ_HZ	800000000ULL
+
+static void simgpu_print_profiled(struct drm_printer *p, struct simgpu_client *client)
+{
+	unsigned int pct = READ_ONCE(simgpu_fdinfo_scale_pct), prof = READ_ONCE(simgpu_profiling);
+	const char *name = simgpu_pers->fdinfo_names[0];
+	ktime_t now = ktime_get();
+	enum simgpu_engine e;
+	u64 busy = 0;
+
+	for (e = 0; e < SIMGPU_ENGINE_COUNT; e++) {
+		struct simgpu_engine_stats st;
+
+		simgpu_client_engine_snapshot(client, e, now, &st);
+		busy += st.busy_ns;
+	}
+	busy = mul_u64_u32_div(busy, pct, 100);
+	if (prof & 2)
+		drm_printf(p, "drm-engine-%s:\t%llu ns\n", name, busy);
+	if (prof & 1)
+		drm_printf(p, "drm-cycles-%s:\t%llu\n", name,
+			   mul_u64_u32_div(busy, SIMGPU_FREQ_HZ / 1000000, 1000));
+	drm_printf(p, "drm-maxfreq-%s:\t%llu Hz\n", name, SIMGPU_FREQ_HZ);
+	drm_printf(p, "drm-curfreq-%s:\t%llu Hz\n", name, SIMGPU_FREQ_HZ);
+}
+
+/* What the personality prints of its engines: nothing for the memory-only ones. */
+static void simgpu_print_usage(struct drm_printer *p, struct simgpu_client *client)
+{
+	if (simgpu_pers->fdinfo == SIMGPU_FDINFO_ENGINES)
+		simgpu_print_engines(p, client);
+	else if (simgpu_pers->fdinfo == SIMGPU_FDINFO_PROFILED)
+		simgpu_print_profiled(p, client);
+}
+
 #if SIMGPU_HAVE_DRM_SHOW_FDINFO
 
 void simgpu_show_fdinfo(struct drm_printer *p, struct drm_file *file)
 {
 	struct simgpu_file *sfile = file->driver_priv;
 
-	simgpu_print_engines(p, sfile->client);
+	simgpu_print_usage(p, sfile->client);
 	drm_show_memory_stats(p, file);
 }
 
@@ -88,7 +128,7 @@ void simgpu_show_fdinfo(struct seq_file *m, struct file *f)
 
 	drm_printf(&p, "drm-driver:\t%s\n", file->minor->dev->driver->name);
 	drm_printf(&p, "drm-client-id:\t%llu\n", sfile->client->id);
-	simgpu_print_engines(&p, sfile->client);
+	simgpu_print_usage(&p, sfile->client);
 	simgpu_client_mem_stats(file, &mem);
 	simgpu_print_size(&p, "total", mem.total);
 	simgpu_print_size(&p, "shared", mem.shared);

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# case-timeout: 400
+# case-timeout: 600
 #
 # simgpu's personalities (personality=, tests/kmod/simgpu/README.md) put drmtop's driver table
 # (src/model/drivers.c) to work on a real kernel: simgpu is reloaded as v3d, then as amdgpu (with
@@ -10,7 +10,9 @@
 # agree with fdinfo without a divergence flag, and charge amdgpu's clears to the kernel client.
 # Then as fw, a firmware-scheduled GPU named as xe (one scheduler per queue, cycles in fdinfo):
 # the tracer's figure is occupancy, labelled so, above fdinfo's without a false divergence, and
-# a driver counting more than its queues held is still flagged.
+# a driver counting more than its queues held is still flagged. Then as each driver that prints
+# no engine time (lima, etnaviv, nouveau, powervr, panthor): the tracer's figure under the name
+# the table gives, exact against simgpu's, nothing flagged, nothing unmapped.
 # The default simgpu is loaded again at the end, with the suite's parameters.
 set -u
 
@@ -62,6 +64,14 @@ proc blit
   stream d:6ms engine=copy until=stop
 SCEN
 
+# reload_as NAME [PARAMS]: simgpu reloaded as personality NAME; fails pers-NAME-load if it is not.
+reload_as() {
+	# shellcheck disable=SC2086 # the parameters are words
+	unload_wait simgpu && insmod "$KO" personality="$1" ${2:-} && return 0
+	fail "pers-$1-load" "could not reload simgpu as $1: $(dmesg | tail -n 3 | tr '\n' ' ')"
+	return 1
+}
+
 # personality NAME PARAMS RINGS ENGINES: one run. RINGS and ENGINES are the scheduler and fdinfo
 # names of gfx, compute and copy, as JSON arrays.
 personality() {
@@ -71,11 +81,7 @@ personality() {
 	engines=$4
 	d=$tmp/$p
 	mkdir -p "$d"
-	# shellcheck disable=SC2086 # the parameters are words
-	if ! unload_wait simgpu || ! insmod "$KO" personality="$p" $params; then
-		fail "pers-$p-load" "could not reload simgpu as $p: $(dmesg | tail -n 3 | tr '\n' ' ')"
-		return
-	fi
+	reload_as "$p" "$params" || return
 	cp "$SIMGPU_DEBUGFS/device" "$SIMGPU_DEBUGFS/engines" "$d/" 2>/dev/null
 	got=$(awk '$1 == "engine" { for (i = 2; i <= NF; i++) if ($i ~ /^ring=/) {
 		sub(/^ring=/, "", $i); printf "%s\"%s\"", (n++ ? ", " : "["), $i } }
@@ -183,10 +189,7 @@ fw_top() {
 personality_fw() {
 	d=$tmp/fw
 	mkdir -p "$d"
-	if ! unload_wait simgpu || ! insmod "$KO" personality=fw; then
-		fail pers-fw-load "could not reload simgpu as fw: $(dmesg | tail -n 3 | tr '\n' ' ')"
-		return
-	fi
+	reload_as fw || return
 	cp "$SIMGPU_DEBUGFS/device" "$SIMGPU_DEBUGFS/engines" "$d/" 2>/dev/null
 	if grep -q " personality=fw driver=xe " "$d/device"; then
 		pass pers-fw-load
@@ -332,9 +335,141 @@ personality_fw_churn() {
 		fail pers-fw-churn-record-exact "$(head -c 800 "$d/missing.json") $(head -c 200 \
 			"$d/missing.err")"
 	fi
-	jq_check pers-fw-churn-queue-names '[.clients[].bpf.engines[]? | select(.jobs > 0) |
-		.name] | unique | length >= 800' "$d/rec.json" \
-		'[.clients[].bpf.engines[]? | .name] | unique | length'
+}
+
+# The drivers that print no engine time (lima, etnaviv, nouveau, powervr, and panthor while its
+# profiling is off): the tracer's figure is the only one any tool has. Two processes run a known
+# number of jobs on gfx and compute while drmtop (both sources) watches, then hold their
+# clients: each client's tracer engines carry the name the driver table gives the ring (lima's
+# "pp" and "gp", etnaviv's core devices, "gpu" for nouveau's channels and powervr's queues,
+# "panthor" for panthor's), none unmapped, with the driver's timing, jobs exactly simgpu's and
+# busy time within 1 % or 2 ms of simgpu's own; nothing flagged (no divergence, no
+# inconclusive); fdinfo gives no engine; the text view has the engine's column with the tracer's
+# figure in it, and no "(unmapped ring)".
+cat >"$tmp/tracer-scenario" <<'SCEN'
+proc render
+  open a
+  bo a fb size=1M count=2
+  submit a engine=gfx dur=20ms count=15 wait=end
+proc infer
+  open c
+  submit c engine=compute dur=10ms count=25 wait=end
+SCEN
+
+# personality_tracer NAME DRIVER TIMING GFX COMPUTE [PARAMS]: GFX and COMPUTE are the names the
+# tracer's figures of those engines must carry.
+personality_tracer() {
+	p=$1
+	drv=$2
+	timing=$3
+	want_gfx=$4
+	want_compute=$5
+	d=$tmp/$p
+	mkdir -p "$d"
+	reload_as "$p" "${6:-}" || return
+	cp "$SIMGPU_DEBUGFS/device" "$SIMGPU_DEBUGFS/engines" "$d/" 2>/dev/null
+	if grep -q " personality=$p driver=$drv " "$d/device"; then
+		pass "pers-$p-load"
+	else
+		fail "pers-$p-load" "debugfs: $(cat "$d/device" | tr '\n' ' ')"
+	fi
+	"$DRMTOP" probe -J >"$d/probe.json" 2>"$d/probe.err"
+	jq_check "pers-$p-probe" "([.devices[] | select(.parent == \"simgpu\")] | length > 0 and
+		all(.driver == \"$drv\" and .in_driver_table)) and ([.drivers[] |
+		select(.driver == \"$drv\")] | length == 1 and .[0].timing == \"$timing\")" \
+		"$d/probe.json" "{d: [.devices[] | select(.parent == \"simgpu\")],
+		t: [.drivers[] | select(.driver == \"$drv\")]}"
+
+	# The text view beside the JSON one, both attached (first frame out) before the first job.
+	drmtop_bg "$d/top.txt" "$d/txt.err" -b -n 10 -d 1
+	txt_pid=$TOP_PID
+	drmtop_bg "$d/top.all" "$d/top.err" -J -n 6 -d 1
+	if ! wl_start "$d" --hold -f "$tmp/tracer-scenario" >"$d/why"; then
+		fail "pers-$p-workload" "$(cat "$d/why")"
+		kill "$TOP_PID" "$txt_pid" 2>/dev/null
+		wait "$TOP_PID"
+		wait "$txt_pid"
+		TOP_PID=
+		return
+	fi
+	pass "pers-$p-workload"
+	wait "$TOP_PID"
+	wait "$txt_pid"
+	TOP_PID=
+	wl_debugfs_clients >"$d/truth.json"
+	tail -n 1 "$d/top.all" >"$d/top.json"
+	# panthor 7.x with its profiling on: fdinfo's time (and cycles at 800 MHz) of all queues.
+	if [ "$p" = panthor ] && [ "$(uname -r | cut -d. -f1)" -ge 7 ]; then
+		echo 3 >/sys/module/simgpu/parameters/profiling
+		"$DRMTOP" -J -n 1 >"$d/prof.json" 2>"$d/prof.err"
+		echo 0 >/sys/module/simgpu/parameters/profiling
+		if jq -e -n --slurpfile top "$d/prof.json" --slurpfile dbg "$d/truth.json" '
+			[$top[0].clients[] | select(.comm == "render" and
+			any(.engines[]; .name == "panthor" and .busy_ns > 0))] as $c
+			| [$dbg[0][] | select(.comm == "render" and .gfx_completed > 0)] as $t
+			| ($c | length) == 1 and ($t | length) == 1 and
+			([$c[0].engines[] | select(.name == "panthor")] | length == 1 and
+			 .[0].busy_ns == $t[0].gfx_busy_ns and
+			 .[0].cycles == ($t[0].gfx_busy_ns * 4 / 5 | floor)) and
+			$c[0].bpf.diverged != true' >/dev/null 2>&1; then
+			pass "pers-$p-profiling-fdinfo"
+		else
+			fail "pers-$p-profiling-fdinfo" "$(jq -c '[.clients[] |
+				select(.comm == "render") | {engines, bpf: .bpf.engines}]' \
+				"$d/prof.json" 2>&1 | head -c 700)"
+		fi
+	fi
+	wl_stop >/dev/null
+	wl_settle
+
+	# The client of each process that ran jobs, in drmtop and in simgpu's debugfs.
+	mine="[.clients[] | select((.comm == \"render\" or .comm == \"infer\") and .bpf != null
+		and any(.bpf.engines[]; .jobs > 0))]"
+	gist="[${mine}[] | {comm, driver, e: [.engines[].name], bpf: {match: .bpf.match,
+		diverged: .bpf.diverged, e: [.bpf.engines[] | {name, jobs, busy_ns, timing, unmapped,
+		diverged, inconclusive}]}}]"
+	echo "info: $p on $(uname -r): $(jq -c "$gist" "$d/top.json" 2>&1 | head -c 1200)"
+	jq -n -c --slurpfile top "$d/top.json" --slurpfile dbg "$d/truth.json" \
+		--arg g "$want_gfx" --arg c "$want_compute" --arg t "$timing" --arg drv "$drv" '
+		def near($a; $b): ($a - $b | fabs) <= ([$b / 100, 2000000] | max);
+		[{comm: "render", e: "gfx", name: $g}, {comm: "infer", e: "compute", name: $c}][]
+		| . as $w
+		| ([$dbg[0][] | select(.comm == $w.comm and .[$w.e + "_completed"] > 0)]) as $truth
+		| ([$top[0].clients[] | select(.comm == $w.comm and .bpf != null and
+		    any(.bpf.engines[]; .jobs > 0))]) as $got
+		| select(($truth | length) != 1 or ($got | length) != 1 or
+		    ($got[0].driver != $drv) or
+		    ([$got[0].bpf.engines[] | select(.jobs > 0)] | length != 1) or
+		    ([$got[0].bpf.engines[] | select(.jobs > 0)][0] as $e |
+		     $e.name != $w.name or $e.unmapped or $e.timing != $t or
+		     $e.jobs != $truth[0][$w.e + "_completed"] or
+		     (near($e.busy_ns; $truth[0][$w.e + "_busy_ns"]) | not)))
+		| {want: $w, truth_ids: [$truth[] | .id],
+		   truth_jobs: [$truth[] | .[$w.e + "_completed"]],
+		   truth_busy: [$truth[] | .[$w.e + "_busy_ns"]],
+		   got: [$got[] | {driver, e: .bpf.engines}]}' \
+		>"$d/wrong.json" 2>"$d/wrong.err"
+	if [ ! -s "$d/wrong.json" ] && [ ! -s "$d/wrong.err" ]; then
+		pass "pers-$p-tracer-exact (engines $want_gfx and $want_compute, jobs and busy time)"
+	else
+		fail "pers-$p-tracer-exact" "$(head -c 900 "$d/wrong.json") $(head -c 200 "$d/wrong.err")"
+	fi
+	jq_check "pers-$p-nothing-flagged" "$mine | length == 2 and all(.bpf.diverged != true and
+		.bpf.inconclusive != true and all(.bpf.engines[]; .diverged != true and
+		.inconclusive != true))" "$d/top.json" "$gist"
+	# (panthor 7.x prints its frequencies whatever its profiling: an engine with no time)
+	jq_check "pers-$p-fdinfo-no-engine" "$mine | all([.engines[] | select(.busy_ns != null or
+		.cycles != null)] | length == 0)" "$d/top.json" "$gist"
+	# The text view: the engine's column (the tracer's figure in it) and no "(unmapped ring)".
+	# (a column is 8 characters wide: etnaviv's "130000.gpu" shows as "130000.g")
+	col=$(awk '$1 == "PID" && $2 == "COMMAND" && $3 == "CLIENT" { print $4; exit }' "$d/top.txt")
+	if [ "$col" = "$(printf %.8s "$want_gfx")" ] &&
+		grep -qE "^ *[0-9]+ render +[^ ]+ +[0-9]+\.[0-9]%" "$d/top.txt" &&
+		! grep -q 'unmapped' "$d/top.txt"; then
+		pass "pers-$p-text"
+	else
+		fail "pers-$p-text" "$(grep -E 'render|infer|unmapped' "$d/top.txt" | head -c 600)"
+	fi
 }
 
 personality v3d "" '["v3d_render", "v3d_csd", "v3d_tfu"]' '["render", "csd", "tfu"]'
@@ -342,6 +477,11 @@ personality amdgpu "clear_jobs=1" '["gfx_0.0.0", "comp_1.0.0", "sdma0"]' \
 	'["gfx", "compute", "dma"]'
 personality_fw
 personality_fw_churn
+personality_tracer lima lima execution pp gp
+personality_tracer etnaviv etnaviv execution 130000.gpu 2204000.gpu
+personality_tracer nouveau nouveau occupancy gpu gpu
+personality_tracer powervr powervr occupancy gpu gpu
+personality_tracer panthor panthor occupancy panthor panthor
 
 restore
 if grep -q ' personality=simgpu driver=simgpu ' "$SIMGPU_DEBUGFS/device" 2>/dev/null; then
