@@ -73,38 +73,35 @@ static void simgpu_driver_name(char *name, size_t len)
 	fclose(f);
 }
 
-int simgpu_find_node(char *path, size_t len, uint64_t *probe_client_id)
+/*
+ * The first node named PREFIX* in DIR whose driver is @want: 1 (its path in @path), 0 none, -1
+ * when it has no client id.
+ */
+static int find_in(const char *dir, const char *prefix, const char *want, char *path, size_t len,
+		   uint64_t *probe_client_id)
 {
 	struct dirent **ents;
-	int n, found = -1;
-	char want[64];
+	int n, found = 0;
 
-	simgpu_driver_name(want, sizeof(want));
-
-	n = scandir("/dev/dri", &ents, NULL, alphasort);
-	if (n < 0) {
-		fprintf(stderr, "simgpu-workload: /dev/dri: %s (is simgpu loaded?)\n",
-			strerror(errno));
-		return -1;
-	}
+	n = scandir(dir, &ents, NULL, alphasort);
+	if (n < 0)
+		return 0;
 	for (int i = 0; i < n; i++) {
 		char p[300], name[64];
 		int fd;
 
-		if (found < 0 && !strncmp(ents[i]->d_name, "renderD", 7)) {
-			snprintf(p, sizeof(p), "/dev/dri/%s", ents[i]->d_name);
+		if (!found && !strncmp(ents[i]->d_name, prefix, strlen(prefix))) {
+			snprintf(p, sizeof(p), "%s/%s", dir, ents[i]->d_name);
 			fd = simgpu_open(p);
 			if (fd >= 0) {
-				if (!driver_name(fd, name, sizeof(name)) &&
-				    !strcmp(name, want)) {
+				if (!driver_name(fd, name, sizeof(name)) && !strcmp(name, want)) {
+					found = 1;
 					if (simgpu_client_id(fd, probe_client_id)) {
 						fprintf(stderr, "simgpu-workload: %s: no client id "
 							"(fdinfo, CLIENT_ID)\n", p);
-						close(fd);
-						break;
+						found = -1;
 					}
 					snprintf(path, len, "%s", p);
-					found = i;
 				}
 				close(fd);
 			}
@@ -112,10 +109,23 @@ int simgpu_find_node(char *path, size_t len, uint64_t *probe_client_id)
 		free(ents[i]);
 	}
 	free(ents);
-	if (found < 0)
-		fprintf(stderr, "simgpu-workload: no render node of driver '%s' in /dev/dri\n",
-			want);
-	return found < 0 ? -1 : 0;
+	return found;
+}
+
+/* simgpu's render node, or its accel node as an accelerator (personality rocket). */
+int simgpu_find_node(char *path, size_t len, uint64_t *probe_client_id)
+{
+	char want[64];
+	int found;
+
+	simgpu_driver_name(want, sizeof(want));
+	found = find_in("/dev/dri", "renderD", want, path, len, probe_client_id);
+	if (!found)
+		found = find_in("/dev/accel", "accel", want, path, len, probe_client_id);
+	if (!found)
+		fprintf(stderr, "simgpu-workload: no render or accel node of driver '%s' in /dev/dri "
+			"or /dev/accel (is simgpu loaded?)\n", want);
+	return found > 0 ? 0 : -1;
 }
 
 /*

@@ -15,6 +15,8 @@ probe SIMGPU_SCHED_JOB_INIT_CREDITS drm/gpu_scheduler.h 'u32 credits, void \*own
 probe SIMGPU_SCHED_JOB_INIT_CLIENT_ID drm/gpu_scheduler.h '^[[:space:]]+u64 drm_client_id\);'
 probe SIMGPU_SCHED_INIT_NUM_RQS drm/gpu_scheduler.h '^[[:space:]]+u32 num_rqs;'
 probe SIMGPU_HAVE_DRM_SHOW_FDINFO drm/drm_file.h 'void drm_show_fdinfo\('
+# Compute accelerators (/dev/accel/accelN), 6.2+: personality rocket.
+probe SIMGPU_HAVE_ACCEL drm/drm_drv.h 'DRIVER_COMPUTE_ACCEL'
 # Gone or renamed by 7.x (checked on 7.2.13): drm_driver.date, the NOMINAL timeout status,
 # hrtimer_init() (hrtimer_setup() arrived in 6.13), MODULE_IMPORT_NS(ident) (a string since 6.13).
 probe SIMGPU_DRM_DRIVER_DATE drm/drm_drv.h '^[[:space:]]+char \*date;'

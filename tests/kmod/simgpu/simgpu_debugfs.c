@@ -108,16 +108,22 @@ DEFINE_SHOW_ATTRIBUTE(simgpu_engines);
 static int simgpu_device_show(struct seq_file *m, void *unused)
 {
 	struct simgpu_device *sdev = m->private;
+	int accel = -1;
 
+	/* an accelerator (personality rocket) has an accel node only: render_minor=-1 */
+#if SIMGPU_HAVE_ACCEL
+	if (sdev->drm.accel)
+		accel = sdev->drm.accel->index;
+#endif
 	seq_puts(m, "# simgpu device v1\n");
-	seq_printf(m, "device render_minor=%d primary_minor=%d bo_alive=%lld bo_alive_bytes=%lld fdinfo_scale_pct=%u clear_jobs=%d prime_import_maps=%d personality=%s driver=%s kernel_job_id=%llu\n",
+	seq_printf(m, "device render_minor=%d primary_minor=%d bo_alive=%lld bo_alive_bytes=%lld fdinfo_scale_pct=%u clear_jobs=%d prime_import_maps=%d personality=%s driver=%s kernel_job_id=%llu accel_minor=%d\n",
 		   sdev->drm.render ? sdev->drm.render->index : -1,
 		   sdev->drm.primary ? sdev->drm.primary->index : -1,
 		   (long long)atomic64_read(&sdev->bo_alive),
 		   (long long)atomic64_read(&sdev->bo_alive_bytes),
 		   READ_ONCE(simgpu_fdinfo_scale_pct), READ_ONCE(simgpu_clear_jobs),
 		   !SIMGPU_SHMEM_IMPORT_NO_MAP, simgpu_pers->name, simgpu_pers->driver_name,
-		   simgpu_pers->kernel_job_id);
+		   simgpu_pers->kernel_job_id, accel);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(simgpu_device);

@@ -13,6 +13,9 @@
 #include <linux/module.h>
 #include <linux/platform_device.h>
 #include <linux/version.h>
+#if SIMGPU_HAVE_ACCEL
+#include <drm/drm_accel.h>
+#endif
 #include <drm/drm_drv.h>
 #include <drm/drm_file.h>
 #include <drm/drm_gem.h>
@@ -228,6 +231,23 @@ static const struct simgpu_personality simgpu_personalities[] = {
 		.bind_driver = true,
 		.fdinfo = SIMGPU_KERNEL_7 ? SIMGPU_FDINFO_PROFILED : SIMGPU_FDINFO_NONE,
 	},
+	/*
+	 * rocket (7.x; rocket_drv.c, rocket_job.c rocket_job_init): a compute accelerator (accel
+	 * node only), one scheduler per NPU core named after the core's device, as on the RK3588's
+	 * three: "fdab0000.npu", "fdac0000.npu", "fdad0000.npu", credit limit 1; no show_fdinfo.
+	 * On 6.1, which has no accel, a render node.
+	 */
+	{
+		.name = "rocket",
+		.driver_name = "rocket",
+		.ring_names = { "fdab0000.npu", "fdac0000.npu", "fdad0000.npu" },
+		.fdinfo_names = SIMGPU_ENGINE_NAMES,
+		.credit_limit = 1,
+		.kernel_job_id = SIMGPU_KERNEL_CLIENT_ID,
+		.bind_driver = true,
+		.fdinfo = SIMGPU_FDINFO_NONE,
+		.accel = true,
+	},
 };
 
 const struct simgpu_personality *simgpu_pers = &simgpu_personalities[0];
@@ -235,7 +255,7 @@ const struct simgpu_personality *simgpu_pers = &simgpu_personalities[0];
 static char simgpu_personality_name[16] = "simgpu";
 module_param_string(personality, simgpu_personality_name, sizeof(simgpu_personality_name), 0444);
 MODULE_PARM_DESC(personality,
-		 "look like another driver to fdinfo, DRM_IOCTL_VERSION and the scheduler: simgpu (default), v3d, amdgpu, fw (xe), lima, etnaviv, nouveau, powervr, panthor");
+		 "look like another driver to fdinfo, DRM_IOCTL_VERSION and the scheduler: simgpu (default), v3d, amdgpu, fw (xe), lima, etnaviv, nouveau, powervr, panthor, rocket (accel)");
 
 /*
  * Several GPUs in one machine (drmtop keeps each device's clients, kernel client included,
@@ -293,7 +313,7 @@ static struct file_operations simgpu_fops = {
 #endif
 };
 
-/* Not const: personality= sets .name before the device is made. */
+/* Not const: personality= sets .name (and an accelerator's features) before the device is made. */
 static struct drm_driver simgpu_driver = {
 	.driver_features = DRIVER_GEM | DRIVER_RENDER,
 	.open = simgpu_open,
@@ -326,6 +346,12 @@ static int simgpu_pick_personality(void)
 			simgpu_driver.name = (char *)simgpu_pers->driver_name;
 			if (simgpu_pers->fdinfo == SIMGPU_FDINFO_NONE)
 				simgpu_fops.show_fdinfo = NULL;
+#if SIMGPU_HAVE_ACCEL
+			if (simgpu_pers->accel) {
+				simgpu_driver.driver_features = DRIVER_GEM | DRIVER_COMPUTE_ACCEL;
+				simgpu_fops.open = accel_open;
+			}
+#endif
 			return 0;
 		}
 	}

@@ -92,6 +92,11 @@ struct simgpu_personality {
 	const char *bind_name;
 	bool fdinfo_cycles;			/* drm-cycles-/drm-total-cycles- (xe), no ns */
 	enum simgpu_fdinfo fdinfo;
+	/*
+	 * A compute accelerator: an accel node (/dev/accel/accelN, DRIVER_COMPUTE_ACCEL) and no
+	 * render or primary node, on kernels that have accel (6.2+); a render node before.
+	 */
+	bool accel;
 };
 
 extern const struct simgpu_personality *simgpu_pers;
