@@ -358,7 +358,6 @@ const char *drmtop_ring_engine(const char *driver, const char *ring, const char 
 			       size_t nr_engines, enum drmtop_timing *timing, bool *known)
 {
 	const struct drmtop_driver_info *d = drmtop_driver_find(driver);
-
 	const struct drmtop_ring_rule *rule;
 
 	if (known)
