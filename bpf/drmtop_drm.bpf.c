@@ -651,6 +651,7 @@ int drmtop_fds(struct bpf_iter__task_file *ctx)
 	struct file *f = ctx->file;
 	struct task_struct *task = ctx->task;
 	struct drmtop_fd_rec r = {};
+	struct drmtop_client *c;
 	struct drm_file *file;
 	struct inode *inode;
 	__u32 rdev, major;
@@ -668,6 +669,9 @@ int drmtop_fds(struct bpf_iter__task_file *ctx)
 	if (!file)
 		return 0;
 	r.file = (__u64)file;
+	/* the uid ties this fd to one client, not to whichever file takes the address later */
+	c = bpf_map_lookup_elem(&clients, &r.file);
+	r.uid = c ? c->uid : 0;
 	if (bpf_core_field_exists(file->client_id))
 		r.client_id = BPF_CORE_READ(file, client_id);
 	r.tgid = drmtop_ns_tgid(task);

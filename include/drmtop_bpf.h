@@ -249,6 +249,7 @@ struct drmtop_device {
 struct drmtop_fd_rec {
 	__u64 file;		/* drm_file address */
 	__u64 client_id;	/* 0 where drm_file has no client_id */
+	__u64 uid;		/* the tracer's client of @file when iterated, 0 none yet */
 	__u32 tgid;		/* in drmtop's pid namespace, as the tracer's clients */
 	__u32 fd;
 	__u32 rdev_major;

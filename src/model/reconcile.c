@@ -7,6 +7,7 @@
 #include <sys/sysmacros.h>
 
 #include "drmtop/reconcile.h"
+#include "drmtop/util/strmap.h"
 #include "drmtop/util/vec.h"
 
 /*
@@ -275,6 +276,54 @@ oom:
 	return -ENOMEM;
 }
 
+/* "<id>@<major>:<minor>": a client id is unique on its node (per device with drm-pdev ids). */
+static void id_key(char *key, size_t len, __u64 id, unsigned int major_nr, unsigned int minor_nr)
+{
+	snprintf(key, len, "%llu@%u:%u", (unsigned long long)id, major_nr, minor_nr);
+}
+
+/* A tracer client to the fdinfo client with its id on its node: one lookup each. */
+static int match_by_id(struct drmtop_reconciler *r, const struct drm_client *clients,
+		       size_t nr_clients)
+{
+	struct strmap by_id;
+	char key[64];
+	size_t i, ci;
+	int err = 0;
+
+	strmap_init(&by_id);
+	for (ci = 0; ci < nr_clients && !err; ci++) {
+		if (!(clients[ci].info.present & DRM_FDINFO_HAS_CLIENT_ID))
+			continue;
+		id_key(key, sizeof(key), clients[ci].info.client_id, major(clients[ci].rdev),
+		       minor(clients[ci].rdev));
+		if (!strmap_get(&by_id, key) && strmap_put(&by_id, key, (void *)(ci + 1)))
+			err = -ENOMEM;
+	}
+	for (i = 0; i < r->nr_views && !err; i++) {
+		const struct drmtop_client *bc = &r->views[i].c;
+
+		if ((bc->flags & DRMTOP_CLIENT_KERNEL) || !bc->client_id)
+			continue;
+		if (!bc->dev_major && !bc->dev_minor) {
+			/* the tracer could not tell the node; the id alone decides */
+			for (ci = 0; ci < nr_clients; ci++)
+				if (r->by_fdinfo[ci] == SIZE_MAX &&
+				    (clients[ci].info.present & DRM_FDINFO_HAS_CLIENT_ID) &&
+				    clients[ci].info.client_id == bc->client_id)
+					break;
+		} else {
+			id_key(key, sizeof(key), bc->client_id, bc->dev_major, bc->dev_minor);
+			ci = (size_t)strmap_get(&by_id, key);
+			ci = ci ? ci - 1 : nr_clients;
+		}
+		if (ci < nr_clients && r->by_fdinfo[ci] == SIZE_MAX)
+			err = match(r, i, clients, ci, DRMTOP_MATCH_CLIENT_ID);
+	}
+	strmap_fini(&by_id);
+	return err;
+}
+
 int drmtop_reconcile(struct drmtop_reconciler *r, const struct drmtop_bpf_snapshot *snap,
 		     const struct drm_client *clients, size_t nr_clients)
 {
@@ -302,24 +351,9 @@ int drmtop_reconcile(struct drmtop_reconciler *r, const struct drmtop_bpf_snapsh
 		goto fail;
 	r->prev_taken_ns = snap->taken_ns;
 
-	for (i = 0; i < r->nr_views; i++) {
-		const struct drmtop_client *bc = &r->views[i].c;
-
-		if ((bc->flags & DRMTOP_CLIENT_KERNEL) || !bc->client_id)
-			continue;
-		for (ci = 0; ci < nr_clients; ci++) {
-			const struct drm_client *c = &clients[ci];
-
-			if (r->by_fdinfo[ci] != SIZE_MAX ||
-			    !(c->info.present & DRM_FDINFO_HAS_CLIENT_ID) ||
-			    c->info.client_id != bc->client_id || !same_node(bc, c))
-				continue;
-			err = match(r, i, clients, ci, DRMTOP_MATCH_CLIENT_ID);
-			if (err)
-				goto fail;
-			break;
-		}
-	}
+	err = match_by_id(r, clients, nr_clients);
+	if (err)
+		goto fail;
 	for (i = 0; i < r->nr_views; i++)
 		if (r->views[i].match == DRMTOP_MATCH_NONE && group_engines(r, i, NULL))
 			goto oom;
@@ -331,39 +365,73 @@ fail:
 	return err;
 }
 
+/*
+ * The iterator's fd and the scan's are one file only on one node: the fd number may have gone
+ * to another device's file between the two reads (a program probing /dev/dri node by node).
+ */
+static bool fd_same_file(const struct drmtop_fd_rec *f, const struct drm_client *c)
+{
+	return f->rdev_major == major(c->rdev) && f->rdev_minor == minor(c->rdev);
+}
+
+/*
+ * The client behind the fd when it was iterated, not a later one the allocator gave the same
+ * drm_file address after it closed.
+ */
+static bool fd_same_client(const struct drmtop_fd_rec *f, const struct drmtop_client *bc)
+{
+	if (bc->file != f->file || (f->uid && f->uid != bc->uid))
+		return false;
+	return !f->client_id || !bc->client_id || f->client_id == bc->client_id;
+}
+
 int drmtop_reconcile_fds(struct drmtop_reconciler *r, const struct drm_client *clients,
 			 size_t nr_clients, const struct drmtop_fd_rec *fds, size_t nr_fds)
 {
+	struct strmap by_fd, by_file;
 	size_t ci, h, k, vi;
-	int err;
+	char key[48];
+	int err = 0;
 
-	for (ci = 0; ci < nr_clients && ci < r->nr_fdinfo; ci++) {
-		const struct drm_client *c = &clients[ci];
-		bool done = false;
-
-		if (r->by_fdinfo[ci] != SIZE_MAX)
+	strmap_init(&by_fd);
+	strmap_init(&by_file);
+	/* a table's threads list its fds alike: any one of them will do */
+	for (k = 0; k < nr_fds && !err; k++) {
+		snprintf(key, sizeof(key), "%u/%u", fds[k].tgid, fds[k].fd);
+		err = strmap_put(&by_fd, key, (void *)(k + 1)) ? -ENOMEM : 0;
+	}
+	for (vi = 0; vi < r->nr_views && !err; vi++) {
+		if (r->views[vi].match != DRMTOP_MATCH_NONE ||
+		    (r->views[vi].c.flags & DRMTOP_CLIENT_KERNEL))
 			continue;
-		for (h = 0; h < c->nr_holders && !done; h++) {
-			for (k = 0; k < nr_fds && !done; k++) {
-				if (fds[k].tgid != (__u32)c->holders[h].pid ||
-				    fds[k].fd != (__u32)c->holders[h].fd)
-					continue;
-				for (vi = 0; vi < r->nr_views && !done; vi++) {
-					struct drmtop_client_view *v = &r->views[vi];
+		snprintf(key, sizeof(key), "%llx", (unsigned long long)r->views[vi].c.file);
+		err = strmap_put(&by_file, key, (void *)(vi + 1)) ? -ENOMEM : 0;
+	}
+	for (ci = 0; ci < nr_clients && ci < r->nr_fdinfo && !err; ci++) {
+		const struct drm_client *c = &clients[ci];
 
-					if (v->match != DRMTOP_MATCH_NONE ||
-					    v->c.file != fds[k].file ||
-					    (v->c.flags & DRMTOP_CLIENT_KERNEL))
-						continue;
-					err = match(r, vi, clients, ci, DRMTOP_MATCH_FD);
-					if (err)
-						return err;
-					done = true;
-				}
-			}
+		for (h = 0; h < c->nr_holders && r->by_fdinfo[ci] == SIZE_MAX && !err; h++) {
+			const struct drmtop_fd_rec *f;
+			struct drmtop_client_view *v;
+
+			snprintf(key, sizeof(key), "%u/%u", (__u32)c->holders[h].pid,
+				 (__u32)c->holders[h].fd);
+			k = (size_t)strmap_get(&by_fd, key);
+			if (!k || !fd_same_file(&fds[k - 1], c))
+				continue;
+			f = &fds[k - 1];
+			snprintf(key, sizeof(key), "%llx", (unsigned long long)f->file);
+			vi = (size_t)strmap_get(&by_file, key);
+			v = vi ? &r->views[vi - 1] : NULL;
+			if (!v || v->match != DRMTOP_MATCH_NONE || !fd_same_client(f, &v->c) ||
+			    !same_node(&v->c, c))
+				continue;
+			err = match(r, vi - 1, clients, ci, DRMTOP_MATCH_FD);
 		}
 	}
-	return 0;
+	strmap_fini(&by_fd);
+	strmap_fini(&by_file);
+	return err;
 }
 
 const struct drmtop_client_view *drmtop_reconciled(const struct drmtop_reconciler *r, size_t *nr)

@@ -83,9 +83,8 @@ static int open_bpf(struct drmtop_sampler *s)
  * failure here costs the tracer's figures of this refresh, not the refresh: it becomes a note.
  */
 static void sample_bpf(struct drmtop_sampler *s, const struct drm_client *clients, size_t n,
-		       struct drmtop_fd_rec *fds, size_t nr_fds)
+		       const struct drmtop_fd_rec *fds, size_t nr_fds)
 {
-	bool have_fds = fds != NULL;
 	int err;
 
 	if (drmtop_bpf_poll(s->bpf) < 0)
@@ -105,13 +104,13 @@ static void sample_bpf(struct drmtop_sampler *s, const struct drm_client *client
 	s->have_snap = true;
 	s->nr_progs = drmtop_bpf_prog_stats(s->bpf, s->progs, DRMTOP_BPF_MAX_PROGS);
 	err = drmtop_reconcile(s->rec, &s->snap, clients, n);
-	/* the scan's own list when it had one: the fds its clients were read through */
-	if (!err && drmtop_reconcile_wants_fds(s->rec) &&
-	    (have_fds || !drmtop_bpf_fds(s->bpf, &fds, &nr_fds))) {
+	/*
+	 * Only the list the scan read its fds through, taken before it: one listed after a sweep
+	 * may show an fd number the scan saw as another file (closed and reused in between), and
+	 * a sweep of another pid namespace's /proc names holders by pids the tracer does not use.
+	 */
+	if (!err && fds && drmtop_reconcile_wants_fds(s->rec))
 		err = drmtop_reconcile_fds(s->rec, clients, n, fds, nr_fds);
-		if (!have_fds)
-			free(fds);
-	}
 	if (err) {
 		note(s, "matching BPF and fdinfo clients failed: %s", strerror(-err));
 		drmtop_bpf_snapshot_free(&s->snap);
@@ -244,6 +243,7 @@ int drmtop_sampler_next(struct drmtop_sampler *s, struct drmtop_model *m)
 	in.nr_pids = s->opts->nr_pids;
 	in.diverge_pct = s->opts->diverge_pct;
 	in.proc_root = s->opts->proc_root;
+	in.sys_root = s->opts->sys_root ? s->opts->sys_root : "/sys";
 	for (i = 0; i < s->nr_notes; i++)
 		notes[i] = s->notes[i];
 	in.notes = notes;

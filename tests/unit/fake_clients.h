@@ -19,6 +19,9 @@ struct fake_fdinfo {
 void fake_fdinfo_init(struct fake_fdinfo *f, uint64_t client_id, const char *engine, double pct,
 		      uint64_t total, pid_t pid, int fd);
 
+/* The node the fake clients are on, as a task_file record's fields. */
+#define FAKE_NODE .rdev_major = 226, .rdev_minor = 128
+
 /* A BPF client with up to four rings. */
 struct fake_bpf {
 	struct drmtop_bpf_client bc;

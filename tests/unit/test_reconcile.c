@@ -207,8 +207,8 @@ static void test_match_by_fd_and_memory(void **state)
 {
 	struct drmtop_reconciler *r = drmtop_reconciler_new();
 	struct drmtop_fd_rec fds[2] = {
-		{ .file = 0xffff3000, .tgid = 200, .fd = 9 },
-		{ .file = 0xffff4000, .tgid = 100, .fd = 3 },
+		{ .file = 0xffff3000, .uid = 1, .tgid = 200, .fd = 9, FAKE_NODE },
+		{ .file = 0xffff4000, .uid = 2, .tgid = 100, .fd = 3, FAKE_NODE },
 	};
 	struct drmtop_bpf_client both[2];
 	struct drmtop_bpf_snapshot s;
@@ -249,6 +249,104 @@ static void test_match_by_fd_and_memory(void **state)
 	assert_false(mc->diverged);
 	drmtop_model_fini(&m);
 	drmtop_reconciler_free(r);
+}
+
+/*
+ * A program probing the nodes one by one (simgpu-workload looking for its driver) has fd 3 on
+ * vgem when the scan reads it and on simgpu when the iterator lists it; then closes that and
+ * opens another simgpu client, which the allocator gives the same drm_file address. Neither
+ * listed fd is the file fdinfo showed: no match, where both used to be taken for it (vgem's
+ * client then showed simgpu's driver and another process's figures).
+ */
+static void test_fd_reused_is_not_matched(void **state)
+{
+	struct drmtop_reconciler *r = drmtop_reconciler_new();
+	struct drmtop_fd_rec fds[1] = {
+		{ .file = 0xffff3000, .uid = 1, .tgid = 100, .fd = 3, .rdev_major = 226,
+		  .rdev_minor = 129 },
+	};
+	struct drmtop_bpf_snapshot s;
+	struct fake_fdinfo fi;
+	struct fake_bpf b;
+
+	(void)state;
+	fake_fdinfo_init(&fi, 0 /* vgem on 6.12: no drm-* keys at all */, "gfx", 0, 0, 100, 3);
+	fake_bpf_init(&b, 1, 0xffff3000, 0, 4096);
+	b.bc.c.dev_minor = 129;
+	fake_snap(&s, &b.bc, 1, 1000);
+	assert_int_equal(drmtop_reconcile(r, &s, &fi.c, 1), 0);
+	assert_int_equal(drmtop_reconcile_fds(r, &fi.c, 1, fds, 1), 0);
+	assert_null(drmtop_reconciled_for(r, 0));
+
+	/* The listed fd on the fdinfo's node, but the client at that address now a later one. */
+	fds[0].rdev_minor = 128;
+	b.bc.c.dev_minor = 128;
+	b.bc.c.uid = 2;
+	assert_int_equal(drmtop_reconcile(r, &s, &fi.c, 1), 0);
+	assert_int_equal(drmtop_reconcile_fds(r, &fi.c, 1, fds, 1), 0);
+	assert_null(drmtop_reconciled_for(r, 0));
+
+	/* The same client: matched. */
+	b.bc.c.uid = 1;
+	assert_int_equal(drmtop_reconcile(r, &s, &fi.c, 1), 0);
+	assert_int_equal(drmtop_reconcile_fds(r, &fi.c, 1, fds, 1), 0);
+	assert_non_null(drmtop_reconciled_for(r, 0));
+	drmtop_reconciler_free(r);
+}
+
+/*
+ * Thousands of clients, the tracer's in the reverse order of fdinfo's: each is matched to its
+ * own, by id on one node and by fd on the other (ids repeat across the two nodes).
+ */
+static void test_many_clients_each_matched(void **state)
+{
+	enum { N = 3000 };
+	struct drmtop_reconciler *r = drmtop_reconciler_new();
+	struct drmtop_bpf_client *bc = calloc(2 * N, sizeof(*bc));
+	struct drm_client_holder *holders = calloc(2 * N, sizeof(*holders));
+	struct drm_client *fc = calloc(2 * N, sizeof(*fc));
+	struct drmtop_fd_rec *fds = calloc(N, sizeof(*fds));
+	const struct drmtop_client_view *v;
+	struct drmtop_bpf_snapshot s;
+	size_t i;
+
+	(void)state;
+	assert_true(r && bc && holders && fc && fds);
+	for (i = 0; i < 2 * N; i++) {
+		bool by_fd = i >= N;	/* the second node's fdinfo prints no id */
+		size_t j = 2 * N - 1 - i;
+
+		fc[i].rdev = makedev(226, by_fd ? 129 : 128);
+		fc[i].info.present = by_fd ? 0 : DRM_FDINFO_HAS_CLIENT_ID;
+		fc[i].info.client_id = i % N + 1;
+		holders[i].pid = (pid_t)(100 + i);
+		holders[i].fd = 3;
+		fc[i].holders = &holders[i];
+		fc[i].nr_holders = 1;
+		bc[j].c.uid = i + 1;
+		bc[j].c.file = 0x10000 + i * 0x100;
+		bc[j].c.client_id = by_fd ? 0 : i % N + 1;
+		bc[j].c.dev_major = 226;
+		bc[j].c.dev_minor = by_fd ? 129 : 128;
+		if (by_fd)
+			fds[i - N] = (struct drmtop_fd_rec){ .file = bc[j].c.file, .uid = i + 1,
+							     .tgid = (__u32)(100 + i), .fd = 3,
+							     .rdev_major = 226, .rdev_minor = 129 };
+	}
+	fake_snap(&s, bc, 2 * N, 1000);
+	assert_int_equal(drmtop_reconcile(r, &s, fc, 2 * N), 0);
+	assert_int_equal(drmtop_reconcile_fds(r, fc, 2 * N, fds, N), 0);
+	for (i = 0; i < 2 * N; i++) {
+		v = drmtop_reconciled_for(r, i);
+		assert_non_null(v);
+		assert_int_equal(v->c.uid, i + 1);
+		assert_int_equal(v->match, i < N ? DRMTOP_MATCH_CLIENT_ID : DRMTOP_MATCH_FD);
+	}
+	drmtop_reconciler_free(r);
+	free(bc);
+	free(holders);
+	free(fc);
+	free(fds);
 }
 
 /* Kernel clients never match fdinfo; same id on another node does not match either. */
@@ -396,6 +494,8 @@ int main(void)
 		cmocka_unit_test(test_match_by_id_rates_and_agreement),
 		cmocka_unit_test(test_misreport_is_flagged),
 		cmocka_unit_test(test_match_by_fd_and_memory),
+		cmocka_unit_test(test_fd_reused_is_not_matched),
+		cmocka_unit_test(test_many_clients_each_matched),
 		cmocka_unit_test(test_unmatched_stay_visible),
 		cmocka_unit_test(test_running_job_counts_and_never_goes_back),
 		cmocka_unit_test(test_late_completion_is_no_divergence),
