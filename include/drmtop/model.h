@@ -173,7 +173,7 @@ struct drmtop_model_gpu_mem {
 struct drmtop_model_client {
 	const char *key;		/* stable across refreshes: "<dev>#<client id>", "bpf:<uid>" */
 	struct drmtop_model_device *device;
-	const char *dev_key;
+	const char *dev_key;		/* proc_scan.h's; a tracer-only client's from its node */
 	const char *driver;		/* NULL when nobody said */
 	const char *pdev;
 	const char *node;		/* "dri/renderD128" */
@@ -288,6 +288,7 @@ struct drmtop_model_closed {
 	bool from_bpf;			/* the tracer's close record (else fdinfo saw it go) */
 	bool orphan;			/* close record lost: figures settled by the reader */
 	const char *key;		/* fdinfo key of a client fdinfo saw go */
+	const char *dev_key;		/* its device, as a live client's (NULL unknown) */
 	pid_t pid;
 	const char *comm;
 	const char *driver;

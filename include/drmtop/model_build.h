@@ -45,6 +45,7 @@ struct drmtop_model_input {
 	size_t nr_notes;
 
 	const char *proc_root;		/* where a client's owner is read; NULL: not read */
+	const char *sys_root;		/* where a tracer-only client's device is named; NULL not */
 	/*
 	 * Names the tracer's cgroup ids (its opener's, drmtop_client.cgroup_id) for the clients
 	 * whose process's /proc gave none: tracer-only and closed clients. NULL: not named.

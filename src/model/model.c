@@ -15,13 +15,16 @@
 #include "drmtop/cgroup_name.h"
 #include "drmtop/drivers.h"
 #include "drmtop/model_build.h"
+#include "drmtop/sysfs_device.h"
 #include "drmtop/usage.h"
 #include "drmtop/util/pool.h"
+#include "drmtop/util/strmap.h"
 
 struct build {
 	struct drmtop_model *m;
 	const struct drmtop_model_input *in;
 	struct drmtop_model_pool *pool;
+	struct strmap node_keys;	/* "major:minor" -> device key of the tracer's clients */
 	bool oom;
 };
 
@@ -119,6 +122,32 @@ static const char *node_name(struct build *b, dev_t rdev)
 	char node[64];
 
 	return copy_str(b, drm_node_name(rdev, node, sizeof(node)));
+}
+
+/*
+ * The device of a client only the tracer saw, named from its node as the scan names the
+ * fdinfo clients' (sysfs_device.c): a device's clients are one device whichever source saw
+ * them first. NULL where sysfs cannot tell; a node is looked up once a refresh.
+ */
+static const char *node_dev_key(struct build *b, __u32 major_nr, __u32 minor_nr)
+{
+	static const char unknown[] = "";
+	const char *key;
+	char name[32];
+	char *found;
+
+	if (!b->in->sys_root || (!major_nr && !minor_nr))
+		return NULL;
+	snprintf(name, sizeof(name), "%u:%u", major_nr, minor_nr);
+	key = strmap_get(&b->node_keys, name);
+	if (!key) {
+		found = drm_sysfs_device_key(b->in->sys_root, makedev(major_nr, minor_nr));
+		key = found ? copy_str(b, found) : unknown;
+		free(found);
+		if (key && strmap_put(&b->node_keys, name, (void *)key))
+			b->oom = true;
+	}
+	return key && *key ? key : NULL;
 }
 
 /*
@@ -507,6 +536,7 @@ static void fill_bpf_client(struct build *b, struct drmtop_model_client *mc,
 	if (c->dev_major || c->dev_minor) {
 		mc->rdev = makedev(c->dev_major, c->dev_minor);
 		mc->node = node_name(b, mc->rdev);
+		mc->dev_key = node_dev_key(b, c->dev_major, c->dev_minor);
 	}
 	mc->pid = (pid_t)c->tgid;
 	mc->fd = -1;
@@ -686,6 +716,7 @@ static void fill_closed_bpf(struct build *b, struct drmtop_model_closed *mc,
 
 	mc->from_bpf = true;
 	fill_bpf_identity(b, &mc->bpf, &bc->c);
+	mc->dev_key = node_dev_key(b, bc->c.dev_major, bc->c.dev_minor);
 	mc->bpf.mem_shared = bc->c.mem_shared;
 	mc->pid = (pid_t)bc->c.tgid;
 	mc->comm = mc->bpf.comm;
@@ -728,6 +759,7 @@ static void build_closed(struct build *b)
 			continue;
 		mc = &m->closed[m->nr_closed++];
 		mc->key = copy_str(b, c->key);
+		mc->dev_key = copy_str(b, c->dev_key);
 		mc->pid = c->pid;
 		mc->comm = copy_str(b, c->comm);
 		mc->driver = copy_str(b, c->info.driver);
@@ -979,6 +1011,7 @@ int drmtop_model_build(struct drmtop_model *m, const struct drmtop_model_input *
 	b.pool = pool_new();
 	if (!b.pool)
 		return -ENOMEM;
+	strmap_init(&b.node_keys);
 	m->pool = b.pool;
 	m->realtime_ns = in->realtime_ns;
 	m->mono_ns = in->mono_ns;
@@ -1008,6 +1041,7 @@ int drmtop_model_build(struct drmtop_model *m, const struct drmtop_model_input *
 		m->status = DRMTOP_STATUS_NO_CLIENT;
 	else
 		m->status = DRMTOP_STATUS_NO_DEVICE;
+	strmap_fini(&b.node_keys);
 	if (b.oom) {
 		drmtop_model_fini(m);
 		return -ENOMEM;

@@ -749,7 +749,7 @@ static void client_labels(struct update *u, const struct drmtop_model_client *c,
 	l->client_id = c->client_id;
 	l->has_pid = !(b && b->kernel);
 	l->pid = c->pid;
-	if (c->in_fdinfo && c->dev_key) {
+	if (c->dev_key) {
 		l->device = c->dev_key;
 		return;
 	}
@@ -926,8 +926,8 @@ static void touch_closed(struct update *u, const struct drmtop_model_closed *cl)
 		l.pid = cl->pid;
 		/* the opener's cgroup, named from the tracer's id while it existed */
 		cgroup_labels(&l, &cl->cgroup, cid);
-		d = resolve_device(u, l.driver, false, 0, cl->bpf.minor);
-		l.device = d ? d->device : "unknown";
+		d = cl->dev_key ? NULL : resolve_device(u, l.driver, false, 0, cl->bpf.minor);
+		l.device = cl->dev_key ? cl->dev_key : d ? d->device : "unknown";
 		t = new_tracker(u, &l, false);
 		if (!t)
 			return;

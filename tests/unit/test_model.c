@@ -15,6 +15,7 @@
 #include "drmtop/model_build.h"
 #include "drmtop/views.h"
 #include "fake_clients.h"
+#include "fake_proc.h"
 
 #define S 1000000000ull
 
@@ -1026,11 +1027,60 @@ static void test_client_outside_pid_namespace(void **state)
 	rmdir(root);
 }
 
+/*
+ * A client opened between the scan and the tracer's snapshot is the tracer's alone for one
+ * refresh; the exporter fixes its labels there. Its device is named from its node as the
+ * scan names fdinfo's, not left to be guessed from other clients (which once named simgpu's
+ * clients after vgem's device); so is a closed one's.
+ */
+static void test_tracer_only_device_named_from_node(void **state)
+{
+	struct drmtop_bpf_client live[1], closed[1];
+	struct drmtop_reconciler *r = drmtop_reconciler_new();
+	struct fake_proc *fp = fp_new();
+	struct drmtop_bpf_snapshot snap;
+	struct drmtop_model m = { 0 };
+	struct fake_bpf b, gone;
+	struct drmtop_model_input in = {
+		.bpf_active = true, .bpf_reason = "attached", .snap = &snap, .rec = r,
+		.diverge_pct = 5.0, .sys_root = fp->sys,
+	};
+
+	(void)state;
+	fp_sys_node(fp, 226, 128, "platform/vgem");
+	fp_sys_node(fp, 226, 129, "platform/simgpu");
+	fake_bpf_init(&b, 1, 0x1000, 12192, 3145728);
+	b.bc.c.dev_minor = 129;
+	fake_bpf_init(&gone, 2, 0x2000, 12191, 0);
+	gone.bc.c.dev_minor = 129;
+	live[0] = b.bc;
+	closed[0] = gone.bc;
+	fake_snap(&snap, live, 1, S);
+	snap.closed = closed;
+	snap.n_closed = 1;
+	assert_int_equal(drmtop_reconcile(r, &snap, NULL, 0), 0);
+	assert_int_equal(drmtop_model_build(&m, &in), 0);
+	assert_int_equal(m.nr_clients, 1);
+	assert_string_equal(m.clients[0].dev_key, "sys:platform/simgpu");
+	assert_int_equal(m.nr_closed, 1);
+	assert_string_equal(m.closed[0].dev_key, "sys:platform/simgpu");
+
+	/* A node sysfs does not know (the device went): no name rather than a guess. */
+	live[0].c.dev_minor = 130;
+	assert_int_equal(drmtop_reconcile(r, &snap, NULL, 0), 0);
+	assert_int_equal(drmtop_model_build(&m, &in), 0);
+	assert_null(m.clients[0].dev_key);
+	drmtop_model_fini(&m);
+	drmtop_reconciler_free(r);
+	fp_free(fp);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pid_filter_everywhere),
 		cmocka_unit_test(test_client_outside_pid_namespace),
+		cmocka_unit_test(test_tracer_only_device_named_from_node),
 		cmocka_unit_test(test_divergence_windows),
 		cmocka_unit_test(test_notes_reach_views),
 		cmocka_unit_test(test_derived_memory_and_sort),
