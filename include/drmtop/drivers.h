@@ -74,14 +74,6 @@ size_t drmtop_drivers(const struct drmtop_driver_info *const **all);
 const struct drmtop_ring_rule *drmtop_driver_ring_rule(const struct drmtop_driver_info *d,
 						       const char *ring);
 
-/*
- * Engine a ring feeds per the table; NULL when no rule matches (ring unmapped) or the matching
- * rule has no engine. *@timing (may be NULL) gets the rule's timing, the driver's default when
- * no rule matches.
- */
-const char *drmtop_driver_ring_engine(const struct drmtop_driver_info *d, const char *ring,
-				      enum drmtop_timing *timing);
-
 /* Timing of a rule of @d (its own, or @d's default for -1). */
 enum drmtop_timing drmtop_rule_timing(const struct drmtop_driver_info *d,
 				      const struct drmtop_ring_rule *rule);

@@ -312,16 +312,6 @@ enum drmtop_timing drmtop_rule_timing(const struct drmtop_driver_info *d,
 	return d->timing;
 }
 
-const char *drmtop_driver_ring_engine(const struct drmtop_driver_info *d, const char *ring,
-				      enum drmtop_timing *timing)
-{
-	const struct drmtop_ring_rule *rule = drmtop_driver_ring_rule(d, ring);
-
-	if (timing)
-		*timing = d ? drmtop_rule_timing(d, rule) : EXE;
-	return rule ? rule->engine : NULL;
-}
-
 bool drmtop_driver_is_kernel_client_id(const struct drmtop_driver_info *d, uint64_t client_id)
 {
 	size_t i;

@@ -37,8 +37,8 @@ static void check_rings(const char *driver, const struct ring_case *c, size_t n)
 		fail_msg("%s not in the table", driver);
 	for (i = 0; i < n; i++) {
 		const struct drmtop_ring_rule *rule = drmtop_driver_ring_rule(d, c[i].ring);
-		enum drmtop_timing t = (enum drmtop_timing)-1;
-		const char *e = drmtop_driver_ring_engine(d, c[i].ring, &t);
+		enum drmtop_timing t = drmtop_rule_timing(d, rule);
+		const char *e = rule ? rule->engine : NULL;
 
 		if (c[i].engine == UNMAPPED) {
 			if (rule)
