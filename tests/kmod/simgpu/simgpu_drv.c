@@ -346,7 +346,8 @@ static int simgpu_pick_personality(void)
 			simgpu_driver.name = (char *)simgpu_pers->driver_name;
 			if (simgpu_pers->fdinfo == SIMGPU_FDINFO_NONE)
 				simgpu_fops.show_fdinfo = NULL;
-#if SIMGPU_HAVE_ACCEL
+			/* accel_open is built only with DRM_ACCEL (unset on Debian's arm64 6.12) */
+#if SIMGPU_HAVE_ACCEL && IS_ENABLED(CONFIG_DRM_ACCEL)
 			if (simgpu_pers->accel) {
 				simgpu_driver.driver_features = DRIVER_GEM | DRIVER_COMPUTE_ACCEL;
 				simgpu_fops.open = accel_open;

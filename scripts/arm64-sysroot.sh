@@ -1,0 +1,91 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# arm64-sysroot.sh DIR [RELEASE]: what cross-building drmtop for arm64 needs from Debian 12's arm64
+# archive, unpacked under DIR without touching the system's dpkg:
+#  - DIR/sysroot: the libraries drmtop links (libbpf, libelf, zlib, ncursesw), cmocka for its unit
+#    tests and the C library they run on (under qemu-aarch64);
+#  - DIR/headers/usr/src/linux-headers-RELEASE: the arm64 kernel headers simgpu builds against,
+#    RELEASE by default the 6.12 amd64 headers installed here with -arm64 for -amd64 (they share
+#    the installed linux-headers-*-common and the host's linux-kbuild, whose x86 tools Debian
+#    ships for cross builds: the arm64 package links scripts/ and tools/ to it).
+# A private apt configuration (its own lists, cache and an empty status) fetches the .debs from
+# the archive the system's sources name; DIR/.complete marks a finished tree, which later runs
+# reuse. Prints nothing but errors and one summary line.
+set -eu
+
+dir=${1:?usage: arm64-sysroot.sh DIR [RELEASE]}
+rel=${2:-}
+if [ -z "$rel" ]; then
+	rel=$(ls -d /usr/src/linux-headers-6.12.*+deb12-amd64 2>/dev/null | sed 's|.*/linux-headers-||' |
+		sort -V | tail -n 1)
+	[ -n "$rel" ] || { echo "arm64-sysroot: no 6.12 amd64 headers installed" \
+		"(scripts/install-deps.sh installs them)" >&2; exit 1; }
+	rel=${rel%-amd64}-arm64
+fi
+[ -f "$dir/.complete" ] && [ "$(cat "$dir/.complete")" = "$rel" ] && exit 0
+
+# The system's Debian sources, for arm64: deb822 (Debian 12's default) or one-line entries.
+sources() {
+	for f in /etc/apt/sources.list.d/*.sources; do
+		[ -f "$f" ] && awk '
+			/^URIs:/ { u = $2 } /^Suites:/ { $1 = ""; s = $0 } /^Components:/ { $1 = ""; c = $0 }
+			/^$/ { if (u != "" && u ~ /debian/) print u "|" s "|" c; u = "" }
+			END { if (u != "" && u ~ /debian/) print u "|" s "|" c }' "$f"
+	done
+	[ -f /etc/apt/sources.list ] && awk '$1 == "deb" && $2 !~ /^\[/ && $2 ~ /debian/ {
+		c = ""; for (i = 4; i <= NF; i++) c = c " " $i; print $2 "|" $3 "|" c }' \
+		/etc/apt/sources.list
+	return 0
+}
+
+mkdir -p "$(dirname "$dir")"
+dir=$(realpath -m "$dir")
+tmp=$dir.tmp.$$
+trap 'rm -rf "$tmp"' EXIT
+rm -rf "$tmp"
+mkdir -p "$tmp/apt/lists/partial" "$tmp/apt/cache/archives/partial" "$tmp/apt/parts" "$tmp/debs"
+: >"$tmp/apt/status"
+sources | while IFS='|' read -r uri suites comps; do
+	for s in $suites; do
+		echo "deb [arch=arm64 signed-by=/usr/share/keyrings/debian-archive-keyring.gpg]" \
+			"$uri $s$comps"
+	done
+done >"$tmp/apt/sources.list"
+[ -s "$tmp/apt/sources.list" ] || { echo "arm64-sysroot: no Debian source in /etc/apt" >&2; exit 1; }
+apt="apt-get -qq -o Dir::Etc::sourcelist=$tmp/apt/sources.list -o Dir::Etc::sourceparts=$tmp/apt/parts
+	-o Dir::State::Lists=$tmp/apt/lists -o Dir::Cache=$tmp/apt/cache
+	-o Dir::State::status=$tmp/apt/status -o APT::Architecture=arm64
+	-o APT::Architectures=arm64 -o APT::Sandbox::User=root"
+# shellcheck disable=SC2086 # $apt is words
+$apt update
+libs="libc6 libc6-dev linux-libc-dev libgcc-s1 libbpf1 libbpf-dev libelf1 libelf-dev zlib1g
+zlib1g-dev libzstd1 libncursesw6 libncurses6 libtinfo6 libncurses-dev libcmocka0 libcmocka-dev"
+# shellcheck disable=SC2086
+(cd "$tmp/debs" && $apt download $libs "linux-headers-$rel")
+for d in "$tmp"/debs/*.deb; do
+	case ${d##*/} in
+	linux-headers-*) dpkg-deb -x "$d" "$tmp/headers" ;;
+	*) dpkg-deb -x "$d" "$tmp/sysroot" ;;
+	esac
+done
+
+# The headers' scripts/ and tools/ are relative links to the host's kbuild of the same version.
+hdr=$tmp/headers/usr/src/linux-headers-$rel
+kbuild=/usr/lib/linux-kbuild-${rel%-arm64}
+for l in scripts tools; do
+	[ -d "$kbuild/$l" ] || { echo "arm64-sysroot: $kbuild/$l missing (the amd64 headers" \
+		"of the same version install it)" >&2; exit 1; }
+	ln -sfn "$kbuild/$l" "$hdr/$l"
+done
+common=$(sed -n 's|^include /usr/src/\(linux-headers-[^/]*-common\)/Makefile$|\1|p' "$hdr/Makefile")
+[ -d "/usr/src/$common" ] || { echo "arm64-sysroot: /usr/src/$common missing" >&2; exit 1; }
+# Absolute .so links in -dev packages would point into the host's /usr/lib: made relative.
+find "$tmp/sysroot" -name '*.so' -lname '/*' | while read -r so; do
+	ln -sfn "$(realpath -m --relative-to="${so%/*}" "$tmp/sysroot$(readlink "$so")")" "$so"
+done
+rm -rf "$tmp/apt" "$tmp/debs"
+echo "$rel" >"$tmp/.complete"
+rm -rf "$dir"
+mv -T "$tmp" "$dir"
+echo "arm64-sysroot: $dir (Debian 12 arm64 libraries, linux-headers-$rel)"

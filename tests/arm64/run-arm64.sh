@@ -1,0 +1,111 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# make arm64 (tests/arm64/arm64.mk): the arm64 cross build, checked.
+#  - scripts/arm64-sysroot.sh fetches Debian 12's arm64 libraries and 6.12 headers once;
+#  - drmtop, its BPF objects and the unit tests built with aarch64-linux-gnu-gcc into their own
+#    output directory (the host's clang and bpftool make the BPF objects and skeletons);
+#  - the binaries are aarch64; the BPF objects are the host build's, byte for byte (CO-RE: one
+#    object for every architecture, relocated against the running kernel's BTF at load);
+#  - every unit test passes under qemu-aarch64 (arm64's unsigned char and alignment, for real);
+#  - simgpu builds against the arm64 headers with the host's kbuild tools: an aarch64 module
+#    with that kernel's vermagic and BTF.
+# Usage: run-arm64.sh OUTPUT ARM64_DIR   (from the repository root; MAKE honoured)
+set -u
+STAGE=arm64
+out=$1
+arm=$2
+. tests/stage-lib.sh
+mkdir -p "$arm"
+
+cross=aarch64-linux-gnu-
+for tool in ${cross}gcc qemu-aarch64; do
+	command -v "$tool" >/dev/null ||
+		{ bad arm64-tools "$tool not found (scripts/install-deps.sh installs it)"; finish; }
+done
+if ! scripts/arm64-sysroot.sh "$arm/deps" >"$arm/log" 2>&1; then
+	bad arm64-sysroot "$(tail -n 5 "$arm/log" | tr '\n' ';')"
+	finish
+fi
+ok "arm64-sysroot ($(cat "$arm/deps/.complete"))"
+sys=$(realpath "$arm/deps/sysroot")
+rel=$(cat "$arm/deps/.complete")
+
+# The libraries from the sysroot, the compiler's own runtime from the cross toolchain.
+pc="env PKG_CONFIG_SYSROOT_DIR=$sys PKG_CONFIG_LIBDIR=$sys/usr/lib/aarch64-linux-gnu/pkgconfig:$sys/usr/share/pkgconfig pkg-config"
+build=$arm/build
+units=$(ls tests/unit/test_*.c | sed "s|tests/unit/\(.*\)\.c|$build/tests/\1|")
+# shellcheck disable=SC2086 # $units is words
+if ${MAKE:-make} --no-print-directory -j"$(nproc)" OUTPUT="$build" ARCH=arm64 \
+	CC="${cross}gcc --sysroot=$sys" AR="${cross}ar" PKG_CONFIG="$pc" \
+	"$build/drmtop" $units >"$arm/log" 2>&1; then
+	ok "arm64-build (drmtop and $(echo "$units" | wc -w) unit tests)"
+else
+	bad arm64-build "$(grep -m 3 -E 'error|Error' "$arm/log" | tr '\n' ';')"
+	finish
+fi
+case $(file -b "$build/drmtop") in
+*"ARM aarch64"*) ok "arm64-drmtop-is-aarch64" ;;
+*) bad arm64-drmtop-is-aarch64 "$(file -b "$build/drmtop")" ;;
+esac
+for o in "$out"/bpf/*.bpf.o; do
+	if cmp -s "$o" "$build/bpf/${o##*/}"; then
+		ok "arm64-bpf-object-as-host ${o##*/}"
+	else
+		bad "arm64-bpf-object-as-host ${o##*/}" "differs from the host build's"
+	fi
+done
+v=$(qemu-aarch64 -L "$sys" "$build/drmtop" --version 2>&1)
+case $v in
+drmtop*) ok "arm64-drmtop-runs ($v)" ;;
+*) bad arm64-drmtop-runs "$v" ;;
+esac
+# These make BPF maps and programs in the running kernel, which qemu-user cannot ask for (it
+# has no bpf(2)); they run in the host's unit stage on the same BPF objects (checked above).
+in_kernel="test_bpf_account test_bpf_reader test_bpf_sched_events"
+qemu_units=
+for t in $units; do
+	case " $in_kernel " in
+	*" ${t##*/} "*) ;;
+	*) qemu_units="$qemu_units $t" ;;
+	esac
+done
+echo "arm64: not run under qemu-aarch64 (no bpf(2) there; run by the host's unit stage):" \
+	"$in_kernel"
+# shellcheck disable=SC2086
+if RESULTS=$arm/results UNIT_RUNNER="qemu-aarch64 -L $sys" scripts/run-unit-tests.sh \
+	$qemu_units >"$arm/log" 2>&1; then
+	read -r p f <"$arm/results/unit"
+	ok "arm64-unit-tests ($p passed under qemu-aarch64)"
+else
+	bad arm64-unit-tests "$(cat "$arm/results/unit" 2>/dev/null) passed, failed:$(grep -E \
+		'^\[  FAILED|ERROR|exited' "$arm/log" | head -n 5 | tr '\n' ';')"
+fi
+
+# simgpu, as tests/kmod/simgpu/simgpu.mk builds it for x86, with the arm64 headers' own compiler.
+hdr=$(realpath "$arm/deps/headers/usr/src/linux-headers-$rel")
+src=$arm/kmod/$rel/src
+rm -rf "$src" && mkdir -p "$src"
+cp tests/kmod/simgpu/Kbuild tests/kmod/simgpu/*.[ch] tests/kmod/simgpu/simgpu-probe.sh "$src/" && rm -f "$src/simgpu-smoke.c"
+if ${MAKE:-make} -C "$hdr" M="$(realpath "$src")" ARCH=arm64 CROSS_COMPILE=$cross \
+	CC=${cross}gcc-12 modules >"$arm/log" 2>&1; then
+	ok "arm64-simgpu-builds ($rel)"
+else
+	bad arm64-simgpu-builds "$(grep -m 3 -E 'error|Error' "$arm/log" | tr '\n' ';')"
+	finish
+fi
+ko=$src/simgpu.ko
+case $(file -b "$ko") in
+*"ARM aarch64"*) ok "arm64-simgpu-is-aarch64" ;;
+*) bad arm64-simgpu-is-aarch64 "$(file -b "$ko")" ;;
+esac
+vm=$(modinfo -F vermagic "$ko" 2>&1)
+case $vm in
+"$rel "*aarch64*) ok "arm64-simgpu-vermagic ($vm)" ;;
+*) bad arm64-simgpu-vermagic "$vm" ;;
+esac
+if ${cross}readelf -S "$ko" | grep -q '\.BTF'; then
+	ok arm64-simgpu-has-btf
+else
+	bad arm64-simgpu-has-btf "no .BTF section (pahole, or the headers' vmlinux, missing?)"
+fi
+finish
