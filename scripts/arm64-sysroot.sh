@@ -17,8 +17,9 @@ set -eu
 dir=${1:?usage: arm64-sysroot.sh DIR [RELEASE]}
 rel=${2:-}
 if [ -z "$rel" ]; then
-	rel=$(ls -d /usr/src/linux-headers-6.12.*+deb12-amd64 2>/dev/null | sed 's|.*/linux-headers-||' |
-		sort -V | tail -n 1)
+	rel=$(for h in /usr/src/linux-headers-6.12.*+deb12-amd64; do
+		[ ! -d "$h" ] || echo "${h#/usr/src/linux-headers-}"
+	done | sort -V | tail -n 1)
 	[ -n "$rel" ] || { echo "arm64-sysroot: no 6.12 amd64 headers installed" \
 		"(scripts/install-deps.sh installs them)" >&2; exit 1; }
 	rel=${rel%-amd64}-arm64

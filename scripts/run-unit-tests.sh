@@ -2,13 +2,15 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # Runs each cmocka binary given, then records the totals for scripts/summarise-tests.sh as
 # "<passed> <failed>" in $RESULTS/unit. A binary that crashes counts as one failure.
+# UNIT_RUNNER, if set, runs each binary (qemu-aarch64 for the arm64 build, tests/arm64).
 set -u
 RESULTS=${RESULTS:-build/test-results}
 mkdir -p "$RESULTS"
 passed=0
 failed=0
 for t in "$@"; do
-	out=$("$t" 2>&1)
+	# shellcheck disable=SC2086 # the runner and its options are words
+	out=$(${UNIT_RUNNER:-} "$t" 2>&1)
 	rc=$?
 	printf '%s\n' "$out"
 	# cmocka prints its summary on stderr, so it may share a line with buffered stdout.

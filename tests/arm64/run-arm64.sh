@@ -33,7 +33,11 @@ rel=$(cat "$arm/deps/.complete")
 # The libraries from the sysroot, the compiler's own runtime from the cross toolchain.
 pc="env PKG_CONFIG_SYSROOT_DIR=$sys PKG_CONFIG_LIBDIR=$sys/usr/lib/aarch64-linux-gnu/pkgconfig:$sys/usr/share/pkgconfig pkg-config"
 build=$arm/build
-units=$(ls tests/unit/test_*.c | sed "s|tests/unit/\(.*\)\.c|$build/tests/\1|")
+units=
+for t in tests/unit/test_*.c; do
+	t=${t##*/}
+	units="$units $build/tests/${t%.c}"
+done
 # shellcheck disable=SC2086 # $units is words
 if ${MAKE:-make} --no-print-directory -j"$(nproc)" OUTPUT="$build" ARCH=arm64 \
 	CC="${cross}gcc --sysroot=$sys" AR="${cross}ar" PKG_CONFIG="$pc" \
@@ -74,7 +78,7 @@ echo "arm64: not run under qemu-aarch64 (no bpf(2) there; run by the host's unit
 # shellcheck disable=SC2086
 if RESULTS=$arm/results UNIT_RUNNER="qemu-aarch64 -L $sys" scripts/run-unit-tests.sh \
 	$qemu_units >"$arm/log" 2>&1; then
-	read -r p f <"$arm/results/unit"
+	read -r p _ <"$arm/results/unit"
 	ok "arm64-unit-tests ($p passed under qemu-aarch64)"
 else
 	bad arm64-unit-tests "$(cat "$arm/results/unit" 2>/dev/null) passed, failed:$(grep -E \
