@@ -1127,13 +1127,32 @@ static bool gpu_sched_btf_has(const char *name)
 	return found;
 }
 
+/*
+ * Whether tracefs takes tracepoint probes ("t:" dynamic events, CONFIG_FPROBE_EVENTS): its README
+ * lists the syntax then. Debian's amd64 6.12 has them, its arm64 6.12 not (no FPROBE there).
+ */
+static bool tracefs_has_tprobes(void)
+{
+	char line[512];
+	bool has = false;
+	FILE *f = fopen(TRACEFS "/README", "r");
+
+	if (!f)
+		return false;
+	while (!has && fgets(line, sizeof(line), f))
+		has = strstr(line, "t[:[<group>/][<event>]]") != NULL;
+	fclose(f);
+	return has;
+}
+
 static void check_tracepoints(int fd, uint64_t id)
 {
 	/*
 	 * Whether drm_sched_fence has drm_client_id (6.12.10x+ stable, 6.17+): then a BTF-typed
 	 * tracepoint probe reads the client id drm_sched stored in the job's fence.
 	 */
-	bool cid = gpu_sched_btf_has("drm_client_id");
+	bool has_cid = gpu_sched_btf_has("drm_client_id"), tprobes = tracefs_has_tprobes();
+	bool cid = has_cid && tprobes;
 	unsigned int cid_ok = 0, cid_bad = 0;
 	/*
 	 * Queue, run and done: 6.1 .. 6.16 names, or those 6.17 renamed them to (KERNEL-NOTES.md),
@@ -1203,8 +1222,9 @@ static void check_tracepoints(int fd, uint64_t id)
 	if (ok)
 		pass("tracepoints");
 	if (!cid) {
-		printf("# fence-client-id: not checked, this kernel's drm_sched_fence has no "
-		       "drm_client_id\n");
+		printf("# fence-client-id: not checked, %s\n",
+		       has_cid ? "this kernel's tracefs has no tracepoint probes (t:)"
+			       : "this kernel's drm_sched_fence has no drm_client_id");
 		return;
 	}
 	trace_append("dynamic_events", "-:simgpu_smoke/run\n");
