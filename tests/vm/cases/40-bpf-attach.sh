@@ -16,6 +16,8 @@ if bpftool btf dump file /sys/kernel/btf/gpu_sched format c 2>/dev/null |
 	fence_cid=true
 fi
 echo "drm_sched_fence.drm_client_id in BTF: $fence_cid"
+gpu_mem=false
+[ -d /sys/kernel/tracing/events/gpu_mem/gpu_mem_total ] && gpu_mem=true
 # The scheduler tracepoints under the names this kernel's gpu_sched BTF has them (a
 # btf_trace_<name> typedef per event): 6.17 renamed all three.
 if grep -qaF btf_trace_drm_sched_job_queue /sys/kernel/btf/gpu_sched; then
@@ -79,8 +81,12 @@ bl_jq_checks '
 	  end),
 	check("reason-attribution"; (b.reason | test("jobs carry drm_client_id: no per-ioctl")) ==
 		'"$fence_cid"'; "fence has drm_client_id: '"$fence_cid"'; \(b.reason)"),
-	check("no-raw-tp-fallback"; all(b.hooks[]; .target | startswith("raw_tp/") | not);
+	check("no-raw-tp-fallback"; all(b.hooks[]; .target | startswith("raw_tp/drm_") | not);
 		"\([b.hooks[] | .target])"),
+	# gpu_mem_total is a raw tracepoint by design, loaded where the kernel has it (arm64:
+	# msm selects TRACE_GPU_MEM; no Debian x86 kernel has it)
+	check("gpu-mem-total-where-the-kernel-has-it"; any(b.hooks[]; .target ==
+		"raw_tp/gpu_mem_total" and .attached) == '"$gpu_mem"'; "tracefs event: '"$gpu_mem"'"),
 	check("reason"; b.reason | test("^([0-9]+)/\\1 hooks attached; drm: attached; gpu_sched: attached"); b.reason),
 	([b.fds[] | select(.tgid == '"$$"' and .fd == 9)][0]) as $f |
 	check("iter-fd"; $f != null and $f.major == 226 and $f.minor == t.device.render_minor;

@@ -15,6 +15,9 @@
 # /dev/accel): the tracer's figure under the name the table gives, exact against simgpu's,
 # nothing flagged, nothing unmapped.
 # The default simgpu is loaded again at the end, with the suite's parameters.
+# CASE80_PARTS (default: all) names the parts to run, comma-separated, among: v3d, amdgpu, fw,
+# fw-churn, lima, etnaviv, nouveau, powervr, panthor, rocket (the arm64 stage runs v3d and the drivers without
+# engine time; the others' logic is the architecture's neither).
 set -u
 
 . tests/workload/vmcheck.sh
@@ -486,17 +489,27 @@ personality_tracer() {
 	fi
 }
 
-personality v3d "" '["v3d_render", "v3d_csd", "v3d_tfu"]' '["render", "csd", "tfu"]'
-personality amdgpu "clear_jobs=1" '["gfx_0.0.0", "comp_1.0.0", "sdma0"]' \
+# part NAME: whether CASE80_PARTS asks for part NAME; a part left out is said so, once.
+part() {
+	case ",${CASE80_PARTS:-all}," in
+	*,all,* | *",$1,"*) return 0 ;;
+	esac
+	echo "# part $1: not run here (CASE80_PARTS=$CASE80_PARTS)"
+	return 1
+}
+
+! part v3d || personality v3d "" '["v3d_render", "v3d_csd", "v3d_tfu"]' \
+	'["render", "csd", "tfu"]'
+! part amdgpu || personality amdgpu "clear_jobs=1" '["gfx_0.0.0", "comp_1.0.0", "sdma0"]' \
 	'["gfx", "compute", "dma"]'
-personality_fw
-personality_fw_churn
-personality_tracer lima lima execution pp gp
-personality_tracer etnaviv etnaviv execution 130000.gpu 2204000.gpu
-personality_tracer nouveau nouveau occupancy gpu gpu
-personality_tracer powervr powervr occupancy gpu gpu
-personality_tracer panthor panthor occupancy panthor panthor
-personality_tracer rocket rocket execution fdab0000.npu fdac0000.npu
+! part fw || personality_fw
+! part fw-churn || personality_fw_churn
+! part lima || personality_tracer lima lima execution pp gp
+! part etnaviv || personality_tracer etnaviv etnaviv execution 130000.gpu 2204000.gpu
+! part nouveau || personality_tracer nouveau nouveau occupancy gpu gpu
+! part powervr || personality_tracer powervr powervr occupancy gpu gpu
+! part panthor || personality_tracer panthor panthor occupancy panthor panthor
+! part rocket || personality_tracer rocket rocket execution fdab0000.npu fdac0000.npu
 
 restore
 if grep -q ' personality=simgpu driver=simgpu ' "$SIMGPU_DEBUGFS/device" 2>/dev/null; then
