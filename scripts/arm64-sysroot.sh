@@ -13,6 +13,7 @@
 # the archive the system's sources name; DIR/.complete marks a finished tree, which later runs
 # reuse. Prints nothing but errors and one summary line.
 set -eu
+. "$(dirname "$0")/arm64-apt.sh"
 
 dir=${1:?usage: arm64-sysroot.sh DIR [RELEASE]}
 rel=${2:-}
@@ -24,46 +25,22 @@ if [ -z "$rel" ]; then
 		"(scripts/install-deps.sh installs them)" >&2; exit 1; }
 	rel=${rel%-amd64}-arm64
 fi
-[ -f "$dir/.complete" ] && [ "$(cat "$dir/.complete")" = "$rel" ] && exit 0
-
-# The system's Debian sources, for arm64: deb822 (Debian 12's default) or one-line entries.
-sources() {
-	for f in /etc/apt/sources.list.d/*.sources; do
-		[ -f "$f" ] && awk '
-			/^URIs:/ { u = $2 } /^Suites:/ { $1 = ""; s = $0 } /^Components:/ { $1 = ""; c = $0 }
-			/^$/ { if (u != "" && u ~ /debian/) print u "|" s "|" c; u = "" }
-			END { if (u != "" && u ~ /debian/) print u "|" s "|" c }' "$f"
-	done
-	[ -f /etc/apt/sources.list ] && awk '$1 == "deb" && $2 !~ /^\[/ && $2 ~ /debian/ {
-		c = ""; for (i = 4; i <= NF; i++) c = c " " $i; print $2 "|" $3 "|" c }' \
-		/etc/apt/sources.list
-	return 0
-}
+libs="libc6 libc6-dev linux-libc-dev libgcc-s1 libbpf1 libbpf-dev libelf1 libelf-dev zlib1g
+zlib1g-dev libzstd1 libncursesw6 libncurses6 libtinfo6 libncurses-dev libcmocka0 libcmocka-dev
+libdrm2 libdrm-common libdrm-dev"
+# The release first (cross.sh reads it), then the list's checksum: a new list, a new tree.
+stamp="$rel $(echo "$libs" | cksum | cut -d' ' -f1)"
+[ -f "$dir/.complete" ] && [ "$(cat "$dir/.complete")" = "$stamp" ] && exit 0
 
 mkdir -p "$(dirname "$dir")"
 dir=$(realpath -m "$dir")
 tmp=$dir.tmp.$$
 trap 'rm -rf "$tmp"' EXIT
 rm -rf "$tmp"
-mkdir -p "$tmp/apt/lists/partial" "$tmp/apt/cache/archives/partial" "$tmp/apt/parts" "$tmp/debs"
-: >"$tmp/apt/status"
-sources | while IFS='|' read -r uri suites comps; do
-	for s in $suites; do
-		echo "deb [arch=arm64 signed-by=/usr/share/keyrings/debian-archive-keyring.gpg]" \
-			"$uri $s$comps"
-	done
-done >"$tmp/apt/sources.list"
-[ -s "$tmp/apt/sources.list" ] || { echo "arm64-sysroot: no Debian source in /etc/apt" >&2; exit 1; }
-apt="apt-get -qq -o Dir::Etc::sourcelist=$tmp/apt/sources.list -o Dir::Etc::sourceparts=$tmp/apt/parts
-	-o Dir::State::Lists=$tmp/apt/lists -o Dir::Cache=$tmp/apt/cache
-	-o Dir::State::status=$tmp/apt/status -o APT::Architecture=arm64
-	-o APT::Architectures=arm64 -o APT::Sandbox::User=root"
-# shellcheck disable=SC2086 # $apt is words
-$apt update
-libs="libc6 libc6-dev linux-libc-dev libgcc-s1 libbpf1 libbpf-dev libelf1 libelf-dev zlib1g
-zlib1g-dev libzstd1 libncursesw6 libncurses6 libtinfo6 libncurses-dev libcmocka0 libcmocka-dev"
-# shellcheck disable=SC2086
-(cd "$tmp/debs" && $apt download $libs "linux-headers-$rel")
+mkdir -p "$tmp/debs"
+arm64_apt_init "$tmp/apt"
+# shellcheck disable=SC2086 # $libs is words
+(cd "$tmp/debs" && arm64_apt download $libs "linux-headers-$rel")
 for d in "$tmp"/debs/*.deb; do
 	case ${d##*/} in
 	linux-headers-*) dpkg-deb -x "$d" "$tmp/headers" ;;
@@ -86,7 +63,7 @@ find "$tmp/sysroot" -name '*.so' -lname '/*' | while read -r so; do
 	ln -sfn "$(realpath -m --relative-to="${so%/*}" "$tmp/sysroot$(readlink "$so")")" "$so"
 done
 rm -rf "$tmp/apt" "$tmp/debs"
-echo "$rel" >"$tmp/.complete"
+echo "$stamp" >"$tmp/.complete"
 rm -rf "$dir"
 mv -T "$tmp" "$dir"
 echo "arm64-sysroot: $dir (Debian 12 arm64 libraries, linux-headers-$rel)"

@@ -16,12 +16,13 @@ as_root() {
 # for the latter; prometheus (promtool, and the server the VM case scrapes drmtop serve with)
 # and curl for the exporter's tests, python3-yaml for dist/'s fleet files; tmux, groff, man and
 # python3 for the live view, manual page and CSV checks; libdrm-tests for modetest, the real
-# client of the virtio-gpu VM case; the aarch64 cross compiler and qemu-user for make arm64
-# (tests/arm64), whose arm64 libraries and headers scripts/arm64-sysroot.sh unpacks under build/.
+# client of the virtio-gpu VM case; the aarch64 cross compiler, qemu-user and
+# qemu-system-aarch64 for make arm64 and vm-test-arm64 (tests/arm64), whose arm64 libraries,
+# headers, kernel and guest root are Debian 12's arm64 packages unpacked under build/.
 PKGS="make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config libncurses-dev
 libdrm-dev libcmocka-dev qemu-system-x86 busybox-static cpio kmod xz-utils zstd jq dwarves
 linux-headers-amd64 valgrind tmux debootstrap libclang-rt-14-dev prometheus curl groff-base
-man-db python3 python3-yaml libdrm-tests gcc-aarch64-linux-gnu qemu-user file"
+man-db python3 python3-yaml libdrm-tests gcc-aarch64-linux-gnu qemu-user qemu-system-arm file"
 
 export DEBIAN_FRONTEND=noninteractive
 as_root apt-get update -qq

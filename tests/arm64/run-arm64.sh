@@ -1,9 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
 # make arm64 (tests/arm64/arm64.mk): the arm64 cross build, checked.
-#  - scripts/arm64-sysroot.sh fetches Debian 12's arm64 libraries and 6.12 headers once;
-#  - drmtop, its BPF objects and the unit tests built with aarch64-linux-gnu-gcc into their own
-#    output directory (the host's clang and bpftool make the BPF objects and skeletons);
+#  - drmtop, its BPF objects, the unit tests and simgpu built by tests/arm64/cross.sh (Debian
+#    12's arm64 libraries and 6.12 headers fetched once) into their own output directory;
 #  - the binaries are aarch64; the BPF objects are the host build's, byte for byte (CO-RE: one
 #    object for every architecture, relocated against the running kernel's BTF at load);
 #  - every unit test passes under qemu-aarch64 (arm64's unsigned char and alignment, for real);
@@ -17,21 +16,10 @@ arm=$2
 . tests/stage-lib.sh
 mkdir -p "$arm"
 
-cross=aarch64-linux-gnu-
-for tool in ${cross}gcc qemu-aarch64; do
+for tool in aarch64-linux-gnu-gcc qemu-aarch64 file; do
 	command -v "$tool" >/dev/null ||
 		{ bad arm64-tools "$tool not found (scripts/install-deps.sh installs it)"; finish; }
 done
-if ! scripts/arm64-sysroot.sh "$arm/deps" >"$arm/log" 2>&1; then
-	bad arm64-sysroot "$(tail -n 5 "$arm/log" | tr '\n' ';')"
-	finish
-fi
-ok "arm64-sysroot ($(cat "$arm/deps/.complete"))"
-sys=$(realpath "$arm/deps/sysroot")
-rel=$(cat "$arm/deps/.complete")
-
-# The libraries from the sysroot, the compiler's own runtime from the cross toolchain.
-pc="env PKG_CONFIG_SYSROOT_DIR=$sys PKG_CONFIG_LIBDIR=$sys/usr/lib/aarch64-linux-gnu/pkgconfig:$sys/usr/share/pkgconfig pkg-config"
 build=$arm/build
 units=
 for t in tests/unit/test_*.c; do
@@ -39,14 +27,15 @@ for t in tests/unit/test_*.c; do
 	units="$units $build/tests/${t%.c}"
 done
 # shellcheck disable=SC2086 # $units is words
-if ${MAKE:-make} --no-print-directory -j"$(nproc)" OUTPUT="$build" ARCH=arm64 \
-	CC="${cross}gcc --sysroot=$sys" AR="${cross}ar" PKG_CONFIG="$pc" \
-	"$build/drmtop" $units >"$arm/log" 2>&1; then
-	ok "arm64-build (drmtop and $(echo "$units" | wc -w) unit tests)"
+if why=$(tests/arm64/cross.sh "$arm" "$build/drmtop" $units simgpu 2>&1); then
+	ok "arm64-build (drmtop, $(echo "$units" | wc -w) unit tests, simgpu)"
 else
-	bad arm64-build "$(grep -m 3 -E 'error|Error' "$arm/log" | tr '\n' ';')"
+	bad arm64-build "$(echo "$why" | tr '\n' ';')"
 	finish
 fi
+sys=$(realpath "$arm/deps/sysroot")
+rel=$(cut -d" " -f1 "$arm/deps/.complete")
+ok "arm64-sysroot (Debian 12 arm64 libraries, linux-headers-$rel)"
 case $(file -b "$build/drmtop") in
 *"ARM aarch64"*) ok "arm64-drmtop-is-aarch64" ;;
 *) bad arm64-drmtop-is-aarch64 "$(file -b "$build/drmtop")" ;;
@@ -85,19 +74,7 @@ else
 		'^\[  FAILED|ERROR|exited' "$arm/log" | head -n 5 | tr '\n' ';')"
 fi
 
-# simgpu, as tests/kmod/simgpu/simgpu.mk builds it for x86, with the arm64 headers' own compiler.
-hdr=$(realpath "$arm/deps/headers/usr/src/linux-headers-$rel")
-src=$arm/kmod/$rel/src
-rm -rf "$src" && mkdir -p "$src"
-cp tests/kmod/simgpu/Kbuild tests/kmod/simgpu/*.[ch] tests/kmod/simgpu/simgpu-probe.sh "$src/" && rm -f "$src/simgpu-smoke.c"
-if ${MAKE:-make} -C "$hdr" M="$(realpath "$src")" ARCH=arm64 CROSS_COMPILE=$cross \
-	CC=${cross}gcc-12 modules >"$arm/log" 2>&1; then
-	ok "arm64-simgpu-builds ($rel)"
-else
-	bad arm64-simgpu-builds "$(grep -m 3 -E 'error|Error' "$arm/log" | tr '\n' ';')"
-	finish
-fi
-ko=$src/simgpu.ko
+ko=$build/kmod/$rel/simgpu.ko
 case $(file -b "$ko") in
 *"ARM aarch64"*) ok "arm64-simgpu-is-aarch64" ;;
 *) bad arm64-simgpu-is-aarch64 "$(file -b "$ko")" ;;
@@ -107,7 +84,7 @@ case $vm in
 "$rel "*aarch64*) ok "arm64-simgpu-vermagic ($vm)" ;;
 *) bad arm64-simgpu-vermagic "$vm" ;;
 esac
-if ${cross}readelf -S "$ko" | grep -q '\.BTF'; then
+if aarch64-linux-gnu-readelf -S "$ko" | grep -q '\.BTF'; then
 	ok arm64-simgpu-has-btf
 else
 	bad arm64-simgpu-has-btf "no .BTF section (pahole, or the headers' vmlinux, missing?)"

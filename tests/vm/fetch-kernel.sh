@@ -55,15 +55,25 @@ done
 # headers are those of this release.
 sid=$here/sid-root.sh
 sid_root=${SID_ROOT:-$top/build/sid}
+from_arm64=0
 if [ -d "$sid_root/usr/src/linux-headers-$rel" ]; then
 	from_sid=1
 	config=$sid_root/usr/src/linux-headers-$rel/.config
+elif [ "${rel%-arm64}" != "$rel" ]; then
+	# Debian 12's arm64 kernels: the packages through a private arm64 apt configuration.
+	from_sid=0
+	from_arm64=1
+	. "$top/scripts/arm64-apt.sh"
+	arm64_apt_init "$vmdir/apt-arm64"
+	config=
 else
 	from_sid=0
 	config=/usr/src/linux-headers-$rel/.config
 fi
 has_pkg() {
-	if [ $from_sid = 1 ]; then
+	if [ $from_arm64 = 1 ]; then
+		arm64_apt_cache show --no-all-versions "$1" >/dev/null 2>&1
+	elif [ $from_sid = 1 ]; then
 		"$sid" run -- apt-cache show --no-all-versions "$1" >/dev/null 2>&1
 	else
 		apt-cache show --no-all-versions "$1" >/dev/null 2>&1
@@ -97,7 +107,9 @@ mkdir -p "$dl" "$tmp"
 # so download as the invoking user.
 unpack() {
 	echo "fetch-kernel: downloading $1" >&2
-	if [ $from_sid = 1 ]; then
+	if [ $from_arm64 = 1 ]; then
+		(cd "$dl" && arm64_apt download "$1" >&2)
+	elif [ $from_sid = 1 ]; then
 		"$sid" download "$dl" "$1" >&2
 	else
 		(cd "$dl" && apt-get download -q -o APT::Sandbox::User="$(id -un)" "$1" >&2)

@@ -10,7 +10,7 @@
 #
 # Results share files: status (exit status of the command), timing (uptime seconds at command
 # start and end), dmesg.txt, error (why the command could not be started).
-# Checked on Debian 6.1.0-56-amd64 and 6.12.117+deb12-amd64.
+# Checked on Debian 6.1.0-56-amd64, 6.12.117+deb12-amd64 and 6.12.117+deb12-arm64.
 
 PATH=/bin
 export PATH
@@ -137,8 +137,8 @@ cut -d' ' -f1 /proc/uptime >$SHARE/timing
 if [ "$VM_INTERACTIVE" = 1 ]; then
 	# A TUI needs a controlling terminal with the host's size, and no kernel chatter over it.
 	dmesg -n 1
-	stty -F /dev/ttyS0 rows "$VM_ROWS" cols "$VM_COLS" 2>/dev/null
-	setsid -c /init --run </dev/ttyS0 >/dev/ttyS0 2>&1
+	stty -F "/dev/$VM_CONSOLE" rows "$VM_ROWS" cols "$VM_COLS" 2>/dev/null
+	setsid -c /init --run <"/dev/$VM_CONSOLE" >"/dev/$VM_CONSOLE" 2>&1
 	status=$?
 else
 	# Non-interactive commands write to a pipe, as they would in CI, not to a terminal.

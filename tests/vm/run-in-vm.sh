@@ -46,6 +46,7 @@ err() {
 	echo "run-in-vm: $*" >&2
 }
 
+orig_args=("$@")
 kernel=
 simgpu_params=
 use_simgpu=1
@@ -87,9 +88,31 @@ esac
 
 rel=$("$here/resolve-kernel.sh" "$kernel") || exit $EXIT_BOOT
 
-qemu=${QEMU:-qemu-system-x86_64}
+# An arm64 kernel boots under qemu-system-aarch64 with an arm64 root (arm64-root.sh) in place of
+# the host's, the checkout and the kernel bound into it at their own paths and the checkout's
+# build/ replaced by the arm64 build (tests/arm64/cross.sh): binds in a mount namespace of this
+# run's own, gone with it.
+arm64_root=
+guest_build=$top/build
+if [ "${rel%-arm64}" != "$rel" ]; then
+	if [ -z "${DRMTOP_VM_MOUNT_NS:-}" ]; then
+		DRMTOP_VM_MOUNT_NS=1 exec unshare --mount --propagation private "$0" "${orig_args[@]}"
+	fi
+	arm64_root=${VM_ARM64_ROOT:-$top/build/arm64/root}
+	guest_build=${VM_ARM64_BUILD:-$top/build/arm64/build}
+	"$here/arm64-root.sh" "$arm64_root" || { err "cannot make the arm64 root"; exit $EXIT_BOOT; }
+	arm64_root=$(cd "$arm64_root" && pwd -P)
+	[ -x "$guest_build/drmtop" ] ||
+		{ err "no $guest_build/drmtop: make arm64-vm-deps"; exit $EXIT_BOOT; }
+	qemu=${QEMU:-qemu-system-aarch64}
+	qemu_pkg="qemu-system-arm"
+	export BUSYBOX=$arm64_root/bin/busybox
+else
+	qemu=${QEMU:-qemu-system-x86_64}
+	qemu_pkg="qemu-system-x86"
+fi
 if ! command -v "$qemu" >/dev/null 2>&1; then
-	err "$qemu not found: install qemu-system-x86 (scripts/install-deps.sh)"
+	err "$qemu not found: install $qemu_pkg (scripts/install-deps.sh)"
 	exit $EXIT_BOOT
 fi
 
@@ -98,9 +121,17 @@ fi
 # build/vm/kernels may be a link to a cache shared between checkouts.
 kdir=$(cd "$vmdir/kernels/$rel" && pwd -P) || { err "no $vmdir/kernels/$rel"; exit $EXIT_BOOT; }
 initrd=$vmdir/initramfs/$rel.cpio.gz
+if [ -n "$arm64_root" ]; then
+	for d in "$top" "$top/build" "$kdir"; do
+		mkdir -p "$arm64_root$d" || { err "cannot make $arm64_root$d"; exit $EXIT_BOOT; }
+	done
+	mount --bind "$top" "$arm64_root$top" && mount --bind "$guest_build" "$arm64_root$top/build" &&
+		mkdir -p "$arm64_root$kdir" && mount --bind "$kdir" "$arm64_root$kdir" ||
+		{ err "cannot bind the checkout and the kernel into $arm64_root"; exit $EXIT_BOOT; }
+fi
 
 simgpu=
-if [ $use_simgpu = 1 ] && [ -f "$top/build/kmod/$rel/simgpu.ko" ]; then
+if [ $use_simgpu = 1 ] && [ -f "$guest_build/kmod/$rel/simgpu.ko" ]; then
 	simgpu=$top/build/kmod/$rel/simgpu.ko
 elif [ -n "$simgpu_params" ]; then
 	err "--simgpu-params given but no $top/build/kmod/$rel/simgpu.ko (make simgpu-modules)"
@@ -163,6 +194,7 @@ $kdir")"
 	echo "VM_SIMGPU=$(q "$simgpu")"
 	echo "VM_SIMGPU_PARAMS=$(q "$simgpu_params")"
 	echo "VM_INTERACTIVE=$interactive"
+	echo "VM_CONSOLE=$([ -n "$arm64_root" ] && echo ttyAMA0 || echo ttyS0)"
 	echo "VM_TERM=$(q "${TERM:-vt100}")"
 	echo "VM_ROWS=$rows"
 	echo "VM_COLS=$cols"
@@ -180,13 +212,21 @@ $kdir")"
 
 # oops=panic + panic=-1 + -no-reboot: a kernel oops ends the VM at once instead of leaving a
 # hung suite to the timeout.
-append="console=ttyS0,115200 panic=-1 oops=panic quiet loglevel=4 mitigations=off"
-append+=" nokaslr tsc=reliable no_timer_check rdinit=/init"
+append="panic=-1 oops=panic quiet loglevel=4 mitigations=off nokaslr rdinit=/init"
+if [ -n "$arm64_root" ]; then
+	# virt's PL011 console; max with QEMU's own pointer authentication, as the architected
+	# one costs much under TCG and Debian's kernel signs its return addresses.
+	append="console=ttyAMA0 $append"
+	machine=(-machine virt -cpu "max,pauth-impdef=on")
+else
+	append="console=ttyS0,115200 $append tsc=reliable no_timer_check"
+	machine=(-machine q35 -cpu max)
+fi
 qemu_args=(
-	-machine q35 -accel "tcg,thread=${VM_TCG_THREAD:-single}" -cpu max -m "${VM_MEM:-2G}" -smp "${VM_SMP:-2}"
+	"${machine[@]}" -accel "tcg,thread=${VM_TCG_THREAD:-single}" -m "${VM_MEM:-2G}" -smp "${VM_SMP:-2}"
 	-nodefaults -no-user-config -nographic -no-reboot
 	-kernel "$kdir/boot/vmlinuz-$rel" -initrd "$initrd" -append "$append"
-	-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap"
+	-virtfs "local,path=${arm64_root:-/},mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap"
 	-virtfs "local,path=$rundir,mount_tag=results,security_model=none"
 	# A real DRM driver beside simgpu (case 85); the guest has no udev, so virtio_gpu stays
 	# unloaded and the device unused until a case modprobes it.
@@ -194,7 +234,8 @@ qemu_args=(
 )
 # qboot starts the kernel sooner than SeaBIOS and prints no escape sequences on the console.
 qboot_dir=$("$qemu" -L help 2>/dev/null | grep -m1 /)
-[ -n "$qboot_dir" ] && [ -f "$qboot_dir/qboot.rom" ] && qemu_args+=(-bios qboot.rom)
+[ -z "$arm64_root" ] && [ -n "$qboot_dir" ] && [ -f "$qboot_dir/qboot.rom" ] &&
+	qemu_args+=(-bios qboot.rom)
 
 echo "run-in-vm: booting $rel${simgpu:+ with simgpu${simgpu_params:+ ($simgpu_params)}}" \
 	"($([ "$timeout" -gt 0 ] && echo "timeout ${timeout}s" || echo "no timeout")): $*" >&2

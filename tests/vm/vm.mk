@@ -101,7 +101,10 @@ endef
 # included after this one still add to VM_TEST_DEPS. A sid kernel's stage needs its own simgpu
 # (simgpu-sid-<short>, which also makes or refreshes the chroot) instead of simgpu-modules.
 .SECONDEXPANSION:
-vm-deps: all $(VM_SIMGPU_DEP) $$(VM_TEST_DEPS)
+vm-deps: vm-guest-bins $(VM_SIMGPU_DEP)
+# The guest's programs alone: what tests/arm64/cross.sh builds for the arm64 guest.
+.PHONY: vm-guest-bins
+vm-guest-bins: all $$(VM_TEST_DEPS)
 # $(1): a kernel's short name; $(2): what its stages need built (second expansion).
 define vm_test_stages
 vm-test-$(1) vm-test-$(1)-exact vm-test-$(1)-timed: $(2)
