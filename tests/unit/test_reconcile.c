@@ -286,8 +286,15 @@ static void test_fd_reused_is_not_matched(void **state)
 	assert_int_equal(drmtop_reconcile_fds(r, &fi.c, 1, fds, 1), 0);
 	assert_null(drmtop_reconciled_for(r, 0));
 
-	/* The same client: matched. */
+	/* Or the tracer's client on another node than the fd the scan read. */
 	b.bc.c.uid = 1;
+	b.bc.c.dev_minor = 129;
+	assert_int_equal(drmtop_reconcile(r, &s, &fi.c, 1), 0);
+	assert_int_equal(drmtop_reconcile_fds(r, &fi.c, 1, fds, 1), 0);
+	assert_null(drmtop_reconciled_for(r, 0));
+
+	/* The same client: matched. */
+	b.bc.c.dev_minor = 128;
 	assert_int_equal(drmtop_reconcile(r, &s, &fi.c, 1), 0);
 	assert_int_equal(drmtop_reconcile_fds(r, &fi.c, 1, fds, 1), 0);
 	assert_non_null(drmtop_reconciled_for(r, 0));
