@@ -34,7 +34,7 @@ if [ -n "$targets" ]; then
 	${MAKE:-make} --no-print-directory -j"$(nproc)" OUTPUT="$build" ARCH=arm64 \
 		CC="${cross}gcc --sysroot=$sys" AR="${cross}ar" PKG_CONFIG="$pc $(command -v pkg-config)" \
 		$targets >"$log" 2>&1 ||
-		{ grep -m 5 -E 'error|Error' "$log" >&2; exit 1; }
+		{ grep -m 5 -E 'error|Error|\*\*\*' "$log" >&2; exit 1; }
 fi
 if [ $simgpu = 1 ]; then
 	# As tests/kmod/simgpu/simgpu.mk builds it for x86, with the arm64 headers' own compiler.
@@ -44,6 +44,6 @@ if [ $simgpu = 1 ]; then
 	cp tests/kmod/simgpu/Kbuild tests/kmod/simgpu/*.[ch] tests/kmod/simgpu/simgpu-probe.sh "$src/"
 	rm -f "$src/simgpu-smoke.c"
 	${MAKE:-make} -C "$hdr" M="$src" ARCH=arm64 CROSS_COMPILE=$cross CC=${cross}gcc-12 \
-		modules >"$log" 2>&1 || { grep -m 5 -E 'error|Error' "$log" >&2; exit 1; }
+		modules >"$log" 2>&1 || { grep -m 5 -E 'error|Error|\*\*\*' "$log" >&2; exit 1; }
 	cp "$src/simgpu.ko" "$build/kmod/$rel/simgpu.ko"
 fi

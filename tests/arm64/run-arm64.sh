@@ -12,7 +12,8 @@
 set -u
 STAGE=arm64
 out=$1
-arm=$2
+# absolute, as cross.sh makes its OUTPUT: make's targets are named as its rules name them
+arm=$(realpath -m "$2")
 . tests/stage-lib.sh
 mkdir -p "$arm"
 
