@@ -12,6 +12,9 @@
 #include "drmtop/bpf_limits.h"
 #include "drmtop/bpf_tracer.h"
 #include "drmtop/cgroup_ids.h"
+
+/* Kernel-internal, returned by bpf() all the same (a batch op or a trampoline it lacks). */
+#define ENOTSUPP	524
 #include "drmtop/kernel_hz.h"
 #include "drmtop/util/strmap.h"
 

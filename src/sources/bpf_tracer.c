@@ -294,8 +294,15 @@ static int attach_all(struct drmtop_bpf *b, struct bpf_object *obj, const char *
 			continue;
 		}
 		l = bpf_program__attach(p);
-		if (!l) {
+		if (!l && errno == ENOTSUPP &&
+		    (!strncmp(sec, "fentry/", 7) || !strncmp(sec, "fexit/", 6))) {
+			/* the kernel's answer, not a guess from the architecture (arm64 < 6.4) */
+			say(h->why, sizeof(h->why), "kernel cannot attach fentry/fexit (no BPF "
+			    "trampoline: ENOTSUPP)");
+		} else if (!l) {
 			say(h->why, sizeof(h->why), "attach failed: %s", strerror(errno));
+		}
+		if (!l) {
 			if (!strncmp(sec, "tp_btf/", 7) || !strncmp(sec, "raw_tp/", 7))
 				*tp_fail = true;
 			continue;

@@ -37,7 +37,6 @@
 #define WALK_BATCH	256		/* entries per batch read */
 
 unsigned long drmtop_bpf_batch_refused;
-#define ENOTSUPP	524		/* kernel-internal, returned by bpf() all the same */
 
 /* Keys already returned by a key walk: open addressing on a hash of the key's bytes. */
 struct key_set {

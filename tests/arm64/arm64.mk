@@ -5,12 +5,13 @@
 # fails here. On an arm64 machine a plain `make` builds natively.
 # make vm-test-arm64: Debian 12's arm64 6.12 kernel under qemu-system-aarch64 (virt, TCG) with an
 # arm64 root of Debian's packages (tests/vm/arm64-root.sh) and the arm64 build, running the
-# tracer cases of the x86 suites (VM_ARM64_CASES) with their tolerances.
+# tracer cases of the x86 suites (VM_ARM64_CASES) with their tolerances; then arm64 6.1, which has
+# no BPF trampolines, for what drmtop does without them (tests/arm64/vm-test-arm64.sh).
 TEST_TARGETS += arm64 vm-test-arm64
 TEST_TIMED += vm-test-arm64
 
 ARM64_DIR := $(OUTPUT)/arm64
-VM_ARM64_CASES ?= 00-environment 10-simgpu-load 20-workload-selfcheck 40-bpf-attach \
+VM_ARM64_CASES ?= 00-environment 10-simgpu-load 20-workload-selfcheck 39-bpf-trampolines 40-bpf-attach \
 	41-bpf-busy-memory 42-bpf-shared-clients 43-bpf-short-lived 80-simgpu-personalities
 # Of case 80: v3d (arm64's own GPU) and the drivers without engine time, whose figures are the
 # tracer's alone; amdgpu's and the firmware-scheduled parts hold nothing arm64-specific.
@@ -26,10 +27,10 @@ arm64-vm-deps:
 		$(abspath $(ARM64_DIR))/build/kmod/simgpu-smoke simgpu
 
 vm-test-arm64: arm64-vm-deps
-	@VM_STAGE=$@ VM_TIMEOUT=$(VM_TIMEOUT) VM_CASE_TIMEOUT="$(VM_CASE_TIMEOUT)" \
-		VM_SIMGPU_PARAMS="$(VM_SIMGPU_PARAMS)" VM_CASES="$(or $(VM_CASES),$(VM_ARM64_CASES))" \
+	@VM_TIMEOUT=$(VM_TIMEOUT) VM_CASE_TIMEOUT="$(VM_CASE_TIMEOUT)" \
+		VM_SIMGPU_PARAMS="$(VM_SIMGPU_PARAMS)" VM_ARM64_CASES="$(or $(VM_CASES),$(VM_ARM64_CASES))" \
 		VM_GUEST_ENV="CASE80_PARTS=$(VM_ARM64_CASE80_PARTS) $(VM_ENV)" \
 		VM_ARM64_BUILD=$(abspath $(ARM64_DIR))/build \
-		$(STAGE_RUN) $@ -- tests/vm/vm-test.sh arm64-6.12 $(RESULTS)/$@
+		$(STAGE_RUN) $@ -- tests/arm64/vm-test-arm64.sh $(RESULTS)/$@
 
 CLEAN_PATHS += $(ARM64_DIR)
