@@ -21,14 +21,16 @@ VM_ARM64_CASE80_PARTS ?= v3d,lima,etnaviv,nouveau,powervr,panthor,rocket
 arm64: $(OUTPUT)/drmtop
 	@MAKE="$(MAKE)" $(STAGE_RUN) arm64 -- tests/arm64/run-arm64.sh $(OUTPUT) $(ARM64_DIR)
 
-# Everything the arm64 guest runs from the build: the programs, simgpu-smoke and simgpu.
+# Everything the arm64 guest runs from the build: the programs, simgpu-smoke and simgpu (the
+# stage builds them itself, first).
 arm64-vm-deps:
 	@MAKE="$(MAKE)" tests/arm64/cross.sh $(ARM64_DIR) vm-guest-bins \
 		$(abspath $(ARM64_DIR))/build/kmod/simgpu-smoke simgpu
 
-vm-test-arm64: arm64-vm-deps
-	@VM_TIMEOUT=$(VM_TIMEOUT) VM_CASE_TIMEOUT="$(VM_CASE_TIMEOUT)" \
-		VM_SIMGPU_PARAMS="$(VM_SIMGPU_PARAMS)" VM_ARM64_CASES="$(or $(VM_CASES),$(VM_ARM64_CASES))" \
+vm-test-arm64: $(OUTPUT)/drmtop
+	@MAKE="$(MAKE)" ARM64_DIR=$(ARM64_DIR) VM_TIMEOUT=$(VM_TIMEOUT) \
+		VM_CASE_TIMEOUT="$(VM_CASE_TIMEOUT)" VM_SIMGPU_PARAMS="$(VM_SIMGPU_PARAMS)" \
+		VM_ARM64_CASES="$(or $(VM_CASES),$(VM_ARM64_CASES))" \
 		VM_GUEST_ENV="CASE80_PARTS=$(VM_ARM64_CASE80_PARTS) $(VM_ENV)" \
 		VM_ARM64_BUILD=$(abspath $(ARM64_DIR))/build \
 		$(STAGE_RUN) $@ -- tests/arm64/vm-test-arm64.sh $(RESULTS)/$@

@@ -36,6 +36,10 @@ if [ -n "$targets" ]; then
 		$targets >"$log" 2>&1 ||
 		{ grep -m 5 -E 'error|Error|\*\*\*' "$log" >&2; exit 1; }
 fi
+ko=$build/kmod/$rel/simgpu.ko
+if [ $simgpu = 1 ] && [ -f "$ko" ] && [ -z "$(find tests/kmod/simgpu -newer "$ko" -type f)" ]; then
+	simgpu=0	# up to date
+fi
 if [ $simgpu = 1 ]; then
 	# As tests/kmod/simgpu/simgpu.mk builds it for x86, with the arm64 headers' own compiler.
 	hdr=$arm/deps/headers/usr/src/linux-headers-$rel
@@ -45,5 +49,5 @@ if [ $simgpu = 1 ]; then
 	rm -f "$src/simgpu-smoke.c"
 	${MAKE:-make} -C "$hdr" M="$src" ARCH=arm64 CROSS_COMPILE=$cross CC=${cross}gcc-12 \
 		modules >"$log" 2>&1 || { grep -m 5 -E 'error|Error|\*\*\*' "$log" >&2; exit 1; }
-	cp "$src/simgpu.ko" "$build/kmod/$rel/simgpu.ko"
+	cp "$src/simgpu.ko" "$ko"
 fi
