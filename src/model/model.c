@@ -218,9 +218,11 @@ static const struct drm_engine_track *track_of(const struct drm_client *c, const
 	return NULL;
 }
 
-static void fill_bpf_figures(struct drmtop_model_engine *me, const struct drmtop_engine_view *ev)
+static void fill_bpf_figures(struct build *b, struct drmtop_model_engine *me,
+			     const struct drmtop_engine_view *ev)
 {
 	struct drmtop_bpf_figures *bf = &me->bpf;
+	uint64_t *hist;
 	size_t i;
 
 	bf->busy_ns = ev->busy_ns;
@@ -233,8 +235,14 @@ static void fill_bpf_figures(struct drmtop_model_engine *me, const struct drmtop
 	bf->start_slack_pct = ev->start_slack_pct;
 	bf->inflight_low_pct = ev->inflight_low_pct;
 	bf->inflight_high_pct = ev->inflight_high_pct;
-	for (i = 0; i < DRMTOP_MODEL_LAT_BUCKETS && i < DRMTOP_LAT_BUCKETS; i++)
-		bf->lat_hist[i] = ev->lat_hist[i];
+	for (i = 0; i < DRMTOP_LAT_BUCKETS && !ev->lat_hist[i]; i++)
+		;
+	if (i < DRMTOP_LAT_BUCKETS) {
+		hist = alloc_array(b, DRMTOP_MODEL_LAT_BUCKETS, sizeof(*hist));
+		for (i = 0; hist && i < DRMTOP_MODEL_LAT_BUCKETS && i < DRMTOP_LAT_BUCKETS; i++)
+			hist[i] = ev->lat_hist[i];
+		bf->lat_hist = hist;
+	}
 	me->in_bpf = true;
 	me->occupancy = ev->timing == DRMTOP_TIMING_OCCUPANCY;
 	me->unmapped = ev->unmapped;
@@ -377,7 +385,7 @@ static void fill_engines(struct build *b, struct drmtop_model_client *mc,
 			me = &mc->engines[mc->nr_engines++];
 			me->name = copy_arr(b, ev->name, sizeof(ev->name));
 		}
-		fill_bpf_figures(me, ev);
+		fill_bpf_figures(b, me, ev);
 		/*
 		 * The tracer sums an engine's busy time over its execution units, as
 		 * drm-engine-<e> does: its rate is divided by the same capacity as fdinfo's.
@@ -552,7 +560,7 @@ static void fill_bpf_client(struct build *b, struct drmtop_model_client *mc,
 			struct drmtop_model_engine *me = &mc->engines[i];
 
 			me->name = copy_arr(b, v->engines[i].name, sizeof(v->engines[i].name));
-			fill_bpf_figures(me, &v->engines[i]);
+			fill_bpf_figures(b, me, &v->engines[i]);
 			if (me->bpf.has_rate)
 				mc->busy_sum_pct += me->bpf.pct;
 		}
@@ -632,27 +640,92 @@ static void device_engine_over(struct drmtop_model_device_engine *de)
 		de->over |= de->busy_ns > (double)(de->window_end_ns - de->window_start_ns);
 }
 
-/* Per-device totals over the clients shown, devices in order of first appearance. */
+/* Keys @key_of gives the clients, each counted once: what a device's arrays need room for. */
+static size_t count_distinct(struct build *b,
+			     const char *key_of(const struct drmtop_model_client *c, size_t i),
+			     size_t n_of(const struct drmtop_model_client *c))
+{
+	const struct drmtop_model *m = b->m;
+	struct strmap seen;
+	size_t i, k, n = 0;
+	const char *key;
+
+	strmap_init(&seen);
+	for (i = 0; i < m->nr_fdinfo_clients && !b->oom; i++) {
+		for (k = 0; k < n_of(&m->clients[i]); k++) {
+			key = key_of(&m->clients[i], k);
+			if (!key || strmap_get(&seen, key))
+				continue;
+			if (strmap_put(&seen, key, (void *)key))
+				b->oom = true;
+			n++;
+		}
+	}
+	strmap_fini(&seen);
+	return n;
+}
+
+static size_t one(const struct drmtop_model_client *c)
+{
+	(void)c;
+	return 1;
+}
+
+static size_t n_engines(const struct drmtop_model_client *c)
+{
+	return c->nr_engines;
+}
+
+static size_t n_regions(const struct drmtop_model_client *c)
+{
+	return c->nr_regions;
+}
+
+/* A client without a device key (a test's) shares the device of key "". */
+static const char *dev_key_at(const struct drmtop_model_client *c, size_t i)
+{
+	(void)i;
+	return c->dev_key ? c->dev_key : "";
+}
+
+static const char *engine_at(const struct drmtop_model_client *c, size_t i)
+{
+	return c->engines[i].in_fdinfo ? c->engines[i].name : NULL;
+}
+
+static const char *region_at(const struct drmtop_model_client *c, size_t i)
+{
+	return c->regions[i].name;
+}
+
+/*
+ * Per-device totals over the clients shown, devices in order of first appearance. Arrays sized
+ * by distinct names, not by the clients' sum (15,000 engine slots a device at 5,000 clients).
+ */
 static void build_devices(struct build *b)
 {
 	struct drmtop_model *m = b->m;
-	size_t i, j, k, max_eng = 0, max_reg = 0;
+	size_t i, k, max_dev, max_eng, max_reg;
+	struct strmap at;
 
-	for (i = 0; i < m->nr_fdinfo_clients; i++) {
-		max_eng += m->clients[i].nr_engines;
-		max_reg += m->clients[i].nr_regions;
-	}
-	m->devices = alloc_array(b, m->nr_fdinfo_clients, sizeof(*m->devices));
+	max_dev = count_distinct(b, dev_key_at, one);
+	max_eng = count_distinct(b, engine_at, n_engines);
+	max_reg = count_distinct(b, region_at, n_regions);
+	m->devices = alloc_array(b, max_dev, sizeof(*m->devices));
 	if (!m->devices)
 		return;
+	strmap_init(&at);
 	for (i = 0; i < m->nr_fdinfo_clients && !b->oom; i++) {
 		struct drmtop_model_client *c = &m->clients[i];
-		struct drmtop_model_device *d = NULL;
+		size_t idx = (size_t)strmap_get(&at, dev_key_at(c, 0));
+		struct drmtop_model_device *d = idx ? &m->devices[idx - 1] : NULL;
 
-		for (j = 0; j < m->nr_devices && !d; j++)
-			if (!strcmp(m->devices[j].key, c->dev_key))
-				d = &m->devices[j];
 		if (!d) {
+			if (m->nr_devices >= max_dev ||
+			    strmap_put(&at, dev_key_at(c, 0), (void *)(m->nr_devices + 1))) {
+				b->oom = true;
+				break;
+			}
 			d = &m->devices[m->nr_devices++];
 			d->key = c->dev_key;
 			d->node = c->node;
@@ -660,7 +733,7 @@ static void build_devices(struct build *b)
 			d->engines = alloc_array(b, max_eng, sizeof(*d->engines));
 			d->regions = alloc_array(b, max_reg, sizeof(*d->regions));
 			if (!d->engines || !d->regions)
-				return;
+				break;
 		}
 		c->device = d;
 		if (!d->driver)
@@ -697,7 +770,8 @@ static void build_devices(struct build *b)
 			add_sat(&r->active, cr->active);
 		}
 	}
-	for (i = 0; i < m->nr_devices; i++) {
+	strmap_fini(&at);
+	for (i = 0; i < m->nr_devices && !b->oom; i++) {
 		struct drmtop_model_device *d = &m->devices[i];
 
 		for (k = 0; k < d->nr_engines; k++)

@@ -791,6 +791,9 @@ static int group(struct drm_scan *s, struct walk *w, struct clients *out)
 {
 	size_t i;
 
+	/* at most a client per fd: room for all at once, not doubled (320 bytes a client) */
+	if (w->nr_fds && vec_reserve(out->v, out->cap, w->nr_fds))
+		return -ENOMEM;
 	for (i = 0; i < w->nr_fds; i++) {
 		struct fd_rec *r = &w->fds[i];
 		const struct proc_rec *p;
@@ -878,7 +881,9 @@ static int start_client(struct drm_client *c)
 
 	c->is_new = true;
 	c->usage = calloc(c->info.nr_engines ? c->info.nr_engines : 1, sizeof(*c->usage));
-	if (!c->usage)
+	/* kept as long as the client lives: room for its engines, not a vector's first 8 */
+	if (!c->usage || (c->info.nr_engines &&
+			  vec_reserve(c->tracks, c->cap_tracks, c->info.nr_engines)))
 		return -ENOMEM;
 	for (i = 0; i < c->info.nr_engines; i++) {
 		struct drm_engine_track t;

@@ -15,7 +15,8 @@ int vec_room(void **arr, size_t *cap, size_t need, size_t size)
 		return 0;
 	if (need > max)
 		return -ENOMEM;
-	nc = !*cap ? 8 : *cap > max / 2 ? max : *cap * 2;
+	/* a reservation gets what it asks for: thousands of clients hold a few small arrays each */
+	nc = !*cap ? (need > 1 ? need : 4) : *cap > max / 2 ? max : *cap * 2;
 	if (nc < need)
 		nc = need;
 	p = realloc(*arr, nc * size);

@@ -89,7 +89,7 @@ static void json_lat_hist(struct json_writer *w, const uint64_t *hist)
 
 	/* Only the buckets that hold jobs: [{"ge_ns": 2^b, "jobs": n}, ...]. */
 	jw_array_begin(w);
-	for (b = 0; b < DRMTOP_MODEL_LAT_BUCKETS; b++) {
+	for (b = 0; hist && b < DRMTOP_MODEL_LAT_BUCKETS; b++) {
 		if (!hist[b])
 			continue;
 		jw_object_begin(w);

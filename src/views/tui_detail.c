@@ -194,7 +194,7 @@ static void latency(struct page *p, const struct drmtop_model_client *c)
 
 	text(p, TUI_ROLE_NORMAL, "%s", "");
 	for (i = 0; i < c->nr_engines; i++)
-		for (b = 0; c->engines[i].in_bpf && b < DRMTOP_MODEL_LAT_BUCKETS; b++)
+		for (b = 0; c->engines[i].bpf.lat_hist && b < DRMTOP_MODEL_LAT_BUCKETS; b++)
 			hist[b] += c->engines[i].bpf.lat_hist[b];
 	for (b = 0; b < DRMTOP_MODEL_LAT_BUCKETS; b++) {
 		if (!hist[b])

@@ -109,8 +109,26 @@ static void test_reserve_overflow(void **state)
 	assert_int_equal(vec_reserve(v, cap, SIZE_MAX / sizeof(*v) + 1), -ENOMEM);
 	assert_int_equal(vec_reserve(v, cap, SIZE_MAX), -ENOMEM);
 	assert_ptr_equal(v, before);
-	assert_int_equal(cap, 8);
+	assert_int_equal(cap, 4);
 	assert_int_equal(v[0].a, 42);
+	free(v);
+}
+
+/* An empty array reserved for n gets room for n, no more: small per-client arrays stay small. */
+static void test_reserve_exact_when_empty(void **state)
+{
+	struct item *v = NULL;
+	size_t n = 0, cap = 0;
+
+	(void)state;
+	assert_int_equal(vec_reserve(v, cap, 3), 0);
+	assert_int_equal(cap, 3);
+	assert_non_null(vec_push(v, n, cap));
+	assert_non_null(vec_push(v, n, cap));
+	assert_non_null(vec_push(v, n, cap));
+	assert_int_equal(cap, 3);
+	assert_non_null(vec_push(v, n, cap));
+	assert_int_equal(cap, 6);
 	free(v);
 }
 
@@ -118,6 +136,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_push_zeroes_and_keeps),
+		cmocka_unit_test(test_reserve_exact_when_empty),
 		cmocka_unit_test(test_grow_runtime_size),
 		cmocka_unit_test(test_push_at_the_limit),
 		cmocka_unit_test(test_reserve),
