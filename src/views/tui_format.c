@@ -224,41 +224,76 @@ int tui_cols_fit(struct tui_col *cols, size_t n, int width)
 	return used;
 }
 
+/* "<prefix><key>" in @buf when it fits, else in memory the caller frees (*@own). */
+static char *series_key(char *buf, size_t len, const char *prefix, const char *key, char **own)
+{
+	size_t need = strlen(prefix) + strlen(key) + 1;
+
+	*own = NULL;
+	if (need > len) {
+		buf = *own = malloc(need);
+		if (!buf)
+			return NULL;
+		len = need;
+	}
+	snprintf(buf, len, "%s%s", prefix, key);
+	return buf;
+}
+
 static struct tui_series *series(struct tui_history *h, const char *prefix, const char *key)
 {
+	char buf[256], *own, *k = series_key(buf, sizeof(buf), prefix, key, &own);
 	struct tui_series *s, **slot;
-	size_t i, len = strlen(prefix) + strlen(key) + 1;
 
-	for (i = 0; i < h->n; i++)
-		if (!strncmp(h->s[i]->key, prefix, strlen(prefix)) &&
-		    !strcmp(h->s[i]->key + strlen(prefix), key))
-			return h->s[i];
-	s = calloc(1, sizeof(*s));
-	if (!s)
+	if (!k)
 		return NULL;
-	s->key = malloc(len);
+	s = strmap_get(&h->at, k);
+	if (s) {
+		free(own);
+		return s;
+	}
+	s = calloc(1, sizeof(*s));
+	if (!s) {
+		free(own);
+		return NULL;
+	}
+	s->key = own ? own : strdup(k);
 	slot = s->key ? vec_push(h->s, h->n, h->cap) : NULL;
-	if (!slot) {
+	if (!slot || strmap_put(&h->at, s->key, s)) {
+		if (slot)
+			h->n--;
 		free(s->key);
 		free(s);
 		return NULL;
 	}
-	snprintf(s->key, len, "%s%s", prefix, key);
 	*slot = s;
 	return s;
 }
 
 static int push(struct tui_history *h, const char *prefix, const char *key, bool have,
-		double pct, uint64_t t_ns)
+		double pct)
 {
 	struct tui_series *s = series(h, prefix, key);
+	size_t cap;
+	void *v;
 
 	if (!s)
 		return -1;
-	s->v[s->head] = have ? (float)pct : NAN;
-	s->t_ns[s->head] = t_ns;
-	s->head = (s->head + 1) % TUI_HIST_LEN;
-	if (s->n < TUI_HIST_LEN)
+	/* held samples are in order from slot 0 until the ring is as long as it gets */
+	if (s->n == s->cap && s->cap < TUI_HIST_LEN) {
+		cap = s->cap ? s->cap * 2 : 16;
+		cap = cap < TUI_HIST_LEN ? cap : TUI_HIST_LEN;
+		v = realloc(s->v, cap);
+		if (!v)
+			return -1;
+		s->v = v;
+		s->cap = cap;
+		s->head = s->n;
+	}
+	pct = pct < 0 ? 0 : pct > 127 ? 127 : pct;
+	s->v[s->head] = have && !isnan(pct) ? (unsigned char)lround(pct * 2) : TUI_SAMPLE_NONE;
+	s->head = (s->head + 1) % s->cap;
+	if (s->n < s->cap)
 		s->n++;
 	s->seen = h->frame;
 	return 0;
@@ -271,11 +306,12 @@ int tui_history_add(struct tui_history *h, const struct drmtop_model *m)
 	int err = 0;
 
 	h->frame++;
+	h->t_ns[h->frame % TUI_HIST_LEN] = m->mono_ns;
 	for (i = 0; i < m->nr_clients; i++) {
 		const struct drmtop_model_client *c = &m->clients[i];
 		bool have = tui_client_peak(c, &pct);
 
-		err |= push(h, "c:", c->key, have, pct, c->sample_ns ? c->sample_ns : m->mono_ns);
+		err |= push(h, "c:", c->key, have, pct);
 	}
 	for (i = 0; i < m->nr_devices; i++) {
 		const struct drmtop_model_device *d = &m->devices[i];
@@ -287,7 +323,7 @@ int tui_history_add(struct tui_history *h, const struct drmtop_model *m)
 				pct = d->engines[j].pct;
 			have |= d->engines[j].valid;
 		}
-		err |= push(h, "d:", d->key, have, pct, m->mono_ns);
+		err |= push(h, "d:", d->key, have, pct);
 	}
 	/* What this frame no longer has (closed clients, removed devices) goes. */
 	for (i = 0; i < h->n; i++) {
@@ -295,7 +331,9 @@ int tui_history_add(struct tui_history *h, const struct drmtop_model *m)
 			h->s[kept++] = h->s[i];
 			continue;
 		}
+		strmap_del(&h->at, h->s[i]->key);
 		free(h->s[i]->key);
+		free(h->s[i]->v);
 		free(h->s[i]);
 	}
 	h->n = kept;
@@ -305,20 +343,30 @@ int tui_history_add(struct tui_history *h, const struct drmtop_model *m)
 const struct tui_series *tui_history_get(const struct tui_history *h, const char *prefix,
 					 const char *key)
 {
-	size_t i;
+	char buf[256], *own, *k;
+	const struct tui_series *s;
 
-	for (i = 0; key && i < h->n; i++)
-		if (!strncmp(h->s[i]->key, prefix, strlen(prefix)) &&
-		    !strcmp(h->s[i]->key + strlen(prefix), key))
-			return h->s[i];
-	return NULL;
+	if (!key)
+		return NULL;
+	k = series_key(buf, sizeof(buf), prefix, key, &own);
+	s = k ? strmap_get(&h->at, k) : NULL;
+	free(own);
+	return s;
 }
 
 double tui_series_at(const struct tui_series *s, size_t i)
 {
+	unsigned char v;
+
 	if (!s || i >= s->n)
 		return NAN;
-	return s->v[(s->head + TUI_HIST_LEN - 1 - i) % TUI_HIST_LEN];
+	v = s->v[(s->head + s->cap - 1 - i) % s->cap];
+	return v == TUI_SAMPLE_NONE ? NAN : v / 2.0;
+}
+
+uint64_t tui_history_time(const struct tui_history *h, size_t i)
+{
+	return i < TUI_HIST_LEN && i < h->frame ? h->t_ns[(h->frame - i) % TUI_HIST_LEN] : 0;
 }
 
 void tui_history_free(struct tui_history *h)
@@ -327,9 +375,11 @@ void tui_history_free(struct tui_history *h)
 
 	for (i = 0; i < h->n; i++) {
 		free(h->s[i]->key);
+		free(h->s[i]->v);
 		free(h->s[i]);
 	}
 	free(h->s);
+	strmap_fini(&h->at);
 	memset(h, 0, sizeof(*h));
 }
 

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "drmtop/model.h"
+#include "drmtop/util/strmap.h"
 
 /* "4.0M", "123K", "512B", "1.5G": at most 5 characters; K/M/G/T are powers of 1024. */
 const char *tui_fmt_bytes(char *buf, size_t len, uint64_t bytes);
@@ -69,21 +70,30 @@ struct tui_col {
 /* Marks the columns that fit in @width; a flex column gets the rest. Returns the width used. */
 int tui_cols_fit(struct tui_col *cols, size_t n, int width);
 
-/* A ring of samples (0..100 %) with their times: one per client, per device. */
+/*
+ * A ring of samples, one a frame: each client's busiest engine, each device's. A sample is a
+ * byte (half percent steps up to 127 %, TUI_SAMPLE_NONE where there was no figure) and the
+ * ring grows as samples come, up to TUI_HIST_LEN: 600 bytes for a client seen ten minutes,
+ * where float samples with their own times took 7.2 KB from its first frame (36 MB at 5,000
+ * clients). Every series was sampled in the latest frame (one missed goes), so sample i back
+ * from the newest is frame i back, whose time the history keeps once.
+ */
 #define TUI_HIST_LEN 600
+#define TUI_SAMPLE_NONE 255
 
 struct tui_series {
-	char *key;
-	float v[TUI_HIST_LEN];
-	uint64_t t_ns[TUI_HIST_LEN];
-	size_t head, n;		/* next slot, samples held */
+	char *key;		/* "<prefix><key>" */
+	unsigned char *v;	/* cap samples, a ring once cap is TUI_HIST_LEN */
+	size_t cap, head, n;	/* next slot, samples held */
 	unsigned long seen;	/* the frame that last updated it */
 };
 
 struct tui_history {
 	struct tui_series **s;
 	size_t n, cap;
+	struct strmap at;	/* "<prefix><key>" -> its series; all zero is empty */
 	unsigned long frame;
+	uint64_t t_ns[TUI_HIST_LEN];	/* of frame f at f % TUI_HIST_LEN */
 };
 
 /* Adds @m's figures: each client's busiest engine ("c:<key>") and each device's ("d:<key>"). */
@@ -92,6 +102,8 @@ const struct tui_series *tui_history_get(const struct tui_history *h, const char
 					 const char *key);
 /* Sample @i back from the newest (0 = newest); NAN when there is none. */
 double tui_series_at(const struct tui_series *s, size_t i);
+/* When sample @i back from the newest of any series of @h was taken (CLOCK_MONOTONIC ns). */
+uint64_t tui_history_time(const struct tui_history *h, size_t i);
 void tui_history_free(struct tui_history *h);
 
 /* Eighths of a cell (0..8) that @pct of 100 fills in a column @rows cells tall, row @row up. */

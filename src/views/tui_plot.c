@@ -23,7 +23,8 @@ static const struct drmtop_model_device *plotted(const struct tui *t)
 	return t->m->nr_devices ? &t->m->devices[0] : NULL;
 }
 
-static void span_text(char *buf, size_t len, const struct tui_series *s, size_t w)
+static void span_text(char *buf, size_t len, const struct tui_history *h,
+		      const struct tui_series *s, size_t w)
 {
 	size_t n = s && s->n < w ? s->n : w;
 	uint64_t newest, oldest, secs;
@@ -32,8 +33,8 @@ static void span_text(char *buf, size_t len, const struct tui_series *s, size_t 
 		snprintf(buf, len, "collecting");
 		return;
 	}
-	newest = s->t_ns[(s->head + TUI_HIST_LEN - 1) % TUI_HIST_LEN];
-	oldest = s->t_ns[(s->head + TUI_HIST_LEN - n) % TUI_HIST_LEN];
+	newest = tui_history_time(h, 0);
+	oldest = tui_history_time(h, n - 1);
 	secs = (newest - oldest + 500000000ull) / 1000000000ull;
 	if (secs >= 60)
 		snprintf(buf, len, "last %llum%02llus", (unsigned long long)(secs / 60),
@@ -52,7 +53,7 @@ int tui_draw_plot(struct tui *t, int y, int height)
 	if (!d || height < 2 || w < 10)
 		return y;
 	s = tui_history_get(&t->hist, "d:", d->key);
-	span_text(span, sizeof(span), s, (size_t)w);
+	span_text(span, sizeof(span), &t->hist, s, (size_t)w);
 	snprintf(line, sizeof(line), "%s %s: busiest engine, %s", d->driver ? d->driver : "?",
 		 d->node ? d->node : "?", span);
 	attrset(tui_attr(t, TUI_ROLE_DEVICE));

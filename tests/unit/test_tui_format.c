@@ -262,16 +262,69 @@ static void test_history(void **state)
 	assert_int_equal(tui_history_add(&h, &m), 0);
 	assert_null(tui_history_get(&h, "c:", "b"));
 	assert_non_null(tui_history_get(&h, "c:", "a"));
-	/* The ring keeps the newest TUI_HIST_LEN samples. */
+	/* The ring keeps the newest TUI_HIST_LEN samples, in half percent steps up to 127 %. */
 	for (i = 0; i < TUI_HIST_LEN + 5; i++) {
-		e.fd.pct = i;
+		e.fd.pct = (i % 250) / 2.0;
+		m.mono_ns += 1000;
 		assert_int_equal(tui_history_add(&h, &m), 0);
 	}
 	s = tui_history_get(&h, "c:", "a");
 	assert_int_equal(s->n, TUI_HIST_LEN);
-	assert_true(tui_series_at(s, 0) == TUI_HIST_LEN + 4);
-	assert_true(tui_series_at(s, TUI_HIST_LEN - 1) == 5);
+	assert_int_equal(s->cap, TUI_HIST_LEN);
+	assert_true(tui_series_at(s, 0) == ((TUI_HIST_LEN + 4) % 250) / 2.0);
+	assert_true(tui_series_at(s, TUI_HIST_LEN - 1) == 5 / 2.0);
+	assert_true(isnan(tui_series_at(s, TUI_HIST_LEN)));
+	/* each sample's time is its frame's */
+	assert_int_equal(tui_history_time(&h, 0), m.mono_ns);
+	assert_int_equal(tui_history_time(&h, TUI_HIST_LEN - 1),
+			 m.mono_ns - 1000 * (TUI_HIST_LEN - 1));
+	e.fd.pct = 300;
+	assert_int_equal(tui_history_add(&h, &m), 0);
+	assert_true(tui_series_at(s, 0) == 127);
 	tui_history_free(&h);
+}
+
+/*
+ * 5,000 clients held 36 MB of history from their first frame (600 float samples with times
+ * each), and each frame looked every client up by a walk of all series: a client seen for a
+ * few frames holds a few bytes of samples now, and a lookup is a hash.
+ */
+static void test_history_small_for_new_clients(void **state)
+{
+	enum { N = 5000, FRAMES = 3 };
+	struct drmtop_model_engine e = { .name = "gfx", .in_fdinfo = true,
+					 .fd = { .flags = DRMTOP_FD_RATE, .pct = 42.5 } };
+	struct drmtop_model_client *c = calloc(N, sizeof(*c));
+	struct drmtop_model m = { .clients = c, .nr_clients = N, .mono_ns = 1 };
+	struct tui_history h = { 0 };
+	char (*keys)[16] = calloc(N, sizeof(*keys));
+	size_t i, held = 0;
+	int f;
+
+	(void)state;
+	assert_non_null(c);
+	assert_non_null(keys);
+	for (i = 0; i < N; i++) {
+		snprintf(keys[i], sizeof(keys[i]), "k%zu", i);
+		c[i].key = keys[i];
+		c[i].engines = &e;
+		c[i].nr_engines = 1;
+	}
+	for (f = 0; f < FRAMES; f++)
+		assert_int_equal(tui_history_add(&h, &m), 0);
+	for (i = 0; i < N; i++) {
+		const struct tui_series *s = tui_history_get(&h, "c:", keys[i]);
+
+		assert_non_null(s);
+		assert_int_equal(s->n, FRAMES);
+		assert_true(tui_series_at(s, FRAMES - 1) == 42.5);
+		held += s->cap;
+	}
+	if (held > (size_t)N * 16)
+		fail_msg("%zu sample slots for %d clients seen %d frames", held, N, FRAMES);
+	tui_history_free(&h);
+	free(keys);
+	free(c);
 }
 
 int main(void)
@@ -286,6 +339,7 @@ int main(void)
 		cmocka_unit_test(test_cols_fit),
 		cmocka_unit_test(test_levels),
 		cmocka_unit_test(test_history),
+		cmocka_unit_test(test_history_small_for_new_clients),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
