@@ -45,7 +45,12 @@ struct drmtop_model_input {
 	size_t nr_notes;
 
 	const char *proc_root;		/* where a client's owner is read; NULL: not read */
-	const char *sys_root;		/* where a tracer-only client's device is named; NULL not */
+	/*
+	 * The device key of a node a tracer-only or closed client is on, as the scan names its
+	 * clients' (drm_scan_node_key): copied at once. NULL, or NULL returned: not named.
+	 */
+	const char *(*node_key)(void *ctx, dev_t rdev);
+	void *node_key_ctx;
 	/*
 	 * Names the tracer's cgroup ids (its opener's, drmtop_client.cgroup_id) for the clients
 	 * whose process's /proc gave none: tracer-only and closed clients. NULL: not named.

@@ -191,6 +191,12 @@ const struct drm_client *drm_scan_clients(const struct drm_scan *scan, size_t *n
 /* Clients of the previous sample that the latest one no longer has (with their last data). */
 const struct drm_client *drm_scan_gone(const struct drm_scan *scan, size_t *nr);
 const struct drm_scan_stats *drm_scan_stats(const struct drm_scan *scan);
+/*
+ * The sysfs device key of node @rdev (rule 3 of the device identity above), looked up once a
+ * sample, the scan's clients' nodes included; NULL where sysfs cannot tell or memory ran out.
+ * Valid until the next sample.
+ */
+const char *drm_scan_node_key(struct drm_scan *scan, dev_t rdev);
 
 /*
  * Whether the text of a /proc/<pid>/fd/<n> link may name a DRM or accel device node, decided

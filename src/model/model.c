@@ -15,7 +15,6 @@
 #include "drmtop/cgroup_name.h"
 #include "drmtop/drivers.h"
 #include "drmtop/model_build.h"
-#include "drmtop/sysfs_device.h"
 #include "drmtop/usage.h"
 #include "drmtop/util/pool.h"
 #include "drmtop/util/strmap.h"
@@ -126,24 +125,22 @@ static const char *node_name(struct build *b, dev_t rdev)
 
 /*
  * The device of a client only the tracer saw, named from its node as the scan names the
- * fdinfo clients' (sysfs_device.c): a device's clients are one device whichever source saw
- * them first. NULL where sysfs cannot tell; a node is looked up once a refresh.
+ * fdinfo clients' (drm_scan_node_key, looked up once a sample): a device's clients are one
+ * device whichever source saw them first. NULL where sysfs cannot tell.
  */
 static const char *node_dev_key(struct build *b, __u32 major_nr, __u32 minor_nr)
 {
 	static const char unknown[] = "";
-	const char *key;
+	const char *key, *found;
 	char name[32];
-	char *found;
 
-	if (!b->in->sys_root || (!major_nr && !minor_nr))
+	if (!b->in->node_key || (!major_nr && !minor_nr))
 		return NULL;
 	snprintf(name, sizeof(name), "%u:%u", major_nr, minor_nr);
 	key = strmap_get(&b->node_keys, name);
 	if (!key) {
-		found = drm_sysfs_device_key(b->in->sys_root, makedev(major_nr, minor_nr));
+		found = b->in->node_key(b->in->node_key_ctx, makedev(major_nr, minor_nr));
 		key = found ? copy_str(b, found) : unknown;
-		free(found);
 		if (key && strmap_put(&b->node_keys, name, (void *)key))
 			b->oom = true;
 	}

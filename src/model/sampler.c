@@ -198,6 +198,11 @@ int drmtop_sampler_new(struct drmtop_sampler **out, const struct drmtop_options 
 	return 0;
 }
 
+static const char *node_key(void *scan, dev_t rdev)
+{
+	return drm_scan_node_key(scan, rdev);
+}
+
 int drmtop_sampler_next(struct drmtop_sampler *s, struct drmtop_model *m)
 {
 	struct drmtop_model_input in = { 0 };
@@ -243,7 +248,8 @@ int drmtop_sampler_next(struct drmtop_sampler *s, struct drmtop_model *m)
 	in.nr_pids = s->opts->nr_pids;
 	in.diverge_pct = s->opts->diverge_pct;
 	in.proc_root = s->opts->proc_root;
-	in.sys_root = s->opts->sys_root ? s->opts->sys_root : "/sys";
+	in.node_key = node_key;
+	in.node_key_ctx = s->scan;
 	for (i = 0; i < s->nr_notes; i++)
 		notes[i] = s->notes[i];
 	in.notes = notes;

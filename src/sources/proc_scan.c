@@ -65,6 +65,10 @@ struct drm_scan {
 	struct clients cur;	/* latest sample */
 	struct clients gone;	/* of the previous sample, absent from the latest */
 	struct drm_scan_stats stats;
+	/* sysfs device key per node, looked up once a sample (drm_scan_node_key) */
+	struct node_rec *nodes;
+	size_t nr_nodes, cap_nodes;
+	struct strmap node_at;		/* "major:minor" -> index + 1 in nodes */
 };
 
 /* One DRM/accel fd found in this sample, before grouping. */
@@ -84,19 +88,19 @@ struct proc_rec {
 	char *cgroup;
 };
 
-/* sysfs device key per node, looked up once per sample (key NULL: sysfs could not tell) */
+/* key NULL: sysfs could not tell */
 struct node_rec {
 	dev_t rdev;
 	char *key;
 };
 
+static void forget_nodes(struct drm_scan *s);
+
 struct walk {
 	struct fd_rec *fds;
 	size_t nr_fds, cap_fds;
-	struct proc_rec *procs;
+	struct proc_rec *procs;		/* by pid, ascending */
 	size_t nr_procs, cap_procs;
-	struct node_rec *nodes;
-	size_t nr_nodes, cap_nodes;
 };
 
 static long sys_readlink(void *ctx, const char *path, char *buf, size_t len)
@@ -248,6 +252,7 @@ void drm_scan_free(struct drm_scan *scan)
 	free(scan->cmdlines);
 	strmap_fini(&scan->cmdline_by_proc);
 	guarded_read_free(scan->cmdline_reader);
+	forget_nodes(scan);
 	free(scan->root);
 	free(scan->sys_root);
 	free(scan);
@@ -263,11 +268,20 @@ static void walk_free(struct walk *w)
 		free(w->procs[i].cmdline);
 		free(w->procs[i].cgroup);
 	}
-	for (i = 0; i < w->nr_nodes; i++)
-		free(w->nodes[i].key);
 	free(w->fds);
 	free(w->procs);
-	free(w->nodes);
+}
+
+static void forget_nodes(struct drm_scan *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nr_nodes; i++)
+		free(s->nodes[i].key);
+	free(s->nodes);
+	s->nodes = NULL;
+	s->nr_nodes = s->cap_nodes = 0;
+	strmap_fini(&s->node_at);
 }
 
 /* Count a per-process/per-fd failure; these never end a scan. */
@@ -684,29 +698,45 @@ static int cmp_fd_rec(const void *a, const void *b)
 	return (x->fd > y->fd) - (x->fd < y->fd);
 }
 
-/* The node's sysfs device key, cached per sample; *@key NULL when sysfs cannot tell. */
-static int sysfs_key(struct drm_scan *s, struct walk *w, dev_t rdev, const char **key)
+/*
+ * The node's sysfs device key, looked up once a sample; *@key NULL when sysfs cannot tell.
+ * The model names the tracer's clients' devices through it too (drm_scan_node_key).
+ */
+static int sysfs_key(struct drm_scan *s, dev_t rdev, const char **key)
 {
+	char name[32];
 	struct node_rec *n;
 	size_t i;
 
-	for (i = 0; i < w->nr_nodes; i++) {
-		if (w->nodes[i].rdev == rdev) {
-			*key = w->nodes[i].key;
-			return 0;
-		}
+	snprintf(name, sizeof(name), "%u:%u", major(rdev), minor(rdev));
+	i = (size_t)strmap_get(&s->node_at, name);
+	if (i) {
+		*key = s->nodes[i - 1].key;
+		return 0;
 	}
-	n = vec_push(w->nodes, w->nr_nodes, w->cap_nodes);
+	n = vec_push(s->nodes, s->nr_nodes, s->cap_nodes);
 	if (!n)
 		return -ENOMEM;
 	n->rdev = rdev;
 	n->key = drm_sysfs_device_key(s->sys_root, rdev);
+	if (strmap_put(&s->node_at, name, (void *)s->nr_nodes)) {
+		free(n->key);
+		s->nr_nodes--;
+		return -ENOMEM;
+	}
 	*key = n->key;
 	return 0;
 }
 
+const char *drm_scan_node_key(struct drm_scan *s, dev_t rdev)
+{
+	const char *key = NULL;
+
+	return sysfs_key(s, rdev, &key) ? NULL : key;
+}
+
 /* Device identity, rules 1-4 of proc_scan.h. */
-static char *dev_key_of(struct drm_scan *s, struct walk *w, const struct fd_rec *r)
+static char *dev_key_of(struct drm_scan *s, const struct fd_rec *r)
 {
 	const char *sys_key;
 	char *k = NULL;
@@ -714,7 +744,7 @@ static char *dev_key_of(struct drm_scan *s, struct walk *w, const struct fd_rec 
 
 	if (r->info.pdev)
 		return asprintf(&k, "pdev:%s", r->info.pdev) < 0 ? NULL : k;
-	if (sysfs_key(s, w, r->rdev, &sys_key))
+	if (sysfs_key(s, r->rdev, &sys_key))
 		return NULL;
 	if (sys_key)
 		return strdup(sys_key);
@@ -748,14 +778,18 @@ static int add_holder(struct drm_client *c, pid_t pid, int fd)
 	return 0;
 }
 
+static int cmp_proc_rec(const void *a, const void *b)
+{
+	const struct proc_rec *x = a, *y = b;
+
+	return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
 static const struct proc_rec *find_proc(const struct walk *w, pid_t pid)
 {
-	size_t i;
+	struct proc_rec key = { .pid = pid };
 
-	for (i = 0; i < w->nr_procs; i++)
-		if (w->procs[i].pid == pid)
-			return &w->procs[i];
-	return NULL;
+	return w->nr_procs ? bsearch(&key, w->procs, w->nr_procs, sizeof(key), cmp_proc_rec) : NULL;
 }
 
 /* Which existing client (index) does fd record @r belong to, or -1 for a new one. */
@@ -801,7 +835,7 @@ static int group(struct drm_scan *s, struct walk *w, struct clients *out)
 		char *dev_key, *key;
 		long idx;
 
-		dev_key = dev_key_of(s, w, r);
+		dev_key = dev_key_of(s, r);
 		key = dev_key ? client_key_of(r, dev_key) : NULL;
 		if (!key) {
 			free(dev_key);
@@ -978,6 +1012,7 @@ static int sample(struct drm_scan *s, bool all, const struct drm_scan_fd *fds, s
 	int err;
 
 	memset(&s->stats, 0, sizeof(s->stats));
+	forget_nodes(s);	/* a node may name another device by now */
 	s->stats.sample_ns = s->ops.now_ns(s->ops.ctx);
 	s->gen++;
 	s->stats.listed = !all;
@@ -988,6 +1023,8 @@ static int sample(struct drm_scan *s, bool all, const struct drm_scan_fd *fds, s
 		/* qsort's base must be valid even for no elements: a tree without fds has none. */
 		if (w.nr_fds)
 			qsort(w.fds, w.nr_fds, sizeof(*w.fds), cmp_fd_rec);
+		if (w.nr_procs)
+			qsort(w.procs, w.nr_procs, sizeof(*w.procs), cmp_proc_rec);
 		err = group(s, &w, &cur);
 	}
 	walk_free(&w);

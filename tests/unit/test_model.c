@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "drmtop/model_build.h"
+#include "drmtop/sysfs_device.h"
 #include "drmtop/views.h"
 #include "fake_clients.h"
 #include "fake_proc.h"
@@ -1033,6 +1034,16 @@ static void test_client_outside_pid_namespace(void **state)
  * scan names fdinfo's, not left to be guessed from other clients (which once named simgpu's
  * clients after vgem's device); so is a closed one's.
  */
+/* The scan's node keys, as the sampler hands them on: from the fake sysfs in @sys. */
+static const char *sysfs_node_key(void *sys, dev_t rdev)
+{
+	static char *last;
+
+	free(last);
+	last = drm_sysfs_device_key(sys, rdev);
+	return last;
+}
+
 static void test_tracer_only_device_named_from_node(void **state)
 {
 	struct drmtop_bpf_client live[1], closed[1];
@@ -1043,7 +1054,7 @@ static void test_tracer_only_device_named_from_node(void **state)
 	struct fake_bpf b, gone;
 	struct drmtop_model_input in = {
 		.bpf_active = true, .bpf_reason = "attached", .snap = &snap, .rec = r,
-		.diverge_pct = 5.0, .sys_root = fp->sys,
+		.diverge_pct = 5.0, .node_key = sysfs_node_key, .node_key_ctx = fp->sys,
 	};
 
 	(void)state;

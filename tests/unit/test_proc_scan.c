@@ -638,6 +638,14 @@ static void sysfs_device_identity(void **state)
 	assert_string_equal(c[3].dev_key, "pdev:0000:00:02.0");
 	assert_string_equal(c[4].dev_key, "pdev:0000:00:02.0");
 	assert_string_equal(c[5].dev_key, "v3d@226:2");
+	/* the same keys for the tracer's clients (drm_scan_node_key), a node no fd is on too */
+	assert_string_equal(drm_scan_node_key(s, makedev(DRM_MAJOR, 128)),
+			    "sys:platform/soc/fec00000.v3d");
+	assert_string_equal(drm_scan_node_key(s, makedev(DRM_MAJOR, 129)),
+			    "pdev:0000:00:02.0");
+	assert_null(drm_scan_node_key(s, makedev(DRM_MAJOR, 2)));
+	fp_sys_node(fp, DRM_MAJOR, 130, "platform/vgem");
+	assert_string_equal(drm_scan_node_key(s, makedev(DRM_MAJOR, 130)), "sys:platform/vgem");
 	d = devices_of(s, &m, &nr);
 	assert_int_equal(nr, 3);
 	assert_int_equal(d[0].nr_clients, 3);
