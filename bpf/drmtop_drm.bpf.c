@@ -405,12 +405,24 @@ int BPF_PROG(drmtop_gem_init, struct drm_device *dev, struct drm_gem_object *obj
 }
 
 /*
+ * Whether drm_show_memory_stats counts GEM object @o shared (handle_count > 1 or a dma-buf),
+ * with @gone handles more than its entry holds. A change of it, or of the handles of an
+ * object so counted, is counted SHARED_EVENTS after the maps show it: the reader recounts
+ * shared bytes (a walk of the objects and handles maps) only when that counter moved.
+ */
+static __always_inline bool object_shared(const struct drmtop_object *o, __u32 gone)
+{
+	return o->handle_count + gone > 1 || (o->flags & DRMTOP_OBJ_DMABUF);
+}
+
+/*
  * The end of the GEM object at @key, from either end hook: out of its device's totals and the
  * map; the second hook to meet the same end finds nothing. Returns whether it ended one.
  */
 static __always_inline bool object_end(__u64 key)
 {
 	struct drmtop_object *o = bpf_map_lookup_elem(&objects, &key);
+	bool shared;
 
 	if (!o || (o->flags & DRMTOP_OBJ_END_DROPPED))
 		return false;
@@ -419,7 +431,11 @@ static __always_inline bool object_end(__u64 key)
 		return false;
 	}
 	device_sub(o);
+	shared = object_shared(o, 0);
 	bpf_map_delete_elem(&objects, &key);
+	/* a handle entry a skipped release left may still name it */
+	if (shared)
+		drmtop_count(DRMTOP_CNT_SHARED_EVENTS);
 	return true;
 }
 
@@ -500,13 +516,44 @@ static __always_inline void client_mem(struct drmtop_client *c, const struct drm
  * The totals grow before the handle's entry exists: userspace may close the handle on another
  * CPU before this program ends, and the release subtracts only what it finds an entry for.
  */
+static __always_inline bool handle_insert(struct drmtop_client *c,
+					  const struct drmtop_handle_key *k,
+					  const struct drmtop_handle *h)
+{
+	long err;
+
+	if (c)
+		client_mem(c, h, true);
+	err = bpf_map_update_elem(&handles, k, h, BPF_NOEXIST);
+	if (!err)
+		return true;
+	if ((int)err == -EEXIST) {
+		struct drmtop_handle *old = bpf_map_lookup_elem(&handles, k);
+
+		/* left by an earlier client at this address whose release the kernel skipped */
+		if (old && old->uid != h->uid) {
+			*old = *h;
+			drmtop_count(DRMTOP_CNT_HANDLES_PRUNED);
+			return true;
+		}
+	}
+	if (c)
+		client_mem(c, h, false);
+	if (drmtop_insert_lost(err)) {
+		drmtop_count(DRMTOP_CNT_HANDLES_FULL);
+		if (c)
+			__sync_fetch_and_add(&c->missed, 1);
+	}
+	return false;
+}
+
 static __always_inline bool handle_add(struct drmtop_client *c, __u64 file, __u32 handle,
 				       struct drm_gem_object *obj, bool imported)
 {
 	struct drmtop_handle_key k = { .file = file, .handle = handle };
 	struct drmtop_handle h = { .obj = (__u64)obj };
 	struct drmtop_object *o = object_sync(obj, 0);
-	long err;
+	bool added;
 
 	h.size = o ? o->size : BPF_CORE_READ(obj, size);
 	h.uid = c ? c->uid : 0;
@@ -514,29 +561,10 @@ static __always_inline bool handle_add(struct drmtop_client *c, __u64 file, __u3
 	if (o && !o->uid)
 		o->uid = h.uid;
 	h.imported = imported || (o && (o->flags & DRMTOP_OBJ_FOREIGN));
-	if (c)
-		client_mem(c, &h, true);
-	err = bpf_map_update_elem(&handles, &k, &h, BPF_NOEXIST);
-	if (!err)
-		return true;
-	if ((int)err == -EEXIST) {
-		struct drmtop_handle *old = bpf_map_lookup_elem(&handles, &k);
-
-		/* left by an earlier client at this address whose release the kernel skipped */
-		if (old && old->uid != h.uid) {
-			*old = h;
-			drmtop_count(DRMTOP_CNT_HANDLES_PRUNED);
-			return true;
-		}
-	}
-	if (c)
-		client_mem(c, &h, false);
-	if (drmtop_insert_lost(err)) {
-		drmtop_count(DRMTOP_CNT_HANDLES_FULL);
-		if (c)
-			__sync_fetch_and_add(&c->missed, 1);
-	}
-	return false;
+	added = handle_insert(c, &k, &h);
+	if (o && object_shared(o, 0))
+		drmtop_count(DRMTOP_CNT_SHARED_EVENTS);
+	return added;
 }
 
 SEC("fexit/drm_gem_handle_create_tail")
@@ -575,22 +603,23 @@ int BPF_PROG(drmtop_handle_release, int id, void *ptr, void *data)
 	o = object_sync(ptr, -1);
 	if (!h) {
 		drmtop_count(DRMTOP_CNT_HANDLE_UNKNOWN);
-		return 0;
+	} else {
+		c = bpf_map_lookup_elem(&clients, &k.file);
+		/*
+		 * Shared as before the kernel's drop: this handle still counts. One object
+		 * held by two handles of this file counts at its first release only.
+		 */
+		if (c && c->uid == h->uid) {
+			if (!(c->flags & DRMTOP_CLIENT_CLOSING))
+				client_mem(c, h, false);
+			else if (o && object_shared(o, 1))
+				drmtop_mem_add(&c->mem_shared, h->size);
+		}
+		bpf_map_delete_elem(&handles, &k);
 	}
-	c = bpf_map_lookup_elem(&clients, &k.file);
-	if (c && c->uid == h->uid) {
-		/* shared-ness as before the kernel's drop: this handle still counts */
-		if (!(c->flags & DRMTOP_CLIENT_CLOSING))
-			client_mem(c, h, false);
-		else if (o && (o->handle_count + 1 > 1 || (o->flags & DRMTOP_OBJ_DMABUF)))
-			/*
-			 * Shared as drm_show_memory_stats counts it (handle_count > 1 or a
-			 * dma-buf), the count as before the kernel's drop. One object held by
-			 * two handles of this file counts at its first release only.
-			 */
-			drmtop_mem_add(&c->mem_shared, h->size);
-	}
-	bpf_map_delete_elem(&handles, &k);
+	/* the other holders' handles may have stopped counting shared */
+	if (o && object_shared(o, 1))
+		drmtop_count(DRMTOP_CNT_SHARED_EVENTS);
 	return 0;
 }
 
@@ -634,8 +663,10 @@ int BPF_PROG(drmtop_export, struct drm_device *dev, struct drm_file *file, u32 h
 		return 0;
 	o = bpf_map_lookup_elem(&objects, &h->obj);
 	obj = (struct drm_gem_object *)h->obj;
-	if (o && BPF_CORE_READ(obj, dma_buf))
+	if (o && BPF_CORE_READ(obj, dma_buf)) {
 		drmtop_flags_update(&o->handle_count, -1, DRMTOP_OBJ_DMABUF, 0);
+		drmtop_count(DRMTOP_CNT_SHARED_EVENTS);
+	}
 	return 0;
 }
 

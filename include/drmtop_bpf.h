@@ -332,7 +332,10 @@ struct drmtop_fd_rec {
 	X(HANDLES_PRUNED, handles_pruned, NOTE)					\
 	X(JOBS_QUEUED, jobs_queued, TOTAL)	/* tracked from their queue event */	\
 	X(JOBS_DONE, jobs_done, TOTAL)						\
-	X(KERNEL_JOBS, kernel_jobs, TOTAL)	/* jobs charged to a kernel client */
+	X(KERNEL_JOBS, kernel_jobs, TOTAL)	/* jobs charged to a kernel client */	\
+	/* handle events and exports of GEM objects shared before or after them: the	\
+	 * reader recounts clients' shared bytes only after this moved */		\
+	X(SHARED_EVENTS, shared_events, TOTAL)
 
 /*
  * gpu_mem/gpu_mem_total (include/trace/events/gpu_mem.h, CONFIG_TRACE_GPU_MEM): the last total a

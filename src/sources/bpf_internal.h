@@ -153,6 +153,17 @@ struct drmtop_bpf {
 	__u64 object_wait_ns;		/* and how long after that */
 	__u64 objects_pruned;		/* of DRMTOP_CNT_OBJECTS_STALE */
 	__u64 object_grace_ns;		/* 0: DRMTOP_BPF_OBJECT_GRACE_NS (tests set others) */
+	/* clients' shared bytes as last counted, see compute_shared */
+	bool shared_counted;
+	__u64 shared_events;		/* what moves when they may change, as of that count */
+	struct drmtop_shared_bytes *shared;	/* by uid, sorted; only clients with some */
+	size_t n_shared, cap_shared;
+	unsigned long shared_walks;	/* counts taken: for tests */
+};
+
+struct drmtop_shared_bytes {
+	__u64 uid;
+	__u64 bytes;
 };
 
 /*

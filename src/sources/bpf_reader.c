@@ -345,23 +345,92 @@ static int each_handle(const void *key, const void *value, void *ctx)
 }
 
 /*
+ * What moves whenever a client's shared bytes may have changed: the tracer's count of handle
+ * events of shared objects (drmtop_drm.bpf.c, object_shared), and the entries it or the
+ * reader replaced or pruned behind the hooks' back. A failed read gives a value never kept.
+ */
+static bool shared_events(struct drmtop_bpf *b, __u64 *sum)
+{
+	static const __u32 keys[] = {
+		DRMTOP_CNT_SHARED_EVENTS, DRMTOP_CNT_HANDLES_PRUNED, DRMTOP_CNT_OBJECTS_STALE,
+	};
+	__u64 v;
+	size_t i;
+
+	*sum = b->handles_pruned + b->objects_pruned;
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		if (bpf_map_lookup_elem(b->map_fd[MAP_COUNTERS], &keys[i], &v))
+			return false;
+		*sum += v;
+	}
+	return true;
+}
+
+/* Shared bytes as last counted, to clients and the cache both sorted by uid. */
+static void reuse_shared(const struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
+{
+	size_t i, j = 0;
+
+	for (i = 0; i < s->n_clients && j < b->n_shared; i++) {
+		while (j < b->n_shared && b->shared[j].uid < s->clients[i].c.uid)
+			j++;
+		if (j < b->n_shared && b->shared[j].uid == s->clients[i].c.uid)
+			s->clients[i].c.mem_shared = b->shared[j].bytes;
+	}
+}
+
+static int keep_shared(struct drmtop_bpf *b, const struct drmtop_bpf_snapshot *s, __u64 events)
+{
+	struct drmtop_shared_bytes *p;
+	size_t i;
+
+	b->n_shared = 0;
+	b->shared_counted = false;
+	for (i = 0; i < s->n_clients; i++) {
+		if (!s->clients[i].c.mem_shared)
+			continue;
+		p = vec_push(b->shared, b->n_shared, b->cap_shared);
+		if (!p)
+			return -ENOMEM;
+		p->uid = s->clients[i].c.uid;
+		p->bytes = s->clients[i].c.mem_shared;
+	}
+	b->shared_events = events;
+	b->shared_counted = true;
+	return 0;
+}
+
+/*
  * The objects map first, then the handles map, each read whole in batches: no bpf() call per
  * entry. An object's sharing is as the objects walk saw it, as it was when the handles walk
  * looked it up before (a handle made or released in between moves it either way alike). With
- * no shared object at all the handles are not read.
+ * no shared object at all the handles are not read. Counted again only after what the count
+ * depends on moved (shared_events, read before the walks: a change during them is counted
+ * by the tracer after the maps show it, so it makes the next snapshot count again); until
+ * then a client keeps the bytes it had, and one not live then has none.
  */
 static int compute_shared(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
 {
 	struct shared_objects so = {};
 	struct shared_walk sw = { .s = s, .so = &so };
+	bool known;
+	__u64 events;
 	int err;
 
+	known = shared_events(b, &events);
+	if (known && b->shared_counted && events == b->shared_events) {
+		reuse_shared(b, s);
+		return 0;
+	}
+	b->shared_walks++;
 	err = walk_batched(b, MAP_OBJECTS, each_object, &so);
 	if (!err && so.n) {
 		qsort(so.obj, so.n, sizeof(*so.obj), drmtop_bpf_cmp_u64);
 		err = walk_batched(b, MAP_HANDLES, each_handle, &sw);
 	}
 	free(so.obj);
+	if (!err && known)
+		err = keep_shared(b, s, events);
 	return err;
 }
 

@@ -701,6 +701,7 @@ void drmtop_bpf_close(struct drmtop_bpf *b)
 	free(b->aging);
 	strmap_fini(&b->aging_at);
 	free(b->prev_live);
+	free(b->shared);
 	drmtop_cgroup_ids_free(b->cgroup_ids);
 	pthread_mutex_destroy(&b->drain_lock);
 	free(b);
