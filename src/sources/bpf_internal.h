@@ -68,12 +68,13 @@ struct drmtop_walk_test {
 struct drmtop_bpf {
 	struct drmtop_drm_bpf *drm;
 	struct drmtop_sched_bpf *sched;
-	struct btf *vmlinux_btf;
+	struct btf *vmlinux_btf;	/* NULL between polls */
 	int map_fd[MAP_COUNT];		/* our own dup of each shared map, -1 until a part loads */
 	struct bpf_link *links[DRMTOP_BPF_MAX_HOOKS];
 	struct drmtop_bpf_hook hooks[DRMTOP_BPF_MAX_HOOKS];
 	size_t n_hooks;
 	bool drm_failed, sched_failed;	/* a present module's part failed: not retried */
+	bool drm_not_builtin, sched_not_builtin;	/* its functions are not in vmlinux BTF */
 	bool sched_v617, sched_raw;	/* tracepoint name set (6.17+), flavour (raw_tp) in use */
 	bool jobs_have_client_id;	/* drm_sched_fence.drm_client_id: no attribution hooks */
 	struct drmtop_bpf_limits limits;	/* map sizes, 0 = default */
