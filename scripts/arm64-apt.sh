@@ -4,7 +4,8 @@
 # cache and an empty dpkg status) for Debian's arm64 packages of the suites the system's sources
 # name, and reads its lists; then arm64_apt and arm64_apt_cache ARGS... run apt-get and apt-cache
 # with it. The system's dpkg and
-# lists stay untouched. Used by scripts/arm64-sysroot.sh and the arm64 VM harness.
+# lists stay untouched. arm64_apt_unpack and arm64_apt_done make a tree of unpacked packages,
+# in place only once complete. Used by scripts/arm64-sysroot.sh and tests/vm/arm64-root.sh.
 
 # The system's Debian sources as "URI|suites|components": deb822 (Debian 12's default) or
 # one-line entries.
@@ -52,4 +53,39 @@ arm64_apt_init() {
 	[ -s "$ARM64_APT/sources.list" ] ||
 		{ echo "arm64-apt: no Debian source in /etc/apt" >&2; return 1; }
 	arm64_apt update
+}
+
+# arm64_apt_unpack TMP DEPS PKG...: downloads PKG... (with their dependencies when DEPS is
+# "deps", else exactly those) through a private configuration in TMP/apt and unpacks each with
+# dpkg-deb into TMP/root, a linux-headers package into TMP/headers. Prints the packages' count.
+# TMP is made afresh; the configuration and the .debs are removed after.
+arm64_apt_unpack() {
+	_tmp=$1
+	_deps=$2
+	shift 2
+	rm -rf "$_tmp"
+	mkdir -p "$_tmp/debs" "$_tmp/root"
+	arm64_apt_init "$_tmp/apt"
+	if [ "$_deps" = deps ]; then
+		arm64_apt install --download-only -y --no-install-recommends \
+			-o Dir::Cache::archives="$_tmp/debs" "$@"
+	else
+		(cd "$_tmp/debs" && arm64_apt download "$@")
+	fi
+	for _d in "$_tmp"/debs/*.deb; do
+		case ${_d##*/} in
+		linux-headers-*) dpkg-deb -x "$_d" "$_tmp/headers" ;;
+		*) dpkg-deb -x "$_d" "$_tmp/root" ;;
+		esac
+	done
+	find "$_tmp/debs" -name '*.deb' | wc -l
+	rm -rf "$_tmp/apt" "$_tmp/debs"
+}
+
+# arm64_apt_done TREE DIR STAMP: marks TREE complete with STAMP and puts it in DIR's place whole.
+# A reader checks DIR/.complete against its own stamp: a tree cut short is never taken.
+arm64_apt_done() {
+	echo "$3" >"$1/.complete"
+	rm -rf "$2"
+	mv -T "$1" "$2"
 }

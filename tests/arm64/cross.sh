@@ -16,7 +16,7 @@ log=$arm/log
 command -v ${cross}gcc >/dev/null ||
 	{ echo "cross: ${cross}gcc not found (scripts/install-deps.sh installs it)" >&2; exit 1; }
 scripts/arm64-sysroot.sh "$arm/deps" >"$log" 2>&1 || { cat "$log" >&2; exit 1; }
-sys=$arm/deps/sysroot
+sys=$arm/deps/root
 rel=$(cut -d" " -f1 "$arm/deps/.complete")
 build=$arm/build
 targets=

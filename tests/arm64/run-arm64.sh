@@ -34,7 +34,7 @@ else
 	bad arm64-build "$(echo "$why" | tr '\n' ';')"
 	finish
 fi
-sys=$(realpath "$arm/deps/sysroot")
+sys=$(realpath "$arm/deps/root")
 rel=$(cut -d" " -f1 "$arm/deps/.complete")
 ok "arm64-sysroot (Debian 12 arm64 libraries, linux-headers-$rel)"
 case $(file -b "$build/drmtop") in

@@ -6,7 +6,7 @@
 # the libraries drmtop links, unpacked with dpkg-deb -x into DIR. No package script runs (none
 # can here: they are arm64 programs), so the few links and files they would make are made
 # below. The x86 guests run the host's own root instead. DIR/.complete marks a finished root,
-# which later runs reuse; a change to this script makes a new one.
+# which later runs reuse; a change to this script or arm64-apt.sh makes a new one.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
@@ -16,32 +16,20 @@ dir=${1:?usage: arm64-root.sh DIR}
 pkgs="busybox-static dash bash coreutils grep sed gawk findutils procps kmod jq util-linux
 diffutils debianutils base-files base-passwd libbpf1 libelf1 libncursesw6 libdrm2 python3
 curl iproute2 tmux bpftool"
-stamp=$(cat "$0" | cksum | cut -d' ' -f1)
+stamp=$(cat "$0" "$top/scripts/arm64-apt.sh" | cksum | cut -d' ' -f1)
 [ -f "$dir/.complete" ] && [ "$(cat "$dir/.complete")" = "$stamp" ] && exit 0
 
 mkdir -p "$(dirname "$dir")"
 dir=$(realpath -m "$dir")
 tmp=$dir.tmp.$$
 trap 'rm -rf "$tmp"' EXIT INT TERM
-rm -rf "$tmp"
-mkdir -p "$tmp/debs" "$tmp/root"
-arm64_apt_init "$tmp/apt"
-# The packages and everything they depend on (the empty status: nothing is installed yet).
-# shellcheck disable=SC2086 # $pkgs is words
-arm64_apt install --download-only -y --no-install-recommends \
-	-o Dir::Cache::archives="$tmp/debs" $pkgs
-for d in "$tmp"/debs/*.deb; do
-	dpkg-deb -x "$d" "$tmp/root"
-done
+n=$(arm64_apt_unpack "$tmp" deps $pkgs)
 r=$tmp/root
-# What the packages' scripts would have made: /bin/sh, the awk alternative, the users.
 ln -sfn dash "$r/bin/sh"
 ln -sfn gawk "$r/usr/bin/awk"
 cp "$r/usr/share/base-passwd/passwd.master" "$r/etc/passwd"
 cp "$r/usr/share/base-passwd/group.master" "$r/etc/group"
 mkdir -p "$r/proc" "$r/sys" "$r/dev" "$r/tmp" "$r/run" "$r/root" "$r/lib/modules"
 chmod 1777 "$r/tmp"
-echo "$stamp" >"$r/.complete"
-rm -rf "$dir"
-mv -T "$r" "$dir"
-echo "arm64-root: $dir ($(find "$tmp/debs" -name '*.deb' | wc -l) packages)" >&2
+arm64_apt_done "$r" "$dir" "$stamp"
+echo "arm64-root: $dir ($n packages)" >&2
