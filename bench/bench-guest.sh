@@ -15,16 +15,24 @@
 #             sleeping processes and C clients
 #   snapshot  the time one refresh spends reading the tracer's maps (bpf.snapshot_ns) with
 #             more buffers held than its handles map holds
+#   peers     the CPU per second of drmtop's live view (--source fdinfo and bpf), igt's gputop
+#             and nvtop, each on a terminal at one refresh a second, with the first refresh
+#             point's processes and clients; the peers run from the Debian unstable chroot
+#             BENCH_PEERS_ROOT (bench/run-bench.sh installs them there: Debian 12 has neither)
 #   scale     drmtop record while S short-lived clients come and go; then more clients at
 #             once than the tracer's clients map holds
 # Knobs (environment): BENCH_ROUNDS (8), BENCH_SECS (2), BENCH_SCALE_CLIENTS (10000),
-# BENCH_SMOKE=1 (everything once, briefly), BENCH_PARTS ("overhead progs refresh snapshot scale").
+# BENCH_SMOKE=1 (everything once, briefly), BENCH_PARTS ("overhead progs refresh snapshot
+# peers scale").
 set -u
 
 ROUNDS=${BENCH_ROUNDS:-8}
 SECS=${BENCH_SECS:-2}
 SCALE=${BENCH_SCALE_CLIENTS:-10000}
-PARTS=${BENCH_PARTS:-overhead progs refresh snapshot scale}
+PARTS=${BENCH_PARTS:-overhead progs refresh snapshot peers scale}
+PEERS_ROOT=${BENCH_PEERS_ROOT:-}
+PEER_REPS=4
+PEER_SECS=15
 # Refresh points "procs:clients"; the first is measured REFRESH_REPS times per mode.
 POINTS="2000:100 200:100 1000:100 2000:10 2000:400"
 REFRESH_REPS=3
@@ -41,6 +49,8 @@ if [ "${BENCH_SMOKE:-0}" = 1 ]; then
 	REFRESH_FRAMES=2
 	FULL_CLIENTS=300
 	SNAP_HANDLES=300
+	PEER_REPS=1
+	PEER_SECS=3
 fi
 B=build/bench
 DRMTOP=build/drmtop
@@ -277,6 +287,58 @@ if want refresh; then
 		first=0
 		unspawn
 	done
+fi
+
+# --- peers: drmtop's live view against igt's gputop and nvtop ---------------------------------------
+# peer TOOL: the command line of TOOL at one refresh a second, on the pty bench-tui gives it.
+# The peers run chrooted in BENCH_PEERS_ROOT, /proc, /sys and /dev the guest's own.
+peer() {
+	case $1 in
+	drmtop-fdinfo) echo "$DRMTOP -d 1 --source fdinfo" ;;
+	drmtop-bpf) echo "$DRMTOP -d 1 --source bpf" ;;
+	gputop | nvtop)
+		_args="-d 1"
+		[ "$1" = nvtop ] && _args="-d 10"	# nvtop counts tenths of a second
+		echo "unshare --mount sh -c 'mount -t proc proc $PEERS_ROOT/proc &&" \
+			"mount --rbind /sys $PEERS_ROOT/sys && mount --rbind /dev $PEERS_ROOT/dev &&" \
+			"exec chroot $PEERS_ROOT /usr/bin/$1 $_args'"
+		;;
+	esac
+}
+if want peers; then
+	p=${POINTS%%:*}
+	c=${POINTS#*:}
+	c=${c%% *}
+	tools="drmtop-fdinfo drmtop-bpf gputop nvtop"
+	for t in gputop nvtop; do
+		[ -n "$PEERS_ROOT" ] && [ -x "$PEERS_ROOT/usr/bin/$t" ] && continue
+		log "peers: no $t in the chroot '$PEERS_ROOT' (BENCH_PEERS_ROOT): not measured"
+		raw peers "missing_$t" all 1 1
+		tools=$(echo "$tools" | sed "s/ $t//")
+	done
+	log "peers: $tools, $p processes, $c clients, $PEER_REPS x $PEER_SECS s"
+	spawn "$p" "$c"
+	k=1
+	while [ $k -le $PEER_REPS ]; do
+		# each tool in each place of the order once over the repetitions
+		set -- $tools
+		i=1
+		while [ $i -lt $k ]; do
+			first=$1
+			shift
+			set -- "$@" "$first"
+			i=$((i + 1))
+		done
+		for t in "$@"; do
+			r=$(eval "$B/bench-tui -w 8 -s $PEER_SECS -- $(peer "$t")" 2>"$T/tui.err") ||
+				log "peers: $t: $(cat "$T/tui.err")"
+			raw peers "cpu_ms_per_s_p${p}_c$c" "$t" $k "$(field cpu_ms_per_s "$r")"
+			raw peers "sched_ms_per_s_p${p}_c$c" "$t" $k "$(field sched_ms_per_s "$r")"
+			raw peers "hwm_kib_p${p}_c$c" "$t" $k "$(field hwm_kib "$r")"
+		done
+		k=$((k + 1))
+	done
+	unspawn
 fi
 
 # --- scale: SCALE short-lived clients during one record; then a full clients map ----------------

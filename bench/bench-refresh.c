@@ -9,87 +9,17 @@
  *   bench-refresh [-w WARMUP] [-n FRAMES] [-o FILE] -- COMMAND [ARGS...]
  * -o keeps the last frame in FILE.
  */
-#include <dirent.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
 
 #include "bench-common.h"
 
-struct cpu {
-	uint64_t ticks;		/* utime + stime */
-	uint64_t sched_ns;
-	uint64_t wall_ns;
-};
-
-static int read_cpu(pid_t pid, struct cpu *c)
-{
-	char path[64], buf[4096], *p;
-	unsigned long long ut, st;
-	struct dirent *d;
-	DIR *dir;
-	FILE *f;
-	size_t n;
-
-	c->wall_ns = bench_now_ns();
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = 0;
-	p = strrchr(buf, ')');
-	/* after "comm)": state ppid pgrp session tty tpgid flags minflt cminflt majflt
-	 * cmajflt utime stime */
-	if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2)
-		return -1;
-	c->ticks = ut + st;
-	c->sched_ns = 0;
-	snprintf(path, sizeof(path), "/proc/%d/task", pid);
-	dir = opendir(path);
-	if (!dir)
-		return -1;
-	while ((d = readdir(dir))) {
-		unsigned long long run;
-		char tp[300];
-
-		if (d->d_name[0] == '.')
-			continue;
-		snprintf(tp, sizeof(tp), "/proc/%d/task/%s/schedstat", pid, d->d_name);
-		f = fopen(tp, "r");
-		if (!f)
-			continue;
-		if (fscanf(f, "%llu", &run) == 1)
-			c->sched_ns += run;
-		fclose(f);
-	}
-	closedir(dir);
-	return 0;
-}
-
-static unsigned long hwm_kib(pid_t pid)
-{
-	char path[64], line[256];
-	unsigned long v = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", pid);
-	f = fopen(path, "r");
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmHWM: %lu", &v) == 1)
-			break;
-	fclose(f);
-	return v;
-}
-
 int main(int argc, char **argv)
 {
 	int warm = 2, frames = 10, opt, pfd[2], lines = 0, st;
 	const char *keep = NULL;
-	struct cpu a = { 0 }, b = { 0 };
+	struct bench_cpu a = { 0 }, b = { 0 };
 	static char buf[1 << 16];
 	FILE *kf = NULL;
 	long hz = sysconf(_SC_CLK_TCK);
@@ -146,12 +76,12 @@ int main(int argc, char **argv)
 				continue;
 			lines++;
 			if (lines == warm)
-				read_cpu(pid, &a);
+				bench_read_cpu(pid, &a);
 			if (lines == warm + frames)
-				read_cpu(pid, &b);
+				bench_read_cpu(pid, &b);
 		}
 	}
-	hwm = hwm_kib(pid);
+	hwm = bench_hwm_kib(pid);
 	kill(pid, SIGTERM);
 	close(pfd[0]);
 	waitpid(pid, &st, 0);

@@ -13,7 +13,7 @@
 # above this host load, before, during or after a boot, the report judges no target),
 # BENCH_SETTLE (seconds to wait first for the host load to fall to it; 120, 0 for the smoke).
 
-BENCH_BINS := $(addprefix $(OUTPUT)/bench/,bench-ioctl bench-open bench-gem bench-jobs bench-spawn \
+BENCH_BINS := $(addprefix $(OUTPUT)/bench/,bench-ioctl bench-open bench-gem bench-jobs bench-spawn bench-tui \
 	bench-refresh bench-rss bench-floor floor.bpf.o)
 BENCH_KERNELS ?= 6.12
 BENCH_ROUNDS ?= 8

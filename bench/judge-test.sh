@@ -128,6 +128,36 @@ judge "$T/snapnotfull"
 expect "snapshot, map not full" "$T/snapnotfull/out" "snapshot, handles map full" \
 	"  not judged: the handles map was not full"
 
+# The peers: drmtop's live view (--source fdinfo) against gputop and nvtop, paired per
+# repetition, the worse ratio decides; a peer that did not run leaves the target unmeasured.
+peers() {	# peers GPUTOP_RATIO NVTOP_RATIO REPS [MISSING]: drmtop's CPU per s over each peer's
+	k=1
+	while [ "$k" -le "$3" ]; do
+		d=$((250 + 10 * k))
+		echo "peers sched_ms_per_s_p2000_c100 drmtop-fdinfo $k $d"
+		[ "${4:-}" = gputop ] ||
+			echo "peers sched_ms_per_s_p2000_c100 gputop $k $(awk -v d=$d -v r="$1" 'BEGIN { print d / r }')"
+		echo "peers sched_ms_per_s_p2000_c100 nvtop $k $(awk -v d=$d -v r="$2" 'BEGIN { print d / r }')"
+		k=$((k + 1))
+	done
+	[ -z "${4:-}" ] || echo "peers missing_$4 all 1 1"
+}
+{ echo "$quiet"; peers 0.90 1.00 4; } | canned "$T/peers" 6 1.20 1.10 0.97 1.01 1.05
+judge "$T/peers"
+expect "peers met" "$T/peers/out" "refresh vs gputop, nvtop" \
+	"gputop 0\.90 \[0\.90-0\.90\] n=4, nvtop 1\.00 \[1\.00-1\.00\] n=4 +met"
+{ echo "$quiet"; peers 0.90 1.02 4; } | canned "$T/peersslow" 6 1.20 1.10 0.97 1.01 1.05
+judge "$T/peersslow"
+expect "peers, nvtop cheaper" "$T/peersslow/out" "refresh vs gputop, nvtop" "nvtop 1\.02 .* +not met"
+{ echo "$quiet"; peers 0.90 0.90 2; } | canned "$T/peersfew" 6 1.20 1.10 0.97 1.01 1.05
+judge "$T/peersfew"
+expect "peers, 2 repetitions" "$T/peersfew/out" "refresh vs gputop, nvtop" \
+	"  not judged: 2 repetitions \(at least 3\)"
+{ echo "$quiet"; peers 0.90 0.90 4 gputop; } | canned "$T/peersgone" 6 1.20 1.10 0.97 1.01 1.05
+judge "$T/peersgone"
+expect "peers, no gputop" "$T/peersgone/out" "refresh vs gputop, nvtop" \
+	"nvtop 0\.90 .*  not measured: gputop did not run \(BENCH_PEERS_ROOT\)"
+
 # Each figure just past its limit: not met.
 { echo "$quiet"; refresh_scale 0.55 5000 33000; } | canned "$T/notmet" 6 1.26 1.16 0.94 1.06 1.06
 judge "$T/notmet"

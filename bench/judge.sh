@@ -77,7 +77,9 @@ $5 == "" || $5 == "-" { next }
 $1 == "host" { host[$2] = $5; next }
 $1 == "guest" { guest[$2] = $5; next }
 $1 == "scale" { scale[$2] = $5; next }
-$1 == "overhead" || $1 == "refresh" || $1 == "snapshot" {
+$1 == "peers" && $2 ~ /^missing_/ { missing[substr($2, 9)] = 1; next }
+$1 == "peers" && $2 ~ /^sched_ms_per_s_/ { peerkey = $2 }
+$1 == "overhead" || $1 == "refresh" || $1 == "snapshot" || $1 == "peers" {
 	byr[$2, $3, $4] = $5
 	if ($4 > maxr[$2]) maxr[$2] = $4
 }
@@ -111,7 +113,25 @@ END {
 			verdict(M <= 0.5, min_reps, N, "repetitions"))
 	else
 		line(name, "<= 0.50x", "-", unmeasured("no 2000:100 point"))
-	line("refresh vs gputop, nvtop", "<= 1.00x", "-", unmeasured("the bench runs neither"))
+	# The live view of drmtop with --source fdinfo against each peer, paired per repetition (the
+	# scheduler run time per second at one refresh a second); the worse of the two decides.
+	name = "refresh vs gputop, nvtop"
+	fig = ""; worst = -1; reps = -1; gone = ""
+	for (i = 1; i <= 2; i++) {
+		p = i == 1 ? "gputop" : "nvtop"
+		if (peerkey != "" && paired(peerkey, "drmtop-fdinfo", p)) {
+			fig = fig sprintf("%s%s %.2f [%.2f-%.2f] n=%d", fig == "" ? "" : ", ", p, M, LO,
+				HI, N)
+			if (M > worst) worst = M
+			if (reps < 0 || N < reps) reps = N
+		} else
+			gone = gone (gone == "" ? "" : " and ") p
+	}
+	if (gone != "")
+		line(name, "<= 1.00x", fig == "" ? "-" : fig,
+			unmeasured(gone " did not run (BENCH_PEERS_ROOT)"))
+	else
+		line(name, "<= 1.00x", fig, verdict(worst <= 1.0, min_reps, reps, "repetitions"))
 	# The median over the frames of the snapshot part, judged only with the map full.
 	name = "snapshot, handles map full"
 	n = 0

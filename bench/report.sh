@@ -11,13 +11,16 @@ set -u
 d=$1
 [ -f "$d/raw.tsv" ] || { echo "report: no $d/raw.tsv" >&2; exit 1; }
 
-echo "== machine: $(tr '\n' ';' 2>/dev/null <"$d/machine")"
-
-awk '
+# The median of a[1..n] (sorted in place), for every table's awk program.
+median='
 function sortv(a, n,   i, j, t) {
 	for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
 }
 function med(a, n) { sortv(a, n); return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
+'
+echo "== machine: $(tr '\n' ';' 2>/dev/null <"$d/machine")"
+
+awk "$median"'
 function stat(key,   n, i, a, s) {
 	n = 0
 	for (i = 1; i <= cnt[key]; i++) a[++n] = v[key, i]
@@ -67,11 +70,7 @@ if [ -s "$d/progs.tsv" ]; then
 		"$d/progs.tsv"
 fi
 
-awk '
-function sortv(a, n,   i, j, t) {
-	for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
-}
-function med(a, n) { sortv(a, n); return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
+awk "$median"'
 function get(key, want_med,   n, i, a) {
 	n = 0
 	for (i = 1; i <= cnt[key]; i++) a[++n] = v[key, i]
@@ -110,6 +109,31 @@ END {
 			printf "%s: paired per-repetition bpf/fdinfo (sched) %.2f [%.2f-%.2f] n=%d\n", pt, m, a[1], a[n], n
 		}
 	}
+}' "$d/raw.tsv"
+
+# The peers part: CPU per second of each live view at one refresh a second.
+awk "$median"'
+function fig(key, tool,   n, i, a) {
+	n = 0
+	for (i = 1; i <= cnt[key, tool]; i++) a[++n] = v[key, tool, i]
+	return n ? sprintf("%.1f [%.1f-%.1f] n=%d", med(a, n), a[1], a[n], n) : "-"
+}
+$1 == "peers" && $2 ~ /^missing_/ { missing = missing " " substr($2, 9); next }
+$1 == "peers" && $5 != "" {
+	v[$2, $3, ++cnt[$2, $3]] = $5
+	if (!($3 in seen)) { seen[$3] = 1; tools[++nt] = $3 }
+	if ($2 ~ /^cpu_ms_per_s_/) pt = substr($2, 14)
+}
+END {
+	if (!nt && missing == "") exit
+	at = pt; sub(/^p/, "", at); sub(/_c/, " processes, ", at)
+	printf "\n== peers at %s clients: CPU ms per second at one refresh a second, on a 160x50 terminal,\n", at
+	printf "   median [min-max] over repetitions (tool order rotated); peers from Debian unstable\n"
+	printf "%-14s %-26s %-26s %s\n", "tool", "cpu (utime+stime)", "sched (run time)", "peak RSS KiB"
+	for (i = 1; i <= nt; i++)
+		printf "%-14s %-26s %-26s %s\n", tools[i], fig("cpu_ms_per_s_" pt, tools[i]),
+			fig("sched_ms_per_s_" pt, tools[i]), fig("hwm_kib_" pt, tools[i])
+	if (missing != "") printf "not run:%s (no chroot with them: BENCH_PEERS_ROOT)\n", missing
 }' "$d/raw.tsv"
 
 if [ -f "$d/scale.json" ]; then

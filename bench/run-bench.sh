@@ -35,6 +35,24 @@ trap 'exit 1' INT TERM	# sh runs the EXIT trap on a signal only through one of i
 # load_avg: the latest average of host-load.sh (the 1-minute load average without ours)
 load_avg() { tail -n 1 "$loadlog" | cut -d ' ' -f 3; }
 until [ -s "$loadlog" ]; do sleep 0.1; done
+parts=${BENCH_PARTS:-overhead progs refresh snapshot peers scale}
+# The smoke leaves the peers out: installing them takes a minute of network, under the lock of
+# the sid chroot the 7.x suites build in at the same time.
+[ "${BENCH_SMOKE:-0}" = 1 ] && [ -z "${BENCH_PARTS:-}" ] && parts="overhead progs refresh snapshot scale"
+peers_root=
+case " $parts " in
+*" peers "*)
+	# igt's gputop and nvtop from Debian unstable (Debian 12 has neither), in the chroot the
+	# 7.x suites use; the guest runs them chrooted there (bench/bench-guest.sh)
+	echo "bench: installing gputop (igt-gpu-tools) and nvtop in the sid chroot" >&2
+	if tests/vm/sid-root.sh tools igt-gpu-tools nvtop; then
+		peers_root=${SID_ROOT:-$top/build/sid}
+		peers_root=$(cd "$peers_root" && pwd -P)
+	else
+		echo "bench: no peers to compare with (above): the peers part says so" >&2
+	fi
+	;;
+esac
 for k in "$@"; do
 	name=run-$k${BENCH_SMOKE:+-smoke}
 	dir=$top/build/bench/$name-$(date -u +%Y%m%dT%H%M%SZ)
@@ -46,7 +64,7 @@ for k in "$@"; do
 	tests/vm/run-in-vm.sh --kernel "$k" --timeout "${BENCH_TIMEOUT:-3600}" --run-dir "$dir" \
 		--env BENCH_ROUNDS="${BENCH_ROUNDS:-8}" --env BENCH_SECS="${BENCH_SECS:-2}" \
 		--env BENCH_SCALE_CLIENTS="${BENCH_SCALE_CLIENTS:-}" --env BENCH_SMOKE="${BENCH_SMOKE:-0}" \
-		--env BENCH_PARTS="${BENCH_PARTS:-overhead progs refresh snapshot scale}" \
+		--env BENCH_PARTS="$parts" --env BENCH_PEERS_ROOT="$peers_root" \
 		-- sh bench/bench-guest.sh || { echo "bench: the VM run on $k failed" >&2; rc=1; continue; }
 	echo "bench: $k took $(($(date +%s) - start)) s" >&2
 	# The host's load, as raw.tsv lines: before and after (1-minute averages without ours),

@@ -11,6 +11,7 @@
 #    maker's directory is never deleted under it;
 #  - a chroot without its marker (another run making it in place) is left alone: prepare fails;
 #  - what a maker that died left (SID_ROOT.tmp.<pid>) is removed by the next prepare;
+#  - `tools` installs its packages in the chroot;
 #  - `run` waits while prepare holds the lock, and prepare waits while a `run` is going.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -38,7 +39,8 @@ for t in sh env cat sleep true; do ln -s /bin/busybox "$target/usr/bin/$t"; done
 ln -s /bin/busybox "$target/bin/sh"
 printf '#!/bin/sh\necho "apt-get $*" >>/fake.log\n' >"$target/usr/bin/apt-get"
 printf '#!/bin/sh\necho "linux-headers-7.2.13+deb14-amd64 - headers"\n' >"$target/usr/bin/apt-cache"
-printf '#!/bin/sh\nshift 3; for p in "$@"; do echo installed; done\n' >"$target/usr/bin/dpkg-query"
+printf '#!/bin/sh\nshift 3; for p in "$@"; do case $p in tool-*) echo absent ;; *) echo installed ;; esac; done\n' \
+	>"$target/usr/bin/dpkg-query"
 chmod +x "$target/usr/bin/apt-get" "$target/usr/bin/apt-cache" "$target/usr/bin/dpkg-query"
 sleep "${FAKE_SECONDS:-2}"
 [ -d "$target/usr/bin" ] || { echo "LOST $target" >>"$FAKE_LOG"; exit 1; }
@@ -87,6 +89,17 @@ if [ $rc -eq 0 ] && [ ! -e "$T/dead/sid.tmp.999999" ] && [ -f "$T/dead/sid/.drmt
 	pass "a dead maker's temporary directory is removed, the chroot made"
 else
 	fail "dead maker" "rc $rc $(ls -d "$T"/dead/* | tr '\n' ' ') $(cat "$T/d.err")"
+fi
+
+# tools installs what it is given into the same chroot, and prints nothing.
+SID_ROOT=$T/real/sid "$sid" tools tool-a tool-b >"$T/t.out" 2>"$T/t.err"
+rc=$?
+if [ $rc -eq 0 ] && [ ! -s "$T/t.out" ] &&
+	grep -q '^apt-get install -y -q tool-a tool-b$' "$T/real/sid/fake.log"; then
+	pass "tools installs its packages in the chroot"
+else
+	fail "tools" "rc $rc, out '$(cat "$T/t.out")', $(cat "$T/real/sid/fake.log" "$T/t.err" 2>&1 |
+		tr '\n' ' ' | head -c 600)"
 fi
 
 # run waits for prepare's lock; prepare waits for a run.

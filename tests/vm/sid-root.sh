@@ -14,6 +14,9 @@
 #                                   amd64 kernel unstable has; print that release. SERIES is
 #                                   e.g. 7.2 (the plain flavour, -amd64) or 7.2-rt (PREEMPT_RT,
 #                                   -rt-amd64)
+#   sid-root.sh tools PKG...        make the chroot if needed, refresh its lists as prepare does,
+#                                   install PKG... (the peer tools `make bench` compares drmtop
+#                                   with: igt-gpu-tools' gputop, nvtop; Debian 12 has neither)
 #   sid-root.sh release SERIES      print the newest SERIES.x release whose headers the chroot
 #                                   holds (no network); fails when there is none
 #   sid-root.sh download DIR PKG... apt-get download PKG... into the host directory DIR
@@ -60,7 +63,7 @@ err() {
 }
 
 usage() {
-	sed -n '11,25p' "$0" | sed 's/^# \{0,1\}//' >&2
+	sed -n '11,28p' "$0" | sed 's/^# \{0,1\}//' >&2
 	exit 2
 }
 
@@ -126,13 +129,20 @@ download)
 prepare)
 	[ $# -eq 2 ] || usage
 	series=$2
+	tools=
+	;;
+tools)
+	[ $# -ge 2 ] || usage
+	shift
+	series=
+	tools=$*
 	;;
 *)
 	usage
 	;;
 esac
 
-case ${series%-rt} in
+[ -n "$tools" ] || case ${series%-rt} in
 '' | *[!0-9.]*) err "bad kernel series '$series' (expected something like 7.2 or 7.2-rt)"; exit 2 ;;
 esac
 debootstrap=${SID_DEBOOTSTRAP:-debootstrap}
@@ -194,12 +204,16 @@ if [ ! -f "$stamp" ] || [ -n "$(find "$stamp" -mmin +"$max_age")" ]; then
 	touch "$stamp"
 fi
 
-rel=$("$0" run -- apt-cache search --names-only "^linux-headers-${series%-rt}\\." |
-	awk '{ print $1 }' | newest "$series")
-[ -n "$rel" ] ||
-	{ err "unstable has no linux-headers-${series%-rt}.*+deb*$(flavour "$series")"; exit 1; }
-ver=${rel%"$(flavour "$series")"}
-pkgs="$gcc make linux-headers-$rel linux-headers-$ver-common linux-kbuild-$ver"
+if [ -n "$tools" ]; then
+	pkgs=$tools
+else
+	rel=$("$0" run -- apt-cache search --names-only "^linux-headers-${series%-rt}\\." |
+		awk '{ print $1 }' | newest "$series")
+	[ -n "$rel" ] ||
+		{ err "unstable has no linux-headers-${series%-rt}.*+deb*$(flavour "$series")"; exit 1; }
+	ver=${rel%"$(flavour "$series")"}
+	pkgs="$gcc make linux-headers-$rel linux-headers-$ver-common linux-kbuild-$ver"
+fi
 # dpkg-query prints nothing for a package dpkg never heard of: count what is installed.
 # shellcheck disable=SC2086,SC2016 # ${db:...} is dpkg-query's, not the shell's
 installed=$("$0" run -- dpkg-query -W -f '${db:Status-Status}\n' $pkgs 2>/dev/null |
@@ -213,4 +227,4 @@ if [ "$installed" != "$(echo "$pkgs" | wc -w)" ]; then
 		exit 1
 	}
 fi
-echo "$rel"
+[ -n "$tools" ] || echo "$rel"
