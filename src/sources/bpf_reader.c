@@ -405,19 +405,18 @@ static int keep_shared(struct drmtop_bpf *b, const struct drmtop_bpf_snapshot *s
  * entry. An object's sharing is as the objects walk saw it, as it was when the handles walk
  * looked it up before (a handle made or released in between moves it either way alike). With
  * no shared object at all the handles are not read. Counted again only after what the count
- * depends on moved (shared_events, read before the walks: a change during them is counted
- * by the tracer after the maps show it, so it makes the next snapshot count again); until
- * then a client keeps the bytes it had, and one not live then has none.
+ * depends on moved (@events, shared_events() read by the caller before it read the clients
+ * map: a change after that is counted by the tracer after the maps show it, so it makes the
+ * next snapshot count again); until then a client keeps the bytes it had, one new since has
+ * none. @known false: @events could not be read, count every time.
  */
-static int compute_shared(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
+static int compute_shared(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s, bool known,
+			  __u64 events)
 {
 	struct shared_objects so = {};
 	struct shared_walk sw = { .s = s, .so = &so };
-	bool known;
-	__u64 events;
 	int err;
 
-	known = shared_events(b, &events);
 	if (known && b->shared_counted && events == b->shared_events) {
 		reuse_shared(b, s);
 		return 0;
@@ -1119,8 +1118,8 @@ int drmtop_bpf_snapshot(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
 	struct engines_walk ew = {};
 	struct reader_saved sv = {};
 	size_t n_taken;
-	bool saved = false;
-	__u64 dropped;
+	bool saved = false, known;
+	__u64 dropped, events;
 	__u32 k;
 	size_t i;
 	int err;
@@ -1142,9 +1141,10 @@ int drmtop_bpf_snapshot(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
 	if (err < 0)
 		goto fail;
 
+	known = shared_events(b, &events);
 	err = read_clients(b, s);
 	if (!err)
-		err = compute_shared(b, s);
+		err = compute_shared(b, s, known, events);
 	if (!err)
 		err = save_state(b, &sv);
 	if (err)

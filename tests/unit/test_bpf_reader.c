@@ -576,6 +576,64 @@ static void test_shared_bytes_counted_again_only_when_they_change(void **state)
 	drmtop_bpf_close(b);
 }
 
+/* Client @uid opens once the clients walk has returned @after entries, sharing object 0xc000. */
+struct late_sharer {
+	struct drmtop_bpf *b;
+	__u64 uid;
+	unsigned int after, seen;
+};
+
+static void open_late_sharer(void *ctx, int fd, const void *last_key, unsigned int returned)
+{
+	struct late_sharer *ls = ctx;
+	struct drmtop_client c = client(ls->uid);
+	struct drmtop_handle_key k = { .file = c.file, .handle = 1 };
+	struct drmtop_handle h = { .obj = 0xc000, .size = SHARED_SZ, .uid = ls->uid };
+
+	(void)last_key;
+	if (fd != ls->b->map_fd[MAP_CLIENTS] || (ls->seen += returned) != ls->after)
+		return;
+	assert_int_equal(bpf_map_update_elem(fd, &c.file, &c, BPF_NOEXIST), 0);
+	assert_int_equal(bpf_map_update_elem(ls->b->map_fd[MAP_HANDLES], &k, &h, BPF_NOEXIST), 0);
+	bump_counter(ls->b, DRMTOP_CNT_SHARED_EVENTS);
+}
+
+/*
+ * A client that opens and imports a shared buffer after the reader read the clients map, the
+ * tracer counting that event before the reader read the counter: were the counter read after
+ * the clients, that snapshot's count (without the client) would be taken as current until the
+ * next event, and the client shown sharing nothing. Tried at several addresses until one the
+ * clients walk has passed already.
+ */
+static void test_shared_bytes_of_a_client_opened_mid_snapshot(void **state)
+{
+	struct drmtop_bpf_snapshot s;
+	bool missed = false;
+	__u64 uid;
+
+	(void)state;
+	for (uid = 3; uid < 64 && !missed; uid++) {
+		struct drmtop_bpf *b = fake_tracer();
+		struct late_sharer ls = { .b = b, .uid = uid, .after = 2 };
+
+		put_client(b, 1);
+		put_client(b, 2);
+		share_objects(b, 1);
+		b->walk_test.hook = open_late_sharer;
+		b->walk_test.ctx = &ls;
+		assert_int_equal(drmtop_bpf_snapshot(b, &s), 0);
+		missed = s.n_clients == 2;
+		drmtop_bpf_snapshot_free(&s);
+		if (missed) {
+			b->walk_test.hook = NULL;
+			expect_shared(b, uid, SHARED_SZ, 2, "the snapshot after it opened");
+		}
+		drmtop_bpf_close(b);
+	}
+	if (!missed)
+		fail_msg("every address tried was read by the clients walk after the client opened");
+}
+
 /*
  * A job running on a ring: its running time and the snapshot's time are one instant, so busy
  * time up to taken_ns never exceeds the wall time up to it (no rate above 100 %).
@@ -1583,6 +1641,7 @@ int main(void)
 		cmocka_unit_test(test_clients_close_mid_walk),
 		cmocka_unit_test(test_shared_bytes_handles_released_mid_walk),
 		cmocka_unit_test(test_shared_bytes_counted_again_only_when_they_change),
+		cmocka_unit_test(test_shared_bytes_of_a_client_opened_mid_snapshot),
 		cmocka_unit_test(test_refresh_calls_not_per_handle),
 		cmocka_unit_test(test_running_time_at_taken_ns),
 		cmocka_unit_test(test_running_on_the_scheduler_now_at_the_address),
