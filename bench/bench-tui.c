@@ -78,7 +78,8 @@ int main(int argc, char **argv)
 		perror(argv[optind]);
 		_exit(127);
 	}
-	if (!drain(fd, bench_now_ns() + (uint64_t)(warm * 1e9), &drawn) || bench_read_cpu(pid, &a)) {
+	if (!drain(fd, bench_now_ns() + (uint64_t)(warm * 1e9), &drawn) ||
+	    bench_read_cpu(pid, &a)) {
 		fprintf(stderr, "bench-tui: %s ended during the warm-up (%llu bytes drawn)\n",
 			argv[optind], drawn);
 		goto fail;
@@ -98,8 +99,8 @@ int main(int argc, char **argv)
 	}
 	secs = (b.wall_ns - a.wall_ns) / 1e9;
 	printf("tui secs=%.1f cpu_ms_per_s=%.2f sched_ms_per_s=%.2f drawn_kib=%llu hwm_kib=%lu\n",
-	       secs, (b.ticks - a.ticks) * 1000.0 / hz / secs, (b.sched_ns - a.sched_ns) / 1e6 / secs,
-	       (drawn - drawn_at_a) / 1024, hwm);
+	       secs, (b.ticks - a.ticks) * 1000.0 / hz / secs,
+	       (b.sched_ns - a.sched_ns) / 1e6 / secs, (drawn - drawn_at_a) / 1024, hwm);
 	return 0;
 fail:
 	kill(pid, SIGTERM);
