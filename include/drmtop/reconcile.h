@@ -50,7 +50,11 @@ struct drmtop_engine_view {
 	 */
 	uint64_t inflight_low_delta_ns, inflight_high_delta_ns;
 	double inflight_low_pct, inflight_high_pct;	/* the same, 100 * ns / interval */
-	__u64 lat_hist[DRMTOP_LAT_BUCKETS];	/* queue-to-run latency since attach */
+	/*
+	 * Queue-to-run latency since attach, DRMTOP_LAT_BUCKETS counts; NULL until a ring of it
+	 * has one (inline, 256 bytes an engine were 4.9 MB of views at 5,000 idle clients).
+	 */
+	__u64 *lat_hist;
 };
 
 /* How a BPF client was tied to its fdinfo client. */

@@ -57,12 +57,14 @@ struct drmtop_reconciler *drmtop_reconciler_new()
 	return calloc(1, sizeof(struct drmtop_reconciler));
 }
 
+static void free_engines(struct drmtop_client_view *v);
+
 static void clear_views(struct drmtop_reconciler *r)
 {
 	size_t i;
 
 	for (i = 0; i < r->nr_views; i++) {
-		free(r->views[i].engines);
+		free_engines(&r->views[i]);
 		free(r->rings[i].v);
 	}
 	free(r->views);
@@ -97,14 +99,21 @@ static int cmp_prev(const void *a, const void *b)
 	return 0;
 }
 
-static void add_ring(struct drmtop_engine_view *ev, const struct ring_rate *rr, __u64 dt_ns)
+static int add_ring(struct drmtop_engine_view *ev, const struct ring_rate *rr, __u64 dt_ns)
 {
 	size_t b;
 
 	ev->busy_ns += rr->e->busy_ns;
 	ev->jobs += rr->e->jobs;
 	ev->start_slack_ns += rr->e->start_slack_ns;
-	for (b = 0; b < DRMTOP_LAT_BUCKETS; b++)
+	for (b = 0; b < DRMTOP_LAT_BUCKETS && !rr->e->lat_hist[b]; b++)
+		;
+	if (b < DRMTOP_LAT_BUCKETS && !ev->lat_hist) {
+		ev->lat_hist = calloc(DRMTOP_LAT_BUCKETS, sizeof(*ev->lat_hist));
+		if (!ev->lat_hist)
+			return -ENOMEM;
+	}
+	for (; b < DRMTOP_LAT_BUCKETS; b++)
 		ev->lat_hist[b] += rr->e->lat_hist[b];
 	if (rr->has_rate && dt_ns) {
 		ev->has_rate = true;
@@ -118,6 +127,18 @@ static void add_ring(struct drmtop_engine_view *ev, const struct ring_rate *rr, 
 		ev->inflight_low_pct = 100.0 * (double)ev->inflight_low_delta_ns / (double)dt_ns;
 		ev->inflight_high_pct = 100.0 * (double)ev->inflight_high_delta_ns / (double)dt_ns;
 	}
+	return 0;
+}
+
+static void free_engines(struct drmtop_client_view *v)
+{
+	size_t i;
+
+	for (i = 0; i < v->nr_engines; i++)
+		free(v->engines[i].lat_hist);
+	free(v->engines);
+	v->engines = NULL;
+	v->nr_engines = 0;
 }
 
 static struct drmtop_engine_view *find_engine(struct drmtop_client_view *v, const char *name)
@@ -144,8 +165,7 @@ static int group_engines(struct drmtop_reconciler *r, size_t vi, const struct dr
 	const char **names;
 	const char *driver;
 
-	free(v->engines);
-	v->nr_engines = 0;
+	free_engines(v);
 	v->engines = calloc(max ? max : 1, sizeof(*v->engines));
 	names = calloc(nr_fd ? nr_fd : 1, sizeof(*names));
 	if (!v->engines || !names) {
@@ -178,7 +198,10 @@ static int group_engines(struct drmtop_reconciler *r, size_t vi, const struct dr
 		/* One ring that may include time not executed makes the engine's figure so. */
 		if (timing == DRMTOP_TIMING_OCCUPANCY)
 			ev->timing = DRMTOP_TIMING_OCCUPANCY;
-		add_ring(ev, rr, r->dt_ns);
+		if (add_ring(ev, rr, r->dt_ns)) {
+			free(names);
+			return -ENOMEM;
+		}
 	}
 	free(names);
 	return 0;

@@ -77,6 +77,57 @@ static void test_driver_table_groups_rings(void **state)
 }
 
 /*
+ * Queue-to-run latency: an engine's buckets are the sum over its rings, into the model; an
+ * engine whose rings ran no job holds none (not 256 bytes of zeros in every view and model
+ * engine: 4.9 and 2.9 MB at 5,000 idle clients).
+ */
+static void test_latency_summed_over_rings_and_only_where_jobs_ran(void **state)
+{
+	struct drmtop_reconciler *r = drmtop_reconciler_new();
+	struct drmtop_model m = { 0 };
+	struct drmtop_model_client *mc;
+	struct drmtop_bpf_snapshot s;
+	struct fake_fdinfo fi;
+	struct fake_bpf b;
+	const struct drmtop_client_view *v;
+
+	(void)state;
+	fake_fdinfo_init(&fi, 42, "gfx", 10.0, 0, 100, 3);
+	fi.c.info.driver = "amdgpu";
+	fi.eng[1] = fi.eng[0];
+	fi.eng[1].name = "compute";
+	fi.usage[1] = fi.usage[0];
+	fi.c.info.nr_engines = 2;
+	fake_bpf_init(&b, 1, 0x1000, 42, 0);
+	fake_ring(&b, 0xa, "gfx_0.0.0", 100, 1);
+	fake_ring(&b, 0xb, "gfx_0.1.0", 100, 1);
+	b.eng[0].lat_hist[10] = 3;
+	b.eng[1].lat_hist[10] = 2;
+	b.eng[1].lat_hist[20] = 1;
+	fake_snap(&s, &b.bc, 1, 1000);
+	assert_int_equal(drmtop_reconcile(r, &s, &fi.c, 1), 0);
+	v = drmtop_reconciled_for(r, 0);
+	assert_non_null(v);
+	assert_string_equal(v->engines[0].name, "gfx");
+	assert_non_null(v->engines[0].lat_hist);
+	assert_int_equal(v->engines[0].lat_hist[10], 5);
+	assert_int_equal(v->engines[0].lat_hist[20], 1);
+	assert_string_equal(v->engines[1].name, "compute");
+	assert_null(v->engines[1].lat_hist);
+	mc = modeled(&m, r, &s, &fi.c);
+	assert_string_equal(mc->engines[0].name, "gfx");
+	assert_non_null(mc->engines[0].bpf.lat_hist);
+	assert_int_equal(mc->engines[0].bpf.lat_hist[10], 5);
+	assert_int_equal(mc->engines[0].bpf.lat_hist[20], 1);
+	assert_int_equal(mc->engines[0].bpf.lat_hist[11], 0);
+	assert_string_equal(mc->engines[1].name, "compute");
+	assert_true(mc->engines[1].in_bpf);
+	assert_null(mc->engines[1].bpf.lat_hist);
+	drmtop_model_fini(&m);
+	drmtop_reconciler_free(r);
+}
+
+/*
  * xe: one scheduler per exec queue ("rcs5", GuC id 5) feeds the rcs class; run -> done is
  * occupancy, so a tracer figure above fdinfo's is expected, one below it is still a finding.
  */
@@ -497,6 +548,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_driver_table_groups_rings),
+		cmocka_unit_test(test_latency_summed_over_rings_and_only_where_jobs_ran),
 		cmocka_unit_test(test_occupancy_is_not_a_lie),
 		cmocka_unit_test(test_match_by_id_rates_and_agreement),
 		cmocka_unit_test(test_misreport_is_flagged),
