@@ -210,8 +210,11 @@ const char *drm_scan_node_key(struct drm_scan *scan, dev_t rdev);
  * the scanner sees it from outside), each also with the " (deleted)" suffix d_path adds when
  * the node was removed after open (hot unplug, a container's /dev gone).
  * Refused: pseudo files, whose text is not a path ("socket:[N]", "pipe:[N]", "anon_inode:...",
- * "net:[N]") or is a made-up one ("/memfd:x (deleted)", "/dmabuf:", "/SYSV..."), and every
- * other path. The price: a DRM node mknod()ed outside any dev directory is not found.
+ * "net:[N]") or is a made-up one ("/memfd:x (deleted)", "/dmabuf:", "/SYSV..."), the nodes of
+ * every process's standard descriptors (/dev/null, /dev/zero, /dev/full, /dev/random,
+ * /dev/urandom, /dev/tty..., /dev/console, /dev/ptmx, /dev/kmsg, /dev/pts/N, /dev/hvcN), and
+ * every other path. The price: a DRM node mknod()ed outside any dev directory, or under one of
+ * those names, is not found.
  * Link texts as printed by d_path() on 6.1, 6.12 and the host's 6.18.
  */
 bool drm_fd_link_may_be_node(const char *link, size_t len);

@@ -383,12 +383,27 @@ static void fill_regions(struct build *b, struct drmtop_model_client *mc,
 }
 
 /* Engines of a client fdinfo reports: its own, then the tracer's engines it does not print. */
+/* Whether the tracer's engine @ev is one fdinfo's @fi prints: then they are one engine. */
+static bool fd_engine_named(const struct drm_fdinfo *fi, const struct drmtop_engine_view *ev)
+{
+	size_t i;
+
+	for (i = 0; i < fi->nr_engines && ev->in_fdinfo; i++)
+		if (!strcmp(fi->engines[i].name, ev->name))
+			return true;
+	return false;
+}
+
 static void fill_engines(struct build *b, struct drmtop_model_client *mc,
 			 const struct drm_client *c, const struct drmtop_client_view *v,
 			 uint64_t bpf_start, uint64_t bpf_end)
 {
 	const struct drm_fdinfo *fi = &c->info;
-	size_t i, j, max = fi->nr_engines + (v ? v->nr_engines : 0);
+	size_t i, j, max = fi->nr_engines;
+
+	/* the tracer's view holds fdinfo's engines too: room for the others only (3 MB) */
+	for (j = 0; v && j < v->nr_engines; j++)
+		max += !fd_engine_named(fi, &v->engines[j]);
 
 	mc->engines = alloc_array(b, max, sizeof(*mc->engines));
 	if (!mc->engines)

@@ -446,7 +446,11 @@ static void link_text_rule(void **state)
 		{ "/dev/dri/card1 (deleted)", true },	/* unplugged after open */
 		{ "/dev/accel/accel0", true },
 		{ "/dev/gpu0", true },			/* renamed by a udev rule */
-		{ "/dev/null", true },			/* stat()ed, cheap: devtmpfs */
+		{ "/dev/null", false },			/* a standard descriptor's node */
+		{ "/dev/pts/3", false },
+		{ "/dev/ttyS0", false },
+		{ "/dev/urandom (deleted)", false },
+		{ "/dev/nullx", true },			/* not the standard name */
 		{ "/srv/chroot/dev/dri/card0", true },	/* chroot seen from outside */
 		{ "/var/lib/lxc/c1/rootfs/dev/accel/accel0 (deleted)", true },
 		{ "/home/u/dev/notes.txt", false },	/* a user's "dev" directory on NFS */
