@@ -18,6 +18,18 @@
 
 #include "bench-common.h"
 
+/* The first bytes the command drew, printable: what a command that ended at once said. */
+static char first[128];
+
+static void keep_first(const char *buf, size_t n, unsigned long long drawn)
+{
+	size_t i, at = strlen(first);
+
+	for (i = 0; i < n && drawn + i < sizeof(first) - 1 && at < sizeof(first) - 1; i++)
+		first[at++] = buf[i] >= 0x20 && buf[i] < 0x7f ? buf[i] : ' ';
+	first[at] = 0;
+}
+
 /* Reads and drops what the command drew until @until_ns; false if it ended first. */
 static bool drain(int fd, uint64_t until_ns, unsigned long long *drawn)
 {
@@ -36,6 +48,7 @@ static bool drain(int fd, uint64_t until_ns, unsigned long long *drawn)
 		n = read(fd, buf, sizeof(buf));
 		if (n <= 0)
 			return false;
+		keep_first(buf, (size_t)n, *drawn);
 		*drawn += (unsigned long long)n;
 	}
 	return true;
@@ -80,8 +93,8 @@ int main(int argc, char **argv)
 	}
 	if (!drain(fd, bench_now_ns() + (uint64_t)(warm * 1e9), &drawn) ||
 	    bench_read_cpu(pid, &a)) {
-		fprintf(stderr, "bench-tui: %s ended during the warm-up (%llu bytes drawn)\n",
-			argv[optind], drawn);
+		fprintf(stderr, "bench-tui: %s ended during the warm-up, having drawn %llu bytes: '%s'\n",
+			argv[optind], drawn, first);
 		goto fail;
 	}
 	drawn_at_a = drawn;

@@ -156,7 +156,12 @@ expect "peers, 2 repetitions" "$T/peersfew/out" "refresh vs gputop, nvtop" \
 { echo "$quiet"; peers 0.90 0.90 4 gputop; } | canned "$T/peersgone" 6 1.20 1.10 0.97 1.01 1.05
 judge "$T/peersgone"
 expect "peers, no gputop" "$T/peersgone/out" "refresh vs gputop, nvtop" \
-	"nvtop 0\.90 .*  not measured: gputop did not run \(BENCH_PEERS_ROOT\)"
+	"nvtop 0\.90 \[0\.90-0\.90\] n=4; gputop did not run +met"
+{ echo "$quiet"; echo "peers missing_gputop all 1 1"; echo "peers missing_nvtop all 1 1"; } |
+	canned "$T/peersnone" 6 1.20 1.10 0.97 1.01 1.05
+judge "$T/peersnone"
+expect "peers, none ran" "$T/peersnone/out" "refresh vs gputop, nvtop" \
+	"  not measured: gputop and nvtop did not run \(BENCH_PEERS_ROOT\)"
 
 # Each figure just past its limit: not met.
 { echo "$quiet"; refresh_scale 0.55 5000 33000; } | canned "$T/notmet" 6 1.26 1.16 0.94 1.06 1.06
