@@ -155,9 +155,9 @@ test: all
 	@rm -rf $(RESULTS) && mkdir -p $(RESULTS)
 	@$(MAKE) --no-print-directory -k -j$(TEST_JOBS) test-build || true
 	@$(MAKE) --no-print-directory -k unit-test $(TEST_HOST) || true
-	@$(MAKE) --no-print-directory -k -j$(TEST_JOBS) --output-sync=recurse \
+	@$(MAKE) --no-print-directory -k -j$(TEST_JOBS) --output-sync=recurse VM_SID_BUILT=1 \
 		$(filter $(TEST_TARGETS),$(TEST_PARALLEL)) || true
-	@$(MAKE) --no-print-directory -k -j$(TEST_JOBS) --output-sync=recurse \
+	@$(MAKE) --no-print-directory -k -j$(TEST_JOBS) --output-sync=recurse VM_SID_BUILT=1 \
 		$(filter $(TEST_TARGETS),$(TEST_TIMED)) || true
 	@scripts/summarise-tests.sh $(RESULTS) unit $(TEST_TARGETS)
 

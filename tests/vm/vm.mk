@@ -130,10 +130,16 @@ vm-test-$(1)-timed:
 	$$(call vm_test_recipe,$(1),timed)
 endef
 $(foreach k,$(VM_KERNELS),$(eval $(call vm_test_stages,$(k),vm-deps)))
+# make test builds every sid kernel's simgpu in its build phase, beside the host's builds
+# (TEST_BUILD), then runs the pools with VM_SID_BUILT=1: a stage that built its own (a phony
+# prerequisite, run when the stage starts) held a pool slot for the chroot's making and the
+# build, and made its stage start after others queued meanwhile.
+VM_SID_DEP = $(if $(VM_SID_BUILT),,$(VM_SIMGPU_DEP:simgpu-modules=simgpu-sid-$(1)))
+TEST_BUILD += $(if $(VM_SIMGPU_DEP),$(addprefix simgpu-sid-,$(VM_SID_KERNELS) $(VM_RT_KERNELS)))
 $(foreach k,$(VM_SID_KERNELS),$(eval $(call vm_test_stages,$(k),all \
-	$(VM_SIMGPU_DEP:simgpu-modules=simgpu-sid-$(k)) $$$$(VM_TEST_DEPS))))
+	$(call VM_SID_DEP,$(k)) $$$$(VM_TEST_DEPS))))
 $(foreach k,$(VM_RT_KERNELS),$(eval vm-test-$(k): all \
-	$(VM_SIMGPU_DEP:simgpu-modules=simgpu-sid-$(k)) $$$$(VM_TEST_DEPS)))
+	$(call VM_SID_DEP,$(k)) $$$$(VM_TEST_DEPS)))
 $(addprefix vm-test-,$(VM_RT_KERNELS)):
 	$(call vm_test_recipe,$(@:vm-test-%=%),)
 
