@@ -33,6 +33,19 @@ static struct drmtop_model_client *modeled(struct drmtop_model *m, struct drmtop
 	return &m->clients[0];
 }
 
+/* An amdgpu client (id 42) printing gfx and compute; the tracer's client of it, ring gfx_0.0.0. */
+static void amdgpu_client(struct fake_fdinfo *fi, struct fake_bpf *b)
+{
+	fake_fdinfo_init(fi, 42, "gfx", 10.0, 0, 100, 3);
+	fi->c.info.driver = "amdgpu";
+	fi->eng[1] = fi->eng[0];
+	fi->eng[1].name = "compute";
+	fi->usage[1] = fi->usage[0];
+	fi->c.info.nr_engines = 2;
+	fake_bpf_init(b, 1, 0x1000, 42, 0);
+	fake_ring(b, 0xa, "gfx_0.0.0", 100, 1);
+}
+
 /*
  * amdgpu's rings feed engines by the driver table, not by name prefix: comp_1.0.0 feeds compute
  * and sdma0 feeds dma (the old prefix rule left both as engines of their own); a ring no rule
@@ -47,14 +60,7 @@ static void test_driver_table_groups_rings(void **state)
 	const struct drmtop_client_view *v;
 
 	(void)state;
-	fake_fdinfo_init(&fi, 42, "gfx", 10.0, 0, 100, 3);
-	fi.c.info.driver = "amdgpu";
-	fi.eng[1] = fi.eng[0];
-	fi.eng[1].name = "compute";
-	fi.usage[1] = fi.usage[0];
-	fi.c.info.nr_engines = 2;
-	fake_bpf_init(&b, 1, 0x1000, 42, 0);
-	fake_ring(&b, 0xa, "gfx_0.0.0", 100, 1);
+	amdgpu_client(&fi, &b);
 	fake_ring(&b, 0xb, "comp_1.0.0", 200, 2);
 	fake_ring(&b, 0xc, "sdma0", 300, 3);
 	fake_ring(&b, 0xd, "mystery", 400, 4);
@@ -92,14 +98,7 @@ static void test_latency_summed_over_rings_and_only_where_jobs_ran(void **state)
 	const struct drmtop_client_view *v;
 
 	(void)state;
-	fake_fdinfo_init(&fi, 42, "gfx", 10.0, 0, 100, 3);
-	fi.c.info.driver = "amdgpu";
-	fi.eng[1] = fi.eng[0];
-	fi.eng[1].name = "compute";
-	fi.usage[1] = fi.usage[0];
-	fi.c.info.nr_engines = 2;
-	fake_bpf_init(&b, 1, 0x1000, 42, 0);
-	fake_ring(&b, 0xa, "gfx_0.0.0", 100, 1);
+	amdgpu_client(&fi, &b);
 	fake_ring(&b, 0xb, "gfx_0.1.0", 100, 1);
 	b.eng[0].lat_hist[10] = 3;
 	b.eng[1].lat_hist[10] = 2;
