@@ -23,7 +23,6 @@ struct build {
 	struct drmtop_model *m;
 	const struct drmtop_model_input *in;
 	struct drmtop_model_pool *pool;
-	struct strmap node_keys;	/* "major:minor" -> device key of the tracer's clients */
 	struct strmap shared_strs;	/* a string many clients name once: its copy in the pool */
 	bool oom;
 };
@@ -164,21 +163,9 @@ static const char *node_name(struct build *b, dev_t rdev)
  */
 static const char *node_dev_key(struct build *b, __u32 major_nr, __u32 minor_nr)
 {
-	static const char unknown[] = "";
-	const char *key, *found;
-	char name[32];
-
 	if (!b->in->node_key || (!major_nr && !minor_nr))
 		return NULL;
-	snprintf(name, sizeof(name), "%u:%u", major_nr, minor_nr);
-	key = strmap_get(&b->node_keys, name);
-	if (!key) {
-		found = b->in->node_key(b->in->node_key_ctx, makedev(major_nr, minor_nr));
-		key = found ? copy_str(b, found) : unknown;
-		if (key && strmap_put(&b->node_keys, name, (void *)key))
-			b->oom = true;
-	}
-	return key && *key ? key : NULL;
+	return shared_str(b, b->in->node_key(b->in->node_key_ctx, makedev(major_nr, minor_nr)));
 }
 
 /*
@@ -382,18 +369,18 @@ static void fill_regions(struct build *b, struct drmtop_model_client *mc,
 	mc->mem_total = drm_fdinfo_total_bytes(fi, &mc->has_mem);
 }
 
-/* Engines of a client fdinfo reports: its own, then the tracer's engines it does not print. */
-/* Whether the tracer's engine @ev is one fdinfo's @fi prints: then they are one engine. */
-static bool fd_engine_named(const struct drm_fdinfo *fi, const struct drmtop_engine_view *ev)
+/* The index of the engine of @fi that is the tracer's engine @ev, or fi->nr_engines: none. */
+static size_t fd_engine_of(const struct drm_fdinfo *fi, const struct drmtop_engine_view *ev)
 {
 	size_t i;
 
 	for (i = 0; i < fi->nr_engines && ev->in_fdinfo; i++)
 		if (!strcmp(fi->engines[i].name, ev->name))
-			return true;
-	return false;
+			return i;
+	return fi->nr_engines;
 }
 
+/* Engines of a client fdinfo reports: its own, then the tracer's engines it does not print. */
 static void fill_engines(struct build *b, struct drmtop_model_client *mc,
 			 const struct drm_client *c, const struct drmtop_client_view *v,
 			 uint64_t bpf_start, uint64_t bpf_end)
@@ -403,7 +390,7 @@ static void fill_engines(struct build *b, struct drmtop_model_client *mc,
 
 	/* the tracer's view holds fdinfo's engines too: room for the others only (3 MB) */
 	for (j = 0; v && j < v->nr_engines; j++)
-		max += !fd_engine_named(fi, &v->engines[j]);
+		max += fd_engine_of(fi, &v->engines[j]) == fi->nr_engines;
 
 	mc->engines = alloc_array(b, max, sizeof(*mc->engines));
 	if (!mc->engines)
@@ -424,10 +411,10 @@ static void fill_engines(struct build *b, struct drmtop_model_client *mc,
 		const struct drmtop_engine_view *ev = &v->engines[j];
 		struct drmtop_model_engine *me = NULL;
 
-		for (i = 0; i < fi->nr_engines && ev->in_fdinfo; i++)
-			if (!strcmp(mc->engines[i].name, ev->name))
-				me = &mc->engines[i];
-		if (!me) {
+		i = fd_engine_of(fi, ev);
+		if (i < fi->nr_engines) {
+			me = &mc->engines[i];
+		} else {
 			me = &mc->engines[mc->nr_engines++];
 			me->name = shared_arr(b, ev->name, sizeof(ev->name));
 		}
@@ -1134,7 +1121,6 @@ int drmtop_model_build(struct drmtop_model *m, const struct drmtop_model_input *
 	b.pool = pool_new();
 	if (!b.pool)
 		return -ENOMEM;
-	strmap_init(&b.node_keys);
 	strmap_init(&b.shared_strs);
 	m->pool = b.pool;
 	m->realtime_ns = in->realtime_ns;
@@ -1165,7 +1151,6 @@ int drmtop_model_build(struct drmtop_model *m, const struct drmtop_model_input *
 		m->status = DRMTOP_STATUS_NO_CLIENT;
 	else
 		m->status = DRMTOP_STATUS_NO_DEVICE;
-	strmap_fini(&b.node_keys);
 	strmap_fini(&b.shared_strs);
 	if (b.oom) {
 		drmtop_model_fini(m);

@@ -496,8 +496,8 @@ static bool contains(const char *s, size_t len, const char *needle)
 static bool standard_node(const char *link, size_t len)
 {
 	static const char *const names[] = {
-		"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty",
-		"/dev/console", "/dev/ptmx", "/dev/kmsg",
+		"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/console",
+		"/dev/ptmx", "/dev/kmsg",
 	};
 	static const char *const prefixes[] = { "/dev/pts/", "/dev/tty", "/dev/hvc" };
 	size_t i;
