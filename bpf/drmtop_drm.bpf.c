@@ -58,9 +58,14 @@ int BPF_PROG(drmtop_file_alloc_enter)
  * Sends @c's close record to the reader. @seen false: the close itself was not seen (inferred
  * when its address came back), so its time is now and its memory what it last held.
  */
+/* Set by the loader: a quarter of the closed ring buffer's bytes (drmtop_close_wakeup). */
+const volatile __u64 drmtop_wake_bytes = DRMTOP_RINGBUF_BYTES / 4;
+__u64 drmtop_last_wake_ns;
+
 static __always_inline void drmtop_send_closed(const struct drmtop_client *c, bool seen)
 {
 	struct drmtop_client *rec = bpf_ringbuf_reserve(&closed, sizeof(*rec), 0);
+	__u64 now = bpf_ktime_get_ns();
 
 	if (!rec) {
 		drmtop_count(DRMTOP_CNT_RINGBUF_FULL);
@@ -68,10 +73,11 @@ static __always_inline void drmtop_send_closed(const struct drmtop_client *c, bo
 	}
 	__builtin_memcpy(rec, c, sizeof(*rec));
 	if (!seen || !(rec->flags & DRMTOP_CLIENT_CLOSING))
-		rec->close_ns = bpf_ktime_get_ns();
+		rec->close_ns = now;
 	rec->flags &= ~DRMTOP_CLIENT_CLOSING;
 	rec->flags |= DRMTOP_CLIENT_CLOSED;
-	bpf_ringbuf_submit(rec, 0);
+	bpf_ringbuf_submit(rec, drmtop_close_wakeup(&closed, now, &drmtop_last_wake_ns,
+						    drmtop_wake_bytes));
 }
 
 /*

@@ -270,3 +270,28 @@ int BPF_PROG(test_fake_kernel)
 	out_fake_kernel = (__u64)fake_kernel;
 	return 0;
 }
+
+/* Close records of test_close_wake: small, so a few records fill a quarter of it. */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4096);
+} closed SEC(".maps");
+
+__u64 last_wake_ns;
+__u64 out_wake_flags;
+
+/* A close record of client @uid reserved at @now and submitted as drmtop_send_closed() does. */
+SEC("raw_tp/drmtop_test_close_wake")
+int BPF_PROG(test_close_wake, __u64 now, __u64 wake_bytes, __u64 uid)
+{
+	struct drmtop_client *rec = bpf_ringbuf_reserve(&closed, sizeof(*rec), 0);
+
+	if (!rec)
+		return 1;
+	__builtin_memset(rec, 0, sizeof(*rec));
+	rec->uid = uid;
+	rec->flags = DRMTOP_CLIENT_CLOSED;
+	out_wake_flags = drmtop_close_wakeup(&closed, now, &last_wake_ns, wake_bytes);
+	bpf_ringbuf_submit(rec, out_wake_flags);
+	return 0;
+}

@@ -43,6 +43,12 @@
 #define DRMTOP_MAX_TIMELINES	1024	/* hardware fence contexts (execution units) */
 #define DRMTOP_RINGBUF_BYTES	(256 * 1024)
 /*
+ * A close record wakes the reader's drain thread at most once in this many ms, or when the ring
+ * buffer holds a quarter of its bytes (drmtop_close_wakeup); the drain thread takes what came
+ * without a wake-up this long after it last found records (bpf_drain.c).
+ */
+#define DRMTOP_DRAIN_WAKE_MS	25
+/*
  * (GPU, process) totals of the gpu_mem/gpu_mem_total tracepoint: fixed, not preallocated (the
  * tracepoint fires on a change of a process's total, never per job; Debian's x86 kernels do
  * not have it, and then the map stays empty).

@@ -3,8 +3,9 @@
  * bpf_drain.c: empties the closed-client ring buffer as it fills, not once a refresh. The ring
  * buffer holds about 1,500 close records: with a long refresh interval (-d 60) or a burst of
  * closes, records committed while it was full were lost (ringbuf_full). A thread blocked on the
- * ring buffer's epoll fd moves each record into the reader's queue (b->pending) as soon as the
- * kernel signals one; the next snapshot takes the whole queue. The queue is bounded
+ * ring buffer's epoll fd moves the records into the reader's queue (b->pending) when the kernel
+ * signals them (once in DRMTOP_DRAIN_WAKE_MS at most, bpf/drmtop_account.bpf.h) and on a timeout
+ * after that; the next snapshot takes the whole queue. The queue is bounded
  * (DRMTOP_BPF_PENDING_MAX records): a record beyond it is dropped and counted as a ring buffer
  * loss, never silently. One mutex serialises the two consumers of the ring buffer (this thread
  * and drmtop_bpf_snapshot, which drains what came since the thread last woke) and the queue.
@@ -56,17 +57,24 @@ static void *drain_main(void *arg)
 		{ .fd = ring_buffer__epoll_fd(b->rb), .events = POLLIN },
 		{ .fd = b->drain_stop_fd, .events = POLLIN },
 	};
+	int timeout = -1, n;
 
 	for (;;) {
-		if (poll(pfd, 2, -1) < 0 && errno != EINTR)
+		n = poll(pfd, 2, timeout);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 || pfd[1].revents)
 			break;
-		if (pfd[1].revents)
-			break;
-		if (!(pfd[0].revents & POLLIN))
+		if (n > 0 && !(pfd[0].revents & POLLIN))
 			continue;
 		pthread_mutex_lock(&b->drain_lock);
-		ring_buffer__consume(b->rb);
+		n = ring_buffer__consume(b->rb);
 		pthread_mutex_unlock(&b->drain_lock);
+		/*
+		 * A burst's records after the tracer's last wake-up come with none: taken on a
+		 * timeout while records come (drmtop_close_wakeup), without one when idle.
+		 */
+		timeout = n > 0 ? DRMTOP_DRAIN_WAKE_MS : -1;
 	}
 	return NULL;
 }

@@ -766,6 +766,60 @@ static void test_flags_concurrent_update(void **state)
 			 (unsigned long long)skel->bss->flags_broken, skel->bss->race_obj.flags);
 }
 
+static int count_record(void *ctx, void *data, size_t len)
+{
+	(void)data;
+	(void)len;
+	(*(int *)ctx)++;
+	return 0;
+}
+
+/* One close record of client @uid through test_close_wake; whether it woke the reader. */
+static bool close_wake(__u64 now, __u64 wake_bytes, __u64 uid)
+{
+	__u64 a[3] = { now, wake_bytes, uid };
+
+	run(skel->progs.test_close_wake, a, 3);
+	assert_true(skel->bss->out_wake_flags == BPF_RB_FORCE_WAKEUP ||
+		    skel->bss->out_wake_flags == BPF_RB_NO_WAKEUP);
+	return skel->bss->out_wake_flags == BPF_RB_FORCE_WAKEUP;
+}
+
+/*
+ * Close records wake the reader once in DRMTOP_DRAIN_WAKE_MS, or when the ring holds the bytes
+ * asked: a record sent without a wake-up is in the ring all the same, and a reader waiting on
+ * the ring is not woken for it (the drain thread's timeout takes it, test_bpf_reader.c).
+ */
+static void test_close_wakeup_batches(void **state)
+{
+	const __u64 ms = 1000000, t0 = 1000 * ms, window = DRMTOP_DRAIN_WAKE_MS * ms;
+	const size_t rec = sizeof(struct drmtop_client) + 8;	/* BPF_RINGBUF_HDR_SZ */
+	const __u64 wake = 5 * rec - 1;
+	struct ring_buffer *rb;
+	int got = 0, i;
+
+	(void)state;
+	rb = ring_buffer__new(bpf_map__fd(skel->maps.closed), count_record, &got, NULL);
+	assert_non_null(rb);
+	skel->bss->last_wake_ns = 0;
+	assert_true(close_wake(t0, wake, 1));
+	assert_int_equal(ring_buffer__poll(rb, 0), 1);
+	/* the reader caught up: it waits for the next wake-up */
+	assert_int_equal(ring_buffer__poll(rb, 0), 0);
+	assert_false(close_wake(t0 + ms, wake, 2));
+	assert_int_equal(ring_buffer__poll(rb, 0), 0);
+	assert_int_equal(ring_buffer__consume(rb), 1);
+	assert_false(close_wake(t0 + window - 1, wake, 3));
+	assert_true(close_wake(t0 + window, wake, 4));
+	assert_int_equal(ring_buffer__consume(rb), 2);
+	/* within one window: a wake-up when the ring holds what was asked, not before */
+	for (i = 1; i <= 5; i++)
+		assert_int_equal(close_wake(t0 + window + i, wake, 4 + i), i * rec >= wake);
+	assert_int_equal(ring_buffer__consume(rb), 5);
+	assert_int_equal(got, 9);
+	ring_buffer__free(rb);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -784,6 +838,7 @@ int main(void)
 		cmocka_unit_test(test_ring_reused_by_same_client),
 		cmocka_unit_test(test_busy_concurrent_done),
 		cmocka_unit_test(test_flags_concurrent_update),
+		cmocka_unit_test(test_close_wakeup_batches),
 	};
 
 	return cmocka_run_group_tests_name("bpf_account", tests, setup, teardown);

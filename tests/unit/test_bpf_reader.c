@@ -30,6 +30,7 @@
 #include "drmtop/cgroup_ids.h"
 #include "drmtop/model_build.h"
 #include "drmtop/record.h"
+#include "drmtop_test.skel.h"
 
 
 #define TEST_MAX	1024	/* entries per map: small maps walk the same way as big ones */
@@ -1313,6 +1314,59 @@ static void test_drain_thread_stops(void **state)
 	drmtop_bpf_close(b);
 }
 
+static size_t pending_of(struct drmtop_bpf *b)
+{
+	size_t n;
+
+	pthread_mutex_lock(&b->drain_lock);
+	n = b->n_pending;
+	pthread_mutex_unlock(&b->drain_lock);
+	return n;
+}
+
+/*
+ * Close records the tracer sends without waking the reader (all but one in DRMTOP_DRAIN_WAKE_MS,
+ * bpf/drmtop_account.bpf.h) reach the drain thread's queue by its timeout, with no snapshot to
+ * drain them: the records of a container that closed and went before the next refresh are named
+ * then. Sent by the tracer's own wake-up rule in bpf/drmtop_test.bpf.c, a close every 2 ms.
+ */
+static void test_drain_takes_records_sent_without_wakeup(void **state)
+{
+	struct drmtop_test_bpf *skel = drmtop_test_bpf__open_and_load();
+	struct drmtop_bpf *b = fake_tracer();
+	struct timespec two_ms = { .tv_nsec = 2000000 };
+	int i, quiet = 0, waited;
+
+	(void)state;
+	assert_non_null(skel);
+	ring_buffer__free(b->rb);
+	close(b->map_fd[MAP_CLOSED]);
+	b->map_fd[MAP_CLOSED] = dup(bpf_map__fd(skel->maps.closed));
+	b->rb = ring_buffer__new(b->map_fd[MAP_CLOSED], drmtop_bpf_on_closed, b, NULL);
+	assert_non_null(b->rb);
+	pthread_mutex_init(&b->drain_lock, NULL);
+	assert_int_equal(drmtop_bpf_drain_start(b), 0);
+	skel->bss->last_wake_ns = 0;
+	for (i = 1; i <= 10; i++) {
+		__u64 a[3] = { mono_ns(), 1 << 20, i };
+		LIBBPF_OPTS(bpf_test_run_opts, opts, .ctx_in = a, .ctx_size_in = sizeof(a));
+
+		assert_int_equal(bpf_prog_test_run_opts(bpf_program__fd(skel->progs.test_close_wake),
+							&opts), 0);
+		assert_int_equal(opts.retval, 0);
+		quiet += skel->bss->out_wake_flags == BPF_RB_NO_WAKEUP;
+		nanosleep(&two_ms, NULL);
+	}
+	if (!quiet)
+		fail_msg("every close woke the reader (a host too slow for 2 ms steps?)");
+	for (waited = 0; pending_of(b) < 10 && waited < 2000; waited += 2)
+		nanosleep(&two_ms, NULL);
+	assert_int_equal(pending_of(b), 10);
+	drmtop_bpf_drain_stop(b);
+	drmtop_bpf_close(b);
+	drmtop_test_bpf__destroy(skel);
+}
+
 /* Engine entries of @n clients from uid @first on, with the ring's name (no rings map lookup). */
 static void put_engines(struct drmtop_bpf *b, __u64 first, size_t n, __u64 busy)
 {
@@ -1658,6 +1712,7 @@ int main(void)
 		cmocka_unit_test(test_kernel_clients_take_their_device),
 		cmocka_unit_test(test_close_queue_bounded),
 		cmocka_unit_test(test_drain_thread_stops),
+		cmocka_unit_test(test_drain_takes_records_sent_without_wakeup),
 		cmocka_unit_test(test_snapshot_cost_does_not_grow_with_closed_clients),
 		cmocka_unit_test(test_pruned_objects_forgotten_with_their_device),
 		cmocka_unit_test(test_snapshot_cost_does_not_grow_with_rings),
