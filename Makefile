@@ -30,9 +30,10 @@ ALL_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARNFLAGS) $(CFLAGS) -Iinclude -I$(OUTPUT
 	$(LIBBPF_CFLAGS)
 ALL_LDFLAGS := $(LDFLAGS)
 
-# BPF: the one vmlinux.h (vmlinux + drm + gpu_sched module types) under vmlinux/.
+# BPF: the one vmlinux.h (vmlinux + drm + gpu_sched module types) under vmlinux/. The
+# checkout's path is mapped to . so that the BTF line info's file names do not depend on it.
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
-	-Ivmlinux -Iinclude $(LIBBPF_CFLAGS)
+	-fdebug-prefix-map=$(CURDIR)=. -Ivmlinux -Iinclude $(LIBBPF_CFLAGS)
 
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
 BPF_OBJS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/bpf/%.bpf.o,$(BPF_SRCS))
