@@ -202,78 +202,101 @@ static __always_inline __u64 drmtop_next_uid(void)
 
 /*
  * Records a DRM device (driver name, parent) the first time any hook meets it; returns its
- * entry, found with one lookup on every later call (every GEM object's init makes one).
+ * entry, found with one lookup on every later call (every GEM object's init makes one). @d
+ * holds what was read when it had to be made (the entry is NULL if the map refused it).
  */
 static __always_inline struct drmtop_device *drmtop_note_device(struct drm_device *dev,
-								int minor_index)
+								int minor_index,
+								struct drmtop_device *d)
 {
 	__u64 key = (__u64)dev;
-	struct drmtop_device d = {}, *dp;
+	struct drmtop_device *dp;
 	const char *name;
 
 	dp = bpf_map_lookup_elem(&devices, &key);
 	if (dp || !dev)
 		return dp;
-	d.parent_dev = (__u64)BPF_CORE_READ(dev, dev);
-	d.primary_index = minor_index;
+	d->parent_dev = (__u64)BPF_CORE_READ(dev, dev);
+	d->primary_index = minor_index;
 	name = BPF_CORE_READ(dev, driver, name);
 	if (name)
-		bpf_probe_read_kernel_str(d.driver, sizeof(d.driver), name);
-	if (drmtop_insert_lost(bpf_map_update_elem(&devices, &key, &d, BPF_NOEXIST)))
+		bpf_probe_read_kernel_str(d->driver, sizeof(d->driver), name);
+	if (drmtop_insert_lost(bpf_map_update_elem(&devices, &key, d, BPF_NOEXIST)))
 		drmtop_count(DRMTOP_CNT_DEVICES_FULL);
 	return bpf_map_lookup_elem(&devices, &key);
 }
 
 /*
- * The client of @file, created if missing: at drm_file_alloc (@late false), or at the first
- * hook that meets a drm_file opened before drmtop attached (@late true: the current task, or
- * @task if given, is the first user seen, not necessarily the opener).
+ * A new client of @file in @c, as @task (NULL: the current task) sees it: at drm_file_alloc
+ * (@late false), or at the first hook that meets a drm_file opened before drmtop attached (@late
+ * true: the current task, or @task, is the first user seen, not necessarily the opener). The
+ * driver's name and the GPU are the device entry's: no string read per open.
  */
+static __always_inline void drmtop_client_fill(struct drmtop_client *c, struct drm_file *file,
+					       bool late, struct task_struct *task)
+{
+	struct drm_minor *minor = BPF_CORE_READ(file, minor);
+	struct drmtop_device fresh = {}, *d;
+	struct drm_device *dev;
+	__u64 pid_tgid;
+	__u32 devt;
+
+	c->file = (__u64)file;
+	c->uid = drmtop_next_uid();
+	c->open_ns = bpf_ktime_get_ns();
+	if (task) {
+		c->tgid = drmtop_ns_tgid(task);
+		c->pid = BPF_CORE_READ(task, pid);
+		bpf_probe_read_kernel_str(c->comm, sizeof(c->comm), &task->comm);
+	} else {
+		pid_tgid = bpf_get_current_pid_tgid();
+		c->tgid = drmtop_pidns_ino ?
+			drmtop_ns_tgid((struct task_struct *)bpf_get_current_task()) :
+			pid_tgid >> 32;
+		c->pid = (__u32)pid_tgid;
+		bpf_get_current_comm(c->comm, sizeof(c->comm));
+		c->cgroup_id = bpf_get_current_cgroup_id();
+	}
+	c->flags = late ? DRMTOP_CLIENT_LATE : 0;
+	c->minor_index = minor ? BPF_CORE_READ(minor, index) : -1;
+	devt = BPF_CORE_READ(minor, kdev, devt);
+	c->dev_major = devt >> 20;
+	c->dev_minor = devt & 0xfffff;
+	dev = BPF_CORE_READ(minor, dev);
+	c->drm_dev = (__u64)dev;
+	d = drmtop_note_device(dev, c->minor_index, &fresh);
+	if (d) {
+		c->parent_dev = d->parent_dev;
+		__builtin_memcpy(c->driver, d->driver, sizeof(c->driver));
+	} else {
+		c->parent_dev = fresh.parent_dev;
+		__builtin_memcpy(c->driver, fresh.driver, sizeof(c->driver));
+	}
+	if (bpf_core_field_exists(file->client_id))
+		c->client_id = BPF_CORE_READ(file, client_id);
+}
+
+/* Client @c is in the map now: counted if @late, and found by its id from jobs. */
+static __always_inline void drmtop_client_added(struct drmtop_client *c, bool late)
+{
+	if (late)
+		drmtop_count(DRMTOP_CNT_CLIENT_LATE);
+	if (c->client_id)
+		bpf_map_update_elem(&client_ids, &c->client_id, &c->file, BPF_ANY);
+}
+
+/* The client of @file, made if missing (drmtop_client_fill). */
 static __always_inline struct drmtop_client *drmtop_client_get_task(struct drm_file *file,
 								     bool late,
 								     struct task_struct *task)
 {
 	__u64 key = (__u64)file;
 	struct drmtop_client c = {}, *cp;
-	struct drm_minor *minor;
-	struct drm_device *dev;
-	const char *name;
-	__u64 id = 0;
-	__u32 devt;
 
 	cp = bpf_map_lookup_elem(&clients, &key);
 	if (cp || !file)
 		return cp;
-
-	c.file = key;
-	c.uid = drmtop_next_uid();
-	c.open_ns = bpf_ktime_get_ns();
-	if (task) {
-		c.tgid = drmtop_ns_tgid(task);
-		c.pid = BPF_CORE_READ(task, pid);
-		bpf_probe_read_kernel_str(c.comm, sizeof(c.comm), &task->comm);
-	} else {
-		c.tgid = drmtop_ns_tgid((struct task_struct *)bpf_get_current_task());
-		c.pid = (__u32)bpf_get_current_pid_tgid();
-		bpf_get_current_comm(c.comm, sizeof(c.comm));
-		c.cgroup_id = bpf_get_current_cgroup_id();
-	}
-	c.flags = late ? DRMTOP_CLIENT_LATE : 0;
-	minor = BPF_CORE_READ(file, minor);
-	c.minor_index = minor ? BPF_CORE_READ(minor, index) : -1;
-	devt = BPF_CORE_READ(minor, kdev, devt);
-	c.dev_major = devt >> 20;
-	c.dev_minor = devt & 0xfffff;
-	dev = BPF_CORE_READ(minor, dev);
-	c.drm_dev = (__u64)dev;
-	c.parent_dev = (__u64)BPF_CORE_READ(dev, dev);
-	name = BPF_CORE_READ(dev, driver, name);
-	if (name)
-		bpf_probe_read_kernel_str(c.driver, sizeof(c.driver), name);
-	if (bpf_core_field_exists(file->client_id))
-		id = BPF_CORE_READ(file, client_id);
-	c.client_id = id;
-
+	drmtop_client_fill(&c, file, late, task);
 	if (bpf_map_update_elem(&clients, &key, &c, BPF_NOEXIST)) {
 		/* a racing hook may have inserted it; anything else means the map is full */
 		cp = bpf_map_lookup_elem(&clients, &key);
@@ -281,11 +304,7 @@ static __always_inline struct drmtop_client *drmtop_client_get_task(struct drm_f
 			drmtop_count(DRMTOP_CNT_CLIENTS_FULL);
 		return cp;
 	}
-	if (late)
-		drmtop_count(DRMTOP_CNT_CLIENT_LATE);
-	if (id)
-		bpf_map_update_elem(&client_ids, &id, &key, BPF_ANY);
-	drmtop_note_device(dev, c.minor_index);
+	drmtop_client_added(&c, late);
 	return bpf_map_lookup_elem(&clients, &key);
 }
 

@@ -136,14 +136,28 @@ static __always_inline bool forget_client(__u64 key, bool seen)
 }
 
 /*
- * A client still in the map at an address drm_file_alloc hands out again closed unseen (the
- * release hooks were skipped, see drmtop_gem_release_exit, and so was drmtop_file_free): settle
- * it now, as closed, before the new file takes its key.
+ * The client of a new file, in one insert: a client still in the map at an address
+ * drm_file_alloc hands out again closed unseen (the release hooks were skipped, see
+ * drmtop_gem_release_exit, and so was drmtop_file_free) is settled then, as closed, and the new
+ * one takes its key.
  */
-static __always_inline void settle_unseen_close(__u64 key)
+static __always_inline void client_new(struct drm_file *file)
 {
-	if (forget_client(key, false))
-		drmtop_count(DRMTOP_CNT_CLOSE_INFERRED);
+	struct drmtop_client c = {};
+	__u64 key = (__u64)file;
+	long err;
+
+	drmtop_client_fill(&c, file, false, NULL);
+	err = bpf_map_update_elem(&clients, &key, &c, BPF_NOEXIST);
+	if ((int)err == -EEXIST) {
+		if (forget_client(key, false))
+			drmtop_count(DRMTOP_CNT_CLOSE_INFERRED);
+		err = bpf_map_update_elem(&clients, &key, &c, BPF_NOEXIST);
+	}
+	if (!err)
+		drmtop_client_added(&c, false);
+	else if (drmtop_insert_lost(err))
+		drmtop_count(DRMTOP_CNT_CLIENTS_FULL);
 }
 
 /*
@@ -156,8 +170,8 @@ static __always_inline void adopt_new_file(struct drm_file *file, struct drmtop_
 	struct drmtop_entity *e;
 	__u32 i;
 
-	settle_unseen_close(w.file);
-	drmtop_client_get(file, false);
+	if (file)
+		client_new(file);
 	if (!op || !op->active)
 		return;
 	op->active = 0;
@@ -172,11 +186,23 @@ static __always_inline void adopt_new_file(struct drm_file *file, struct drmtop_
 	}
 }
 
+/*
+ * Set by the loader: whether drmtop_file_alloc_enter and the entity hooks are loaded (kernels
+ * whose jobs do not carry drm_client_id), so that an open looks for the entities it made.
+ */
+const volatile bool drmtop_open_entities = true;
+
+static __always_inline struct drmtop_opening *opening_of_current(void)
+{
+	if (!drmtop_open_entities)
+		return NULL;
+	return bpf_task_storage_get(&opening, bpf_get_current_task_btf(), NULL, 0);
+}
+
 SEC("fexit/drm_file_alloc")
 int BPF_PROG(drmtop_file_alloc, struct drm_minor *minor, struct drm_file *ret)
 {
-	struct drmtop_opening *op = bpf_task_storage_get(&opening, bpf_get_current_task_btf(),
-							 NULL, 0);
+	struct drmtop_opening *op = opening_of_current();
 
 	if (test_drop_drm(0))
 		return 0;
@@ -233,7 +259,7 @@ int BPF_PROG(drmtop_open_exit, struct inode *inode, struct file *filp, int ret)
 	key = (__u64)file;
 	if (!file || bpf_map_lookup_elem(&clients, &key))
 		return 0;
-	adopt_new_file(file, bpf_task_storage_get(&opening, bpf_get_current_task_btf(), NULL, 0));
+	adopt_new_file(file, opening_of_current());
 	if (bpf_map_lookup_elem(&clients, &key))
 		drmtop_count(DRMTOP_CNT_OPEN_AT_DRM_OPEN);
 	return 0;
@@ -349,7 +375,9 @@ int BPF_PROG(drmtop_dev_unregister, struct drm_device *dev)
 
 static __always_inline struct drmtop_device *device_of(struct drm_device *dev)
 {
-	return drmtop_note_device(dev, -1);
+	struct drmtop_device fresh = {};
+
+	return drmtop_note_device(dev, -1, &fresh);
 }
 
 static __always_inline void mem_sub(__u64 *v, __u64 bytes)

@@ -398,6 +398,7 @@ static int load_drm(struct drmtop_bpf *b)
 	learn_job_client_ids(b, NULL);
 	skel->rodata->drmtop_pidns_ino = b->pidns_ino;
 	skel->rodata->drmtop_wake_bytes = drmtop_bpf_limit(&b->limits, DRMTOP_LIMIT_RINGBUF) / 4;
+	skel->rodata->drmtop_open_entities = !b->jobs_have_client_id;
 	bpf_object__for_each_program(p, skel->obj) {
 		char why[128];
 
