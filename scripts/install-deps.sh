@@ -33,8 +33,11 @@ as_root apt-get update -qq
 # shellcheck disable=SC2086
 as_root apt-get install -y -qq --no-install-recommends $PKGS >/dev/null
 
+if [ "$arch" != amd64 ]; then
+	echo "install-deps: done ($arch: drmtop builds here; the VM suites need an amd64 host)"
+	exit 0
+fi
 # The newest 6.12 kernel that bookworm carries, for the second VM suite.
-if [ "$arch" != amd64 ]; then echo "install-deps: done ($arch: no VM suite kernel headers)"; exit 0; fi
 k612=$(apt-cache search --names-only '^linux-headers-6\.12\.[0-9]+\+deb12-amd64$' |
 	awk '{print $1}' | sort -V | tail -n 1)
 if [ -n "$k612" ]; then
