@@ -18,7 +18,9 @@ VM_ARM64_CASES ?= 00-environment 10-simgpu-load 20-workload-selfcheck 39-bpf-tra
 VM_ARM64_CASE80_PARTS ?= v3d,lima,etnaviv,nouveau,powervr,panthor,rocket
 
 .PHONY: arm64 arm64-vm-deps vm-test-arm64
-arm64: $(OUTPUT)/drmtop
+# Every host BPF object: the stage compares each with the arm64 build's, and the test object is
+# no prerequisite of drmtop (a stale one failed the comparison after a plain make).
+arm64: $(OUTPUT)/drmtop $(BPF_OBJS)
 	@MAKE="$(MAKE)" $(STAGE_RUN) arm64 -- tests/arm64/run-arm64.sh $(OUTPUT) $(ARM64_DIR)
 
 # Everything the arm64 guest runs from the build: the programs, simgpu-smoke and simgpu (the
