@@ -54,23 +54,24 @@ int BPF_PROG(drmtop_file_alloc_enter)
 	return 0;
 }
 
-/*
- * Sends @c's close record to the reader. @seen false: the close itself was not seen (inferred
- * when its address came back), so its time is now and its memory what it last held.
- */
 /* Set by the loader: a quarter of the closed ring buffer's bytes (drmtop_close_wakeup). */
 const volatile __u64 drmtop_wake_bytes = DRMTOP_RINGBUF_BYTES / 4;
 __u64 drmtop_last_wake_ns;
 
+/*
+ * Sends @c's close record to the reader. @seen false: the close itself was not seen (inferred
+ * when its address came back), so its time is now and its memory what it last held.
+ */
 static __always_inline void drmtop_send_closed(const struct drmtop_client *c, bool seen)
 {
 	struct drmtop_client *rec = bpf_ringbuf_reserve(&closed, sizeof(*rec), 0);
-	__u64 now = bpf_ktime_get_ns();
+	__u64 now;
 
 	if (!rec) {
 		drmtop_count(DRMTOP_CNT_RINGBUF_FULL);
 		return;
 	}
+	now = bpf_ktime_get_ns();
 	__builtin_memcpy(rec, c, sizeof(*rec));
 	if (!seen || !(rec->flags & DRMTOP_CLIENT_CLOSING))
 		rec->close_ns = now;
@@ -170,8 +171,7 @@ static __always_inline void adopt_new_file(struct drm_file *file, struct drmtop_
 	struct drmtop_entity *e;
 	__u32 i;
 
-	if (file)
-		client_new(file);
+	client_new(file);
 	if (!op || !op->active)
 		return;
 	op->active = 0;

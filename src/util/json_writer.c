@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <math.h>
-#include <inttypes.h>
 #include <string.h>
 
 #include "drmtop/json_writer.h"
