@@ -348,8 +348,8 @@ static __always_inline bool drmtop_gpu_mem_report(void *totals, __u32 gpu_id, __
  * The bpf_ringbuf_submit() flags of a close record reserved in @ring at @now: a wake-up of the
  * reader only when none was sent for DRMTOP_DRAIN_WAKE_MS (*@last_wake_ns) or the ring holds
  * @wake_bytes, else none. The default, a wake-up whenever the reader had caught up, woke its
- * drain thread once per close: about 28 us of its CPU a close under TCG, more than the close
- * itself (6.12, bench-open); the thread takes the records it was not woken for on a timeout.
+ * drain thread once per close, a context switch per close under an open/close loop; the thread
+ * takes the records it was not woken for on a timeout.
  */
 static __always_inline __u64 drmtop_close_wakeup(void *ring, __u64 now, __u64 *last_wake_ns,
 						  __u64 wake_bytes)
