@@ -12,7 +12,7 @@ for f in src/views/*.c; do
 	deps=$($CC -std=c11 -D_GNU_SOURCE -Iinclude -Ibuild -MM "$f" | tr ' \\' '\n\n')
 	hits=$(printf '%s\n' "$deps" | grep -E "($forbidden)\$" || true)
 	if [ -n "$hits" ]; then
-		echo "layers: $f reaches $(echo $hits | tr '\n' ' ')"
+		echo "FAIL layers: $f reaches $(echo $hits | tr '\n' ' ')"
 		bad=1
 	fi
 done

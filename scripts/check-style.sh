@@ -32,7 +32,8 @@ for f in $files; do
 		esac
 	)
 	if [ -n "$problems" ]; then
-		printf '%s\n' "$problems"
+		# FAIL lines are what make test repeats after its totals, the tail CI shows.
+		printf '%s\n' "$problems" | sed 's/^/FAIL style: /'
 		failed=$((failed + 1))
 	else
 		passed=$((passed + 1))

@@ -63,6 +63,13 @@ else
 	bad "FAIL lines" "$(cat "$T/failing.out" "$T/summary")"
 fi
 
+# A stage failing without a FAIL line is still named after the totals, not left to be found.
+RESULTS=$T scripts/run-stage.py mute -- sh -c 'echo "oops"; echo "4 1" >"$RESULTS/mute"' >/dev/null
+scripts/summarise-tests.sh "$T" clean mute >"$T/summary" 2>&1
+[ "$(tail -n 1 "$T/summary")" = "mute: failed without a FAIL line; its own output, above, says why" ] &&
+	ok "a failing stage without FAIL lines named after the totals" ||
+	bad "stage without FAIL lines" "$(cat "$T/summary")"
+
 # Every stage's recipe goes through the wrapper: the recipes as make holds them.
 stages=$(make -s --no-print-directory -pRrq : 2>/dev/null | sed -n 's/^TEST_TARGETS := //p')
 unwrapped=

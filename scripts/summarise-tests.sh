@@ -22,6 +22,10 @@ for stage in "$@"; do
 done
 echo "$passed passed, $failed failed"
 for stage in ${failing:-}; do
-	sed "s/^/$stage: /" "$dir/$stage.fails" 2>/dev/null | head -n 4 | cut -c1-300
+	if [ -s "$dir/$stage.fails" ]; then
+		sed "s/^/$stage: /" "$dir/$stage.fails" | head -n 4 | cut -c1-300
+	else
+		echo "$stage: failed without a FAIL line; its own output, above, says why"
+	fi
 done
 [ "$failed" -eq 0 ]

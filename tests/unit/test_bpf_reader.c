@@ -1335,10 +1335,11 @@ static void test_drain_takes_records_sent_without_wakeup(void **state)
 	struct drmtop_test_bpf *skel = drmtop_test_bpf__open_and_load();
 	struct drmtop_bpf *b = fake_tracer();
 	struct timespec two_ms = { .tv_nsec = 2000000 };
-	int i, quiet = 0, waited;
+	int i, prog, quiet = 0, waited;
 
 	(void)state;
 	assert_non_null(skel);
+	prog = bpf_program__fd(skel->progs.test_close_wake);
 	ring_buffer__free(b->rb);
 	close(b->map_fd[MAP_CLOSED]);
 	b->map_fd[MAP_CLOSED] = dup(bpf_map__fd(skel->maps.closed));
@@ -1351,8 +1352,7 @@ static void test_drain_takes_records_sent_without_wakeup(void **state)
 		__u64 a[3] = { mono_ns(), 1 << 20, i };
 		LIBBPF_OPTS(bpf_test_run_opts, opts, .ctx_in = a, .ctx_size_in = sizeof(a));
 
-		assert_int_equal(bpf_prog_test_run_opts(bpf_program__fd(skel->progs.test_close_wake),
-							&opts), 0);
+		assert_int_equal(bpf_prog_test_run_opts(prog, &opts), 0);
 		assert_int_equal(opts.retval, 0);
 		quiet += skel->bss->out_wake_flags == BPF_RB_NO_WAKEUP;
 		nanosleep(&two_ms, NULL);
