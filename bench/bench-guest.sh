@@ -9,7 +9,7 @@
 #             off, "hooks" (drmtop -J -d 86400 --source bpf: tracer attached, no refresh in
 #             the window), "on" (drmtop -J -d 1 --source bpf: attached and refreshing) and
 #             "floor" (empty programs on the hooks drmtop attaches: bench-floor), in an order
-#             that changes every round
+#             that changes every round; drmtop_cpu: drmtop's own CPU during each loop
 #   progs     per-program cost from BPF stats (kernel.bpf_stats_enabled=1), per loop
 #   refresh   drmtop's CPU time per refresh, --source fdinfo vs --source bpf, with N
 #             sleeping processes and C clients
@@ -143,18 +143,35 @@ floor_stop() {
 
 trap 'top_stop; floor_stop; [ -n "${SPAWN_PID:-}" ] && kill $SPAWN_PID 2>/dev/null; rm -rf "$T"' EXIT
 
+# The run time of every thread of drmtop (its drain thread too), in ns: what it takes from the
+# loops on this guest, whose vCPUs share one host thread. 0 when drmtop is not running. (%.0f:
+# mawk's %d stops at 2^31 - 1, 2.1 s.)
+top_cpu_ns() {
+	[ -n "$TOP_PID" ] || { echo 0; return; }
+	cat /proc/"$TOP_PID"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { printf "%.0f\n", s }'
+}
+# loop METRIC FIELD PHASE ROUND PROGRAM ARGS...: one run of a loop program, its figure FIELD to
+# raw.tsv as METRIC; with drmtop running, also drmtop's CPU in ms per second of the loop.
+loop() {
+	_m=$1 _f=$2 _ph=$3 _rd=$4
+	shift 4
+	_c0=$(top_cpu_ns)
+	_t0=$(date +%s%N)
+	_r=$("$@") || log "$1: $_r"
+	_t1=$(date +%s%N)
+	_c1=$(top_cpu_ns)
+	raw overhead "$_m" "$_ph" "$_rd" "$(field "$_f" "$_r")"
+	[ -z "$TOP_PID" ] ||
+		raw drmtop_cpu "$_m" "$_ph" "$_rd" $(((_c1 - _c0) * 1000 / (_t1 - _t0)))
+}
+
 # loops PHASE ROUND: one run of each loop program; the figures go to raw.tsv.
 loops() {
-	r=$($B/bench-ioctl -D "$NODE" -t "$SECS" -k version) || log "bench-ioctl: $r"
-	raw overhead ioctl_version_ns "$1" "$2" "$(field ns_per_op "$r")"
-	r=$($B/bench-ioctl -D "$NODE" -t "$SECS" -k getcap) || log "bench-ioctl: $r"
-	raw overhead ioctl_getcap_ns "$1" "$2" "$(field ns_per_op "$r")"
-	r=$($B/bench-open -D "$NODE" -t "$SECS") || log "bench-open: $r"
-	raw overhead open_close_ns "$1" "$2" "$(field ns_per_op "$r")"
-	r=$($B/bench-gem -D "$NODE" -t "$SECS") || log "bench-gem: $r"
-	raw overhead gem_create_close_ns "$1" "$2" "$(field ns_per_op "$r")"
-	r=$($B/bench-jobs -D "$NODE" -t "$SECS" -c 6 -b 16) || log "bench-jobs: $r"
-	raw overhead jobs_per_s "$1" "$2" "$(field ops_per_s "$r")"
+	loop ioctl_version_ns ns_per_op "$1" "$2" $B/bench-ioctl -D "$NODE" -t "$SECS" -k version
+	loop ioctl_getcap_ns ns_per_op "$1" "$2" $B/bench-ioctl -D "$NODE" -t "$SECS" -k getcap
+	loop open_close_ns ns_per_op "$1" "$2" $B/bench-open -D "$NODE" -t "$SECS"
+	loop gem_create_close_ns ns_per_op "$1" "$2" $B/bench-gem -D "$NODE" -t "$SECS"
+	loop jobs_per_s ops_per_s "$1" "$2" $B/bench-jobs -D "$NODE" -t "$SECS" -c 6 -b 16
 }
 
 # --- overhead: off, hooks, on, floor, rotated --------------------------------------------------

@@ -60,6 +60,27 @@ END {
 	printf "drmtop start to first frame (BPF load+attach), ms: hooks %s, on %s\n", stat("attach_ms" SUBSEP "hooks"), stat("attach_ms" SUBSEP "on")
 }' "$d/raw.tsv"
 
+# drmtop's own CPU while each loop ran: on this bench's guest (both vCPUs on one host thread)
+# all of it comes out of the loop, so it is what "on" costs beyond "hooks".
+awk "$median"'
+$1 == "drmtop_cpu" && $5 != "" {
+	v[$2, $3, ++cnt[$2, $3]] = $5
+	if (!($2 in seen)) { seen[$2] = 1; order[++no] = $2 }
+}
+function fig(k, ph,   n, i, a) {
+	n = 0
+	for (i = 1; i <= cnt[k, ph]; i++) a[++n] = v[k, ph, i]
+	return n ? sprintf("%.0f [%.0f-%.0f] n=%d", med(a, n), a[1], a[n], n) : "-"
+}
+END {
+	if (!no) exit
+	printf "\n== drmtop'"'"'s own CPU during each loop, ms per second of the loop (run time of all its threads,\n"
+	printf "   schedstat), median [min-max] over rounds\n"
+	printf "%-19s %-26s %s\n", "metric", "hooks", "on"
+	for (i = 1; i <= no; i++)
+		printf "%-19s %-26s %s\n", order[i], fig(order[i], "hooks"), fig(order[i], "on")
+}' "$d/raw.tsv"
+
 if [ -s "$d/progs.tsv" ]; then
 	echo
 	echo "== per-program cost (kernel.bpf_stats_enabled=1; deltas over each loop)"

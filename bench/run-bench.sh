@@ -93,6 +93,9 @@ for k in "$@"; do
 		# beside them (the "floor programs" count alone is written whatever happened)
 		grep -q '^overhead [a-z_]* floor 1 [0-9]' "$dir/bench/raw.tsv" ||
 			{ echo "bench-smoke: no 'floor' figures (bench/floor.bpf.c)" >&2; rc=1; }
+		# drmtop's own CPU beside each loop, from its threads' run time (none: not read)
+		grep -q '^drmtop_cpu open_close_ns on 1 [1-9]' "$dir/bench/raw.tsv" ||
+			{ echo "bench-smoke: no drmtop CPU figures" >&2; rc=1; }
 		grep -q '^snapshot snapshot_ms full 1 [0-9]' "$dir/bench/raw.tsv" ||
 			{ echo "bench-smoke: no snapshot figures" >&2; rc=1; }
 		# Every target's line with its figure; one round judges none ("not judged").
