@@ -3,7 +3,8 @@
  * A streaming JSON writer for drmtop's -J output: one compact object per line.
  * Strings are escaped per RFC 8259: quotes, backslash and every control character; bytes that
  * are not valid UTF-8 (process names and fdinfo values are arbitrary bytes) become U+FFFD so
- * every line stays valid JSON.
+ * every line stays valid JSON. Output is held in the writer and reaches @out when its buffer
+ * fills and at jw_finish_line.
  */
 #ifndef DRMTOP_JSON_WRITER_H
 #define DRMTOP_JSON_WRITER_H
@@ -14,8 +15,12 @@
 
 #define JSON_WRITER_MAX_DEPTH 32
 
+#define JSON_WRITER_BUF 4096
+
 struct json_writer {
 	FILE *out;
+	size_t len;				/* bytes held in buf, written to out when full */
+	char buf[JSON_WRITER_BUF];
 	int depth;
 	bool first[JSON_WRITER_MAX_DEPTH];	/* no member written yet at this depth */
 	bool object[JSON_WRITER_MAX_DEPTH];	/* the container at this depth is an object */

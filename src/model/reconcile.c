@@ -427,7 +427,7 @@ int drmtop_reconcile_fds(struct drmtop_reconciler *r, const struct drm_client *c
 		if (r->views[vi].match != DRMTOP_MATCH_NONE ||
 		    (r->views[vi].c.flags & DRMTOP_CLIENT_KERNEL))
 			continue;
-		snprintf(key, sizeof(key), "%llx", (unsigned long long)r->views[vi].c.file);
+		strmap_key_u64(key, r->views[vi].c.file);
 		err = strmap_put(&by_file, key, (void *)(vi + 1)) ? -ENOMEM : 0;
 	}
 	for (ci = 0; ci < nr_clients && ci < r->nr_fdinfo && !err; ci++) {
@@ -443,8 +443,7 @@ int drmtop_reconcile_fds(struct drmtop_reconciler *r, const struct drm_client *c
 			if (!k || !fd_same_file(&fds[k - 1], c))
 				continue;
 			f = &fds[k - 1];
-			snprintf(key, sizeof(key), "%llx", (unsigned long long)f->file);
-			vi = (size_t)strmap_get(&by_file, key);
+			vi = (size_t)strmap_get(&by_file, strmap_key_u64(key, f->file));
 			v = vi ? &r->views[vi - 1] : NULL;
 			if (!v || v->match != DRMTOP_MATCH_NONE || !fd_same_client(f, &v->c) ||
 			    !same_node(&v->c, c))

@@ -68,11 +68,6 @@ static struct drmtop_bpf_client *live_client(struct drmtop_bpf_snapshot *s, __u6
 				      cmp_client_uid) : NULL;
 }
 
-static void key_uid(char *buf, size_t len, __u64 uid)
-{
-	snprintf(buf, len, "%llx", (unsigned long long)uid);
-}
-
 /*
  * The reader's lists are indexed by strmaps whose values are index + 1 (never pointers: the
  * lists grow); NO_ENTRY for none.
@@ -82,30 +77,27 @@ static void key_uid(char *buf, size_t len, __u64 uid)
 /* The index of @uid in @m, or NO_ENTRY. */
 static size_t index_of(const struct strmap *m, __u64 uid)
 {
-	char k[24];
+	char k[STRMAP_U64_KEY];
 	void *v;
 
-	key_uid(k, sizeof(k), uid);
-	v = strmap_get(m, k);
+	v = strmap_get(m, strmap_key_u64(k, uid));
 	return v ? (size_t)(uintptr_t)v - 1 : NO_ENTRY;
 }
 
 /* Sets @uid's index in @m to @i: 0, or -ENOMEM (@m unchanged). */
 static int set_index(struct strmap *m, __u64 uid, size_t i)
 {
-	char k[24];
+	char k[STRMAP_U64_KEY];
 
-	key_uid(k, sizeof(k), uid);
-	return strmap_put(m, k, (void *)(uintptr_t)(i + 1)) ? -ENOMEM : 0;
+	return strmap_put(m, strmap_key_u64(k, uid), (void *)(uintptr_t)(i + 1)) ? -ENOMEM : 0;
 }
 
 /* Removes @uid from @m if its index there is @i. */
 static void del_index(struct strmap *m, __u64 uid, size_t i)
 {
-	char k[24];
+	char k[STRMAP_U64_KEY];
 
-	key_uid(k, sizeof(k), uid);
-	if (strmap_get(m, k) == (void *)(uintptr_t)(i + 1))
+	if (strmap_get(m, strmap_key_u64(k, uid)) == (void *)(uintptr_t)(i + 1))
 		strmap_del(m, k);
 }
 

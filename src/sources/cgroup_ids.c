@@ -5,7 +5,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <inttypes.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -153,14 +152,14 @@ static int lookup(struct drmtop_cgroup_ids *r, uint64_t id, char **out)
 static void cache(struct drmtop_cgroup_ids *r, uint64_t id, char *path)
 {
 	size_t slot = r->added % DRMTOP_CGROUP_IDS_MAX;
-	char key[24];
+	char key[STRMAP_U64_KEY];
 
 	if (r->added >= DRMTOP_CGROUP_IDS_MAX) {
-		snprintf(key, sizeof(key), "%" PRIx64, r->order[slot]);
+		strmap_key_u64(key, r->order[slot]);
 		free(strmap_get(&r->paths, key));
 		strmap_del(&r->paths, key);
 	}
-	snprintf(key, sizeof(key), "%" PRIx64, id);
+	strmap_key_u64(key, id);
 	if (strmap_put(&r->paths, key, path)) {
 		free(path);
 		id = 0;		/* the slot holds nothing */
@@ -171,12 +170,12 @@ static void cache(struct drmtop_cgroup_ids *r, uint64_t id, char *path)
 
 static int path_locked(struct drmtop_cgroup_ids *r, uint64_t id, char *buf, size_t len)
 {
-	char key[24], *path;
+	char key[STRMAP_U64_KEY], *path;
 	int err;
 
 	if (r->err)
 		return r->err;
-	snprintf(key, sizeof(key), "%" PRIx64, id);
+	strmap_key_u64(key, id);
 	path = strmap_get(&r->paths, key);
 	if (!path) {
 		err = lookup(r, id, &path);
@@ -214,14 +213,14 @@ int drmtop_cgroup_ids_path(struct drmtop_cgroup_ids *r, uint64_t id, char *buf, 
 
 void drmtop_cgroup_ids_free(struct drmtop_cgroup_ids *r)
 {
-	char key[24];
+	char key[STRMAP_U64_KEY];
 	size_t i, n;
 
 	if (!r)
 		return;
 	n = r->added < DRMTOP_CGROUP_IDS_MAX ? r->added : DRMTOP_CGROUP_IDS_MAX;
 	for (i = 0; i < n; i++) {
-		snprintf(key, sizeof(key), "%" PRIx64, r->order[i]);
+		strmap_key_u64(key, r->order[i]);
 		free(strmap_get(&r->paths, key));
 		strmap_del(&r->paths, key);
 	}

@@ -6,24 +6,46 @@
 #include "drmtop/util/utf8.h"
 
 /*
- * Output without stdio's per-call lock (one thread writes a frame): a frame of the JSON view
- * holds every client that came and went since the last, ten thousand a second under an
- * open/close loop, and fwrite per character with a lock each was most of its cost.
+ * Output gathered in the writer's own buffer and handed to stdio a buffer at a time: a frame of
+ * the JSON view holds every client that came and went since the last, tens of thousands a
+ * second under an open/close loop, and stdio's per-call work on keys and values of a few bytes
+ * each was most of the writer's cost.
  */
-static void put(FILE *out, const void *p, size_t n)
+static void flush(struct json_writer *w)
 {
-	if (n)
-		fwrite_unlocked(p, 1, n, out);
+	if (w->len)
+		fwrite_unlocked(w->buf, 1, w->len, w->out);
+	w->len = 0;
 }
 
-static void put_u64(FILE *out, uint64_t v)
+static void put(struct json_writer *w, const void *p, size_t n)
+{
+	if (n > sizeof(w->buf) - w->len) {
+		flush(w);
+		if (n >= sizeof(w->buf)) {
+			fwrite_unlocked(p, 1, n, w->out);
+			return;
+		}
+	}
+	memcpy(w->buf + w->len, p, n);
+	w->len += n;
+}
+
+static void put_c(struct json_writer *w, char c)
+{
+	if (w->len == sizeof(w->buf))
+		flush(w);
+	w->buf[w->len++] = c;
+}
+
+static void put_u64(struct json_writer *w, uint64_t v)
 {
 	char buf[20], *p = buf + sizeof(buf);
 
 	do
 		*--p = (char)('0' + v % 10);
 	while (v /= 10);
-	put(out, p, (size_t)(buf + sizeof(buf) - p));
+	put(w, p, (size_t)(buf + sizeof(buf) - p));
 }
 
 void jw_init(struct json_writer *w, FILE *out)
@@ -46,7 +68,7 @@ static void jw_before_value(struct json_writer *w)
 	if ((w->depth == 0 && !w->first[0]) || w->object[w->depth])
 		w->error = true;
 	if (!w->first[w->depth])
-		fputc_unlocked(',', w->out);
+		put_c(w, ',');
 	w->first[w->depth] = false;
 }
 
@@ -57,7 +79,7 @@ static void jw_open(struct json_writer *w, char c)
 		w->error = true;
 		return;
 	}
-	fputc_unlocked(c, w->out);
+	put_c(w, c);
 	w->depth++;
 	w->first[w->depth] = true;
 	w->object[w->depth] = c == '{';
@@ -69,7 +91,7 @@ static void jw_close(struct json_writer *w, char c)
 		w->error = true;
 		return;
 	}
-	fputc_unlocked(c, w->out);
+	put_c(w, c);
 	w->depth--;
 }
 
@@ -119,15 +141,20 @@ static const char *escape_of(unsigned char c, char buf[7])
 }
 
 /* @str as a JSON string: runs of bytes that need no escape written at once. */
-static void jw_escaped(FILE *out, const char *str, size_t n)
+static void jw_escaped(struct json_writer *w, const char *str, size_t n)
 {
 	const unsigned char *s = (const unsigned char *)str;
 	size_t i = 0, run = 0, len;
 	const char *esc;
 	char buf[7];
 
-	fputc_unlocked('"', out);
+	put_c(w, '"');
 	while (i < n) {
+		/* plain ASCII, most of every name and value: no escape to look up */
+		if (s[i] >= 0x20 && s[i] < 0x7f && s[i] != '"' && s[i] != '\\') {
+			i++;
+			continue;
+		}
 		if (s[i] >= 0x80) {
 			len = utf8_seq_len(s + i, n - i);
 			if (len) {
@@ -142,12 +169,12 @@ static void jw_escaped(FILE *out, const char *str, size_t n)
 				continue;
 			}
 		}
-		put(out, s + run, i - run);
-		put(out, esc, strlen(esc));
+		put(w, s + run, i - run);
+		put(w, esc, strlen(esc));
 		run = ++i;
 	}
-	put(out, s + run, i - run);
-	fputc_unlocked('"', out);
+	put(w, s + run, i - run);
+	put_c(w, '"');
 }
 
 void jw_key(struct json_writer *w, const char *key)
@@ -157,17 +184,17 @@ void jw_key(struct json_writer *w, const char *key)
 		return;
 	}
 	if (!w->first[w->depth])
-		fputc_unlocked(',', w->out);
+		put_c(w, ',');
 	w->first[w->depth] = false;
-	jw_escaped(w->out, key, strlen(key));
-	fputc_unlocked(':', w->out);
+	jw_escaped(w, key, strlen(key));
+	put_c(w, ':');
 	w->after_key = true;
 }
 
 void jw_string_len(struct json_writer *w, const char *s, size_t len)
 {
 	jw_before_value(w);
-	jw_escaped(w->out, s, len);
+	jw_escaped(w, s, len);
 }
 
 void jw_string(struct json_writer *w, const char *s)
@@ -182,37 +209,47 @@ void jw_string(struct json_writer *w, const char *s)
 void jw_u64(struct json_writer *w, uint64_t v)
 {
 	jw_before_value(w);
-	put_u64(w->out, v);
+	put_u64(w, v);
 }
 
 void jw_i64(struct json_writer *w, int64_t v)
 {
 	jw_before_value(w);
 	if (v < 0)
-		fputc_unlocked('-', w->out);
-	put_u64(w->out, v < 0 ? -(uint64_t)v : (uint64_t)v);
+		put_c(w, '-');
+	put_u64(w, v < 0 ? -(uint64_t)v : (uint64_t)v);
 }
 
 void jw_double(struct json_writer *w, double v, int decimals)
 {
+	char buf[64];
+	int n;
+
 	if (!isfinite(v)) {
 		jw_null(w);
 		return;
 	}
 	jw_before_value(w);
-	fprintf(w->out, "%.*f", decimals, v);
+	n = snprintf(buf, sizeof(buf), "%.*f", decimals, v);
+	if (n < 0 || (size_t)n >= sizeof(buf)) {
+		/* too long for buf (1e50 and up): stdio prints it, after what the writer holds */
+		flush(w);
+		fprintf(w->out, "%.*f", decimals, v);
+		return;
+	}
+	put(w, buf, (size_t)n);
 }
 
 void jw_bool(struct json_writer *w, bool v)
 {
 	jw_before_value(w);
-	put(w->out, v ? "true" : "false", v ? 4 : 5);
+	put(w, v ? "true" : "false", v ? 4 : 5);
 }
 
 void jw_null(struct json_writer *w)
 {
 	jw_before_value(w);
-	put(w->out, "null", 4);
+	put(w, "null", 4);
 }
 
 void jw_kv_string(struct json_writer *w, const char *key, const char *s)
@@ -268,7 +305,8 @@ int jw_finish_line(struct json_writer *w)
 {
 	bool bad = w->error || w->depth != 0 || w->after_key || w->first[0];
 
-	fputc('\n', w->out);
+	put_c(w, '\n');
+	flush(w);
 	if (fflush(w->out) || ferror(w->out))
 		bad = true;
 	jw_init(w, w->out);

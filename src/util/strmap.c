@@ -124,3 +124,18 @@ void strmap_fini(struct strmap *m)
 	free(m->buckets);
 	memset(m, 0, sizeof(*m));
 }
+
+const char *strmap_key_u64(char buf[STRMAP_U64_KEY], uint64_t v)
+{
+	static const char digits[] = "0123456789abcdef";
+	char tmp[STRMAP_U64_KEY - 1], *p = tmp + sizeof(tmp);
+	size_t n;
+
+	do
+		*--p = digits[v & 15];
+	while (v >>= 4);
+	n = (size_t)(tmp + sizeof(tmp) - p);
+	memcpy(buf, p, n);
+	buf[n] = '\0';
+	return buf;
+}

@@ -4,6 +4,7 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
@@ -188,6 +189,44 @@ static void test_key_value_helpers(void **state)
 	free(c.buf);
 }
 
+/*
+ * A line longer than the writer's buffer, in pieces that straddle its end, one piece longer
+ * than the buffer and a number too long for jw_double's own buffer: every byte in order.
+ */
+static void test_line_longer_than_the_buffer(void **state)
+{
+	size_t big_len = JSON_WRITER_BUF * 3 + 5, i, n = 0;
+	char *big = malloc(big_len + 1), *want = malloc(JSON_WRITER_BUF * 8);
+	char num[400];
+	struct capture c;
+
+	(void)state;
+	assert_non_null(big);
+	assert_non_null(want);
+	memset(big, 'b', big_len);
+	big[big_len] = '\0';
+	cap_open(&c);
+	jw_array_begin(&c.w);
+	want[n++] = '[';
+	for (i = 0; i < 300; i++) {
+		jw_string(&c.w, "tab\there");
+		n += (size_t)sprintf(want + n, "%s\"tab\\there\"", i ? "," : "");
+	}
+	jw_string(&c.w, big);
+	n += (size_t)sprintf(want + n, ",\"%s\"", big);
+	jw_double(&c.w, 1e300, 2);
+	snprintf(num, sizeof(num), "%.2f", 1e300);
+	n += (size_t)sprintf(want + n, ",%s", num);
+	jw_u64(&c.w, 42);
+	jw_array_end(&c.w);
+	sprintf(want + n, ",42]\n");
+	assert_int_equal(jw_finish_line(&c.w), 0);
+	assert_string_equal(cap_close(&c), want);
+	free(c.buf);
+	free(big);
+	free(want);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -198,6 +237,7 @@ int main(void)
 		cmocka_unit_test(test_non_finite_is_null_and_misuse_detected),
 		cmocka_unit_test(test_key_value_helpers),
 		cmocka_unit_test(test_invalid_sequences_reported),
+		cmocka_unit_test(test_line_longer_than_the_buffer),
 	};
 
 	return cmocka_run_group_tests_name("json_writer", tests, NULL, NULL);

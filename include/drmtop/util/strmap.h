@@ -7,6 +7,7 @@
 #define DRMTOP_UTIL_STRMAP_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 struct strmap_entry;
 
@@ -24,5 +25,13 @@ int strmap_put(struct strmap *m, const char *key, void *value);
 /* Removes @key if present. */
 void strmap_del(struct strmap *m, const char *key);
 void strmap_fini(struct strmap *m);
+
+/* Room for strmap_key_u64's key: 16 hex digits and the NUL. */
+#define STRMAP_U64_KEY 17
+/*
+ * @v as a key, in hex as "%llx" writes it, without printf (the reader keys every client and
+ * cgroup by a number, thousands a refresh): returns @buf.
+ */
+const char *strmap_key_u64(char buf[STRMAP_U64_KEY], uint64_t v);
 
 #endif /* DRMTOP_UTIL_STRMAP_H */
