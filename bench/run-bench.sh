@@ -93,6 +93,12 @@ for k in "$@"; do
 		# beside them (the "floor programs" count alone is written whatever happened)
 		grep -q '^overhead [a-z_]* floor 1 [0-9]' "$dir/bench/raw.tsv" ||
 			{ echo "bench-smoke: no 'floor' figures (bench/floor.bpf.c)" >&2; rc=1; }
+		# Both of drmtop's objects ran on the loops: a drm object the kernel refused leaves
+		# the sched one alone, and every figure still comes (seen: a verifier rejection)
+		for p in drmtop_file_alloc drmtop_handle_create drmtop_run_btf; do
+			grep -q " $p " "$dir/bench/progs.tsv" ||
+				{ echo "bench-smoke: $p never ran (not loaded?)" >&2; rc=1; }
+		done
 		# drmtop's own CPU beside each loop, from its threads' run time (none: not read)
 		grep -q '^drmtop_cpu open_close_ns on 1 [1-9]' "$dir/bench/raw.tsv" ||
 			{ echo "bench-smoke: no drmtop CPU figures" >&2; rc=1; }

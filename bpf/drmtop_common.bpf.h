@@ -25,6 +25,15 @@
 
 #define DRMTOP_IS_ERR(p) ((unsigned long)(p) >= (unsigned long)-4095)
 
+/*
+ * Field @f of @p. @btf: @p is a BTF-typed argument of a tp_btf, fentry or fexit program, or a
+ * pointer loaded from one: a plain load, which the verifier checks by BTF. Else (raw
+ * tracepoints, the iterator's private_data: scalars to the verifier) bpf_probe_read_kernel, a
+ * helper call a field, which under TCG costs like a map lookup. @btf is always a constant: the
+ * branch not taken is compiled out, so a raw_tp program never holds the plain load.
+ */
+#define DRMTOP_READ(btf, p, f) ((btf) ? (p)->f : BPF_CORE_READ(p, f))
+
 /* drm_file or struct device address -> client */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -226,20 +235,35 @@ static __always_inline struct drmtop_device *drmtop_note_device(struct drm_devic
 	return bpf_map_lookup_elem(&devices, &key);
 }
 
+/* The node @file was opened on, into @c; returns its device. @btf as for DRMTOP_READ. */
+static __always_inline struct drm_device *drmtop_client_node(struct drmtop_client *c,
+							     struct drm_file *file, bool btf)
+{
+	struct drm_minor *minor = DRMTOP_READ(btf, file, minor);
+	struct drm_device *dev = minor ? DRMTOP_READ(btf, minor, dev) : NULL;
+	struct device *kdev = minor ? DRMTOP_READ(btf, minor, kdev) : NULL;
+	__u32 devt = kdev ? DRMTOP_READ(btf, kdev, devt) : 0;
+
+	c->minor_index = minor ? DRMTOP_READ(btf, minor, index) : -1;
+	c->dev_major = devt >> 20;
+	c->dev_minor = devt & 0xfffff;
+	c->drm_dev = (__u64)dev;
+	return dev;
+}
+
 /*
  * A new client of @file in @c, as @task (NULL: the current task) sees it: at drm_file_alloc
  * (@late false), or at the first hook that meets a drm_file opened before drmtop attached (@late
  * true: the current task, or @task, is the first user seen, not necessarily the opener). The
- * driver's name and the GPU are the device entry's: no string read per open.
+ * driver's name and the GPU are the device entry's: no string read per open. @btf as for
+ * DRMTOP_READ.
  */
 static __always_inline void drmtop_client_fill(struct drmtop_client *c, struct drm_file *file,
-					       bool late, struct task_struct *task)
+					       bool late, struct task_struct *task, bool btf)
 {
-	struct drm_minor *minor = BPF_CORE_READ(file, minor);
 	struct drmtop_device fresh = {}, *d;
 	struct drm_device *dev;
 	__u64 pid_tgid;
-	__u32 devt;
 
 	c->file = (__u64)file;
 	c->uid = drmtop_next_uid();
@@ -258,12 +282,7 @@ static __always_inline void drmtop_client_fill(struct drmtop_client *c, struct d
 		c->cgroup_id = bpf_get_current_cgroup_id();
 	}
 	c->flags = late ? DRMTOP_CLIENT_LATE : 0;
-	c->minor_index = minor ? BPF_CORE_READ(minor, index) : -1;
-	devt = BPF_CORE_READ(minor, kdev, devt);
-	c->dev_major = devt >> 20;
-	c->dev_minor = devt & 0xfffff;
-	dev = BPF_CORE_READ(minor, dev);
-	c->drm_dev = (__u64)dev;
+	dev = drmtop_client_node(c, file, btf);
 	d = drmtop_note_device(dev, c->minor_index, &fresh);
 	if (d) {
 		c->parent_dev = d->parent_dev;
@@ -273,7 +292,7 @@ static __always_inline void drmtop_client_fill(struct drmtop_client *c, struct d
 		__builtin_memcpy(c->driver, fresh.driver, sizeof(c->driver));
 	}
 	if (bpf_core_field_exists(file->client_id))
-		c->client_id = BPF_CORE_READ(file, client_id);
+		c->client_id = DRMTOP_READ(btf, file, client_id);
 }
 
 /* Client @c is in the map now: counted if @late, and found by its id from jobs. */
@@ -296,7 +315,7 @@ static __always_inline struct drmtop_client *drmtop_client_get_task(struct drm_f
 	cp = bpf_map_lookup_elem(&clients, &key);
 	if (cp || !file)
 		return cp;
-	drmtop_client_fill(&c, file, late, task);
+	drmtop_client_fill(&c, file, late, task, false);
 	if (bpf_map_update_elem(&clients, &key, &c, BPF_NOEXIST)) {
 		/* a racing hook may have inserted it; anything else means the map is full */
 		cp = bpf_map_lookup_elem(&clients, &key);

@@ -140,15 +140,15 @@ static __always_inline bool forget_client(__u64 key, bool seen)
  * The client of a new file, in one insert: a client still in the map at an address
  * drm_file_alloc hands out again closed unseen (the release hooks were skipped, see
  * drmtop_gem_release_exit, and so was drmtop_file_free) is settled then, as closed, and the new
- * one takes its key.
+ * one takes its key. @btf as for DRMTOP_READ.
  */
-static __always_inline void client_new(struct drm_file *file)
+static __always_inline void client_new(struct drm_file *file, bool btf)
 {
 	struct drmtop_client c = {};
 	__u64 key = (__u64)file;
 	long err;
 
-	drmtop_client_fill(&c, file, false, NULL);
+	drmtop_client_fill(&c, file, false, NULL, btf);
 	err = bpf_map_update_elem(&clients, &key, &c, BPF_NOEXIST);
 	if ((int)err == -EEXIST) {
 		if (forget_client(key, false))
@@ -163,15 +163,16 @@ static __always_inline void client_new(struct drm_file *file)
 
 /*
  * A new file: its client, and the entities the driver's open callback made in this thread
- * (@op, while active) are its own.
+ * (@op, while active) are its own. @btf as for DRMTOP_READ.
  */
-static __always_inline void adopt_new_file(struct drm_file *file, struct drmtop_opening *op)
+static __always_inline void adopt_new_file(struct drm_file *file, struct drmtop_opening *op,
+					   bool btf)
 {
 	struct pending_walk w = { .file = (__u64)file, .tid = current_tid() };
 	struct drmtop_entity *e;
 	__u32 i;
 
-	client_new(file);
+	client_new(file, btf);
 	if (!op || !op->active)
 		return;
 	op->active = 0;
@@ -207,7 +208,7 @@ int BPF_PROG(drmtop_file_alloc, struct drm_minor *minor, struct drm_file *ret)
 	if (test_drop_drm(0))
 		return 0;
 	if (ret && !DRMTOP_IS_ERR(ret))
-		adopt_new_file(ret, op);
+		adopt_new_file(ret, op, true);
 	else if (op)
 		op->active = 0;
 	return 0;
@@ -259,7 +260,8 @@ int BPF_PROG(drmtop_open_exit, struct inode *inode, struct file *filp, int ret)
 	key = (__u64)file;
 	if (!file || bpf_map_lookup_elem(&clients, &key))
 		return 0;
-	adopt_new_file(file, opening_of_current());
+	/* the file is read from filp: a scalar to the verifier */
+	adopt_new_file(file, opening_of_current(), false);
 	if (bpf_map_lookup_elem(&clients, &key))
 		drmtop_count(DRMTOP_CNT_OPEN_AT_DRM_OPEN);
 	return 0;

@@ -118,9 +118,9 @@ __u32 drmtop_by_client_id;
  */
 static __always_inline struct drmtop_client *job_client(struct drm_sched_job *job,
 							 __u64 entity, __u64 parent_dev,
-							 bool *unknown)
+							 bool *unknown, bool btf)
 {
-	struct drm_sched_fence *fence = BPF_CORE_READ(job, s_fence);
+	struct drm_sched_fence *fence = DRMTOP_READ(btf, job, s_fence);
 	struct drmtop_entity *e;
 	struct drmtop_client *c;
 	__u64 *file, id;
@@ -128,7 +128,7 @@ static __always_inline struct drmtop_client *job_client(struct drm_sched_job *jo
 	*unknown = false;
 	if (bpf_core_field_exists(fence->drm_client_id)) {
 		drmtop_by_client_id = 1;
-		id = BPF_CORE_READ(fence, drm_client_id);
+		id = DRMTOP_READ(btf, fence, drm_client_id);
 		if (!id || id >= KERNEL_CLIENT_ID_MIN)
 			return NULL;
 		file = bpf_map_lookup_elem(&client_ids, &id);
@@ -216,11 +216,12 @@ static __always_inline bool test_drop(int role)
 				&drmtop_test_dropped[role]);
 }
 
-static __always_inline void on_queue(struct drm_sched_job *job, struct drm_sched_entity *entity)
+static __always_inline void on_queue(struct drm_sched_job *job, struct drm_sched_entity *entity,
+				     bool btf)
 {
-	struct drm_gpu_scheduler *sched = BPF_CORE_READ(job, sched);
-	__u64 fence = (__u64)BPF_CORE_READ(job, s_fence);
-	__u64 parent = (__u64)BPF_CORE_READ(sched, dev);
+	struct drm_gpu_scheduler *sched = DRMTOP_READ(btf, job, sched);
+	__u64 fence = (__u64)DRMTOP_READ(btf, job, s_fence);
+	__u64 parent = (__u64)DRMTOP_READ(btf, sched, dev);
 	struct drmtop_job j = { .ring = (__u64)sched, .queue_ns = bpf_ktime_get_ns() };
 	struct drmtop_client *c;
 	bool unknown;
@@ -228,7 +229,7 @@ static __always_inline void on_queue(struct drm_sched_job *job, struct drm_sched
 	if (!fence || test_drop(0))
 		return;
 	ring_get(sched);
-	c = job_client(job, (__u64)entity, parent, &unknown);
+	c = job_client(job, (__u64)entity, parent, &unknown, btf);
 	if (unknown)
 		return;
 	if (!c) {
@@ -266,7 +267,7 @@ static __always_inline void on_queue(struct drm_sched_job *job, struct drm_sched
  * the id (counted job_client_unknown). *@kernel says which.
  */
 static __always_inline struct drmtop_client *fence_client(struct drm_sched_fence *s_fence,
-							   __u64 parent, bool *kernel)
+							   __u64 parent, bool *kernel, bool btf)
 {
 	struct drmtop_client *c;
 	__u64 id, *file;
@@ -274,7 +275,7 @@ static __always_inline struct drmtop_client *fence_client(struct drm_sched_fence
 	*kernel = false;
 	if (!bpf_core_field_exists(s_fence->drm_client_id))
 		return NULL;
-	id = BPF_CORE_READ(s_fence, drm_client_id);
+	id = DRMTOP_READ(btf, s_fence, drm_client_id);
 	*kernel = !id || id >= KERNEL_CLIENT_ID_MIN;
 	if (*kernel)
 		return kernel_client(parent);
@@ -285,16 +286,16 @@ static __always_inline struct drmtop_client *fence_client(struct drm_sched_fence
 	return c;
 }
 
-static __always_inline struct drmtop_job *job_from_run(struct drm_sched_job *job, __u64 fence)
+static __always_inline struct drmtop_job *job_from_run(struct drm_sched_job *job,
+						       struct drm_sched_fence *s_fence, bool btf)
 {
-	struct drm_sched_fence *s_fence = (struct drm_sched_fence *)fence;
-	struct drm_gpu_scheduler *sched = BPF_CORE_READ(job, sched);
-	__u64 parent = (__u64)BPF_CORE_READ(sched, dev);
+	struct drm_gpu_scheduler *sched = DRMTOP_READ(btf, job, sched);
+	__u64 parent = (__u64)DRMTOP_READ(btf, sched, dev), fence = (__u64)s_fence;
 	struct drmtop_job j = { .ring = (__u64)sched };
 	struct drmtop_client *c;
 	bool kernel;
 
-	c = fence_client(s_fence, parent, &kernel);
+	c = fence_client(s_fence, parent, &kernel, btf);
 	if (!c) {
 		/*
 		 * A client id no open client has, counted once here: the job's entry says so
@@ -307,7 +308,7 @@ static __always_inline struct drmtop_job *job_from_run(struct drm_sched_job *job
 	ring_get(sched);
 	j.uid = c->uid;
 	if (bpf_core_field_exists(job->submit_ts))
-		j.queue_ns = BPF_CORE_READ(job, submit_ts);
+		j.queue_ns = DRMTOP_READ(btf, job, submit_ts);
 	if (drmtop_insert_lost(bpf_map_update_elem(&jobs, &fence, &j, BPF_NOEXIST))) {
 		drmtop_count(DRMTOP_CNT_JOBS_FULL);
 		__sync_fetch_and_add(&c->missed, 1);
@@ -319,9 +320,10 @@ static __always_inline struct drmtop_job *job_from_run(struct drm_sched_job *job
 	return bpf_map_lookup_elem(&jobs, &fence);
 }
 
-static __always_inline void on_run(struct drm_sched_job *job)
+static __always_inline void on_run(struct drm_sched_job *job, bool btf)
 {
-	__u64 fence = (__u64)BPF_CORE_READ(job, s_fence);
+	struct drm_sched_fence *s_fence = DRMTOP_READ(btf, job, s_fence);
+	__u64 fence = (__u64)s_fence;
 	struct drmtop_job *j = bpf_map_lookup_elem(&jobs, &fence);
 	struct drmtop_engine *e;
 	__u64 now;
@@ -331,12 +333,12 @@ static __always_inline void on_run(struct drm_sched_job *job)
 	if (test_drop(1))
 		return;
 	if (!j && fence)
-		j = job_from_run(job, fence);
+		j = job_from_run(job, s_fence, btf);
 	if (!j) {
 		drmtop_count(DRMTOP_CNT_RUN_UNKNOWN);
 		return;
 	}
-	j->ring = (__u64)BPF_CORE_READ(job, sched);
+	j->ring = (__u64)DRMTOP_READ(btf, job, sched);
 	e = engine_get(j->uid, j->ring, ring_get((struct drm_gpu_scheduler *)j->ring));
 	/*
 	 * The driver's run_job callback, where the hardware starts the job, comes right after
@@ -365,16 +367,20 @@ static __always_inline void on_run(struct drm_sched_job *job)
  * the fence's time is what drm_sched and fdinfo-printing drivers use. Now, if it has none.
  * Checked on 6.1, 6.12 and 6.17 (dma_fence.timestamp, DMA_FENCE_FLAG_TIMESTAMP_BIT).
  */
-static __always_inline __u64 done_time(struct drm_sched_fence *s_fence, __u64 now)
+static __always_inline __u64 done_time(struct drm_sched_fence *s_fence, __u64 now, bool btf)
 {
-	struct dma_fence *hw = BPF_CORE_READ(s_fence, parent);
+	struct dma_fence *hw = DRMTOP_READ(btf, s_fence, parent);
 	__u64 bit = bpf_core_enum_value(enum dma_fence_flag_bits, DMA_FENCE_FLAG_TIMESTAMP_BIT);
 	__u64 ts;
 
-	if (!hw || !(BPF_CORE_READ(hw, flags) & (1ull << bit))) {
+	if (!hw || !(DRMTOP_READ(btf, hw, flags) & (1ull << bit))) {
 		drmtop_count(DRMTOP_CNT_DONE_NO_HW_TIME);
 		return now;
 	}
+	/*
+	 * A probe read even from a BTF pointer: timestamp shares a union with cb_list, and a plain
+	 * load of it is typed as that list's pointer, on which no arithmetic is allowed.
+	 */
 	ts = BPF_CORE_READ(hw, timestamp);
 	if (!ts || ts > now) {
 		drmtop_count(DRMTOP_CNT_DONE_NO_HW_TIME);
@@ -390,14 +396,15 @@ static __always_inline __u64 done_time(struct drm_sched_fence *s_fence, __u64 no
  * the fence has no time yet, or one after the job's end (no start can be trusted then). Checked
  * on 6.1, 6.12 and 7.2.
  */
-static __always_inline __u64 scheduled_time(struct drm_sched_fence *s_fence, __u64 now)
+static __always_inline __u64 scheduled_time(struct drm_sched_fence *s_fence, __u64 now,
+					    bool btf)
 {
 	__u64 bit = bpf_core_enum_value(enum dma_fence_flag_bits, DMA_FENCE_FLAG_TIMESTAMP_BIT);
 	__u64 ts;
 
-	if (!(BPF_CORE_READ(s_fence, scheduled.flags) & (1ull << bit)))
+	if (!(DRMTOP_READ(btf, s_fence, scheduled.flags) & (1ull << bit)))
 		return 0;
-	ts = BPF_CORE_READ(s_fence, scheduled.timestamp);
+	ts = BPF_CORE_READ(s_fence, scheduled.timestamp);	/* a union member: see done_time */
 	return ts <= now ? ts : 0;
 }
 
@@ -414,17 +421,17 @@ static __always_inline __u64 scheduled_time(struct drm_sched_fence *s_fence, __u
  * ring's oldest unfinished job there (bpf_reader.c, add_running).
  */
 static __always_inline __u64 job_busy(struct drm_sched_fence *s_fence, struct drmtop_ring *r,
-				      __u64 start, __u64 now)
+				      __u64 start, __u64 now, bool btf)
 {
-	struct dma_fence *hw = BPF_CORE_READ(s_fence, parent);
+	struct dma_fence *hw = DRMTOP_READ(btf, s_fence, parent);
 	__u64 last = r ? r->last_done_ns : 0, busy;
 	bool made;
 
 	if (!start)
 		start = now;
 	if (hw) {
-		busy = drmtop_timeline_busy_ns(&timelines, BPF_CORE_READ(hw, context), start, now,
-					       &made);
+		busy = drmtop_timeline_busy_ns(&timelines, DRMTOP_READ(btf, hw, context), start,
+					       now, &made);
 		if (made) {
 			drmtop_count(DRMTOP_CNT_TIMELINES);
 			if (r)
@@ -446,30 +453,31 @@ static __always_inline __u64 job_busy(struct drm_sched_fence *s_fence, struct dr
  * keeps it until it is freed (done_only). The fence has no link back to the job: no latency
  * sample. False if the client is not known.
  */
-static __always_inline bool job_from_done(struct drm_sched_fence *s_fence, struct drmtop_job *j)
+static __always_inline bool job_from_done(struct drm_sched_fence *s_fence, struct drmtop_job *j,
+					  bool btf)
 {
-	struct drm_gpu_scheduler *sched = BPF_CORE_READ(s_fence, sched);
-	struct dma_fence *hw = BPF_CORE_READ(s_fence, parent);
+	struct drm_gpu_scheduler *sched = DRMTOP_READ(btf, s_fence, sched);
+	struct dma_fence *hw = DRMTOP_READ(btf, s_fence, parent);
 	struct drmtop_client *c;
 	bool kernel;
 
-	c = fence_client(s_fence, (__u64)BPF_CORE_READ(sched, dev), &kernel);
+	c = fence_client(s_fence, (__u64)DRMTOP_READ(btf, sched, dev), &kernel, btf);
 	if (!c)
 		return false;
 	if (kernel)
 		drmtop_count(DRMTOP_CNT_KERNEL_JOBS);
 	j->uid = c->uid;
 	j->ring = (__u64)sched;
-	j->queue_ns = hw ? drmtop_timeline_last(&timelines, BPF_CORE_READ(hw, context)) : 0;
+	j->queue_ns = hw ? drmtop_timeline_last(&timelines, DRMTOP_READ(btf, hw, context)) : 0;
 	return true;
 }
 
 /* A job's end: at its done event, or at its cleanup (@late) when the kernel skipped that. */
-static __always_inline void on_done(struct drm_sched_fence *s_fence, bool late)
+static __always_inline void on_done(struct drm_sched_fence *s_fence, bool late, bool btf)
 {
 	__u64 fence = (__u64)s_fence;
-	__u64 now = done_time(s_fence, bpf_ktime_get_ns());
-	struct drm_gpu_scheduler *sched = BPF_CORE_READ(s_fence, sched);
+	__u64 now = done_time(s_fence, bpf_ktime_get_ns(), btf);
+	struct drm_gpu_scheduler *sched = DRMTOP_READ(btf, s_fence, sched);
 	struct drmtop_job *jm = bpf_map_lookup_elem(&jobs, &fence);
 	struct drmtop_ring *r = ring_get(sched);
 	__u64 busy, slack, start, fence_ns, latest;
@@ -490,7 +498,7 @@ static __always_inline void on_done(struct drm_sched_fence *s_fence, bool late)
 	/* a copy: a pointer to either the map or the stack is more than the verifier takes */
 	if (jm && !jm->uid) {
 		/* its client unknown at its run event, counted there (job_from_run) */
-		job_busy(s_fence, r, 0, now);
+		job_busy(s_fence, r, 0, now, btf);
 		bpf_map_delete_elem(&jobs, &fence);
 		drmtop_count(DRMTOP_CNT_DONE_UNKNOWN);
 		return;
@@ -498,20 +506,20 @@ static __always_inline void on_done(struct drm_sched_fence *s_fence, bool late)
 		j = *jm;
 	} else if (late) {
 		return;		/* its done event came after all, and accounted it */
-	} else if (job_from_done(s_fence, &j)) {
+	} else if (job_from_done(s_fence, &j, btf)) {
 		/*
 		 * Counted when it is freed (done_only), where its queue time bounds its start;
 		 * its end ends its unit's previous job now, for the jobs after it.
 		 */
 		drmtop_count(DRMTOP_CNT_JOB_FROM_DONE);
-		job_busy(s_fence, r, 0, now);
+		job_busy(s_fence, r, 0, now, btf);
 		j.run_ns = now;
 		j.uid |= DRMTOP_JOB_ENDED;
 		if (drmtop_insert_lost(bpf_map_update_elem(&jobs, &fence, &j, BPF_NOEXIST)))
 			drmtop_count(DRMTOP_CNT_JOBS_FULL);
 		return;
 	} else {
-		job_busy(s_fence, r, 0, now);
+		job_busy(s_fence, r, 0, now, btf);
 		drmtop_count(DRMTOP_CNT_DONE_UNKNOWN);
 		return;
 	}
@@ -521,11 +529,11 @@ static __always_inline void on_done(struct drm_sched_fence *s_fence, bool late)
 	 * was lost counts from the earliest it can have started, its fence's time bounding it from
 	 * the other side: the bracket, start_slack_ns.
 	 */
-	fence_ns = scheduled_time(s_fence, now);
+	fence_ns = scheduled_time(s_fence, now, btf);
 	start = drmtop_job_start(j.run_ns, j.queue_ns, fence_ns);
 	if (!j.run_ns)
 		drmtop_count(start ? DRMTOP_CNT_START_FROM_FENCE : DRMTOP_CNT_DONE_WITHOUT_RUN);
-	busy = job_busy(s_fence, r, start, now);
+	busy = job_busy(s_fence, r, start, now, btf);
 	if (r && j.run_ns)
 		drmtop_raise(&r->done_run_ns, j.run_ns);
 	latest = drmtop_latest_start(j.run_ns, fence_ns, now);
@@ -560,7 +568,7 @@ int BPF_PROG(drmtop_queue_btf, struct drm_sched_job *job, struct drm_sched_entit
 {
 	if (!job)
 		return 0;
-	on_queue(job, entity);
+	on_queue(job, entity, true);
 	return 0;
 }
 
@@ -569,7 +577,7 @@ int BPF_PROG(drmtop_run_btf, struct drm_sched_job *job)
 {
 	if (!job)
 		return 0;
-	on_run(job);
+	on_run(job, true);
 	return 0;
 }
 
@@ -578,7 +586,7 @@ int BPF_PROG(drmtop_done_btf, struct drm_sched_fence *fence)
 {
 	if (!fence)
 		return 0;
-	on_done(fence, false);
+	on_done(fence, false, true);
 	return 0;
 }
 
@@ -587,7 +595,7 @@ int BPF_PROG(drmtop_queue_raw, struct drm_sched_job *job, struct drm_sched_entit
 {
 	if (!job)
 		return 0;
-	on_queue(job, entity);
+	on_queue(job, entity, false);
 	return 0;
 }
 
@@ -596,7 +604,7 @@ int BPF_PROG(drmtop_run_raw, struct drm_sched_job *job)
 {
 	if (!job)
 		return 0;
-	on_run(job);
+	on_run(job, false);
 	return 0;
 }
 
@@ -605,7 +613,7 @@ int BPF_PROG(drmtop_done_raw, struct drm_sched_fence *fence)
 {
 	if (!fence)
 		return 0;
-	on_done(fence, false);
+	on_done(fence, false, false);
 	return 0;
 }
 
@@ -615,7 +623,7 @@ int BPF_PROG(drmtop_queue_btf_617, struct drm_sched_job *job, struct drm_sched_e
 {
 	if (!job)
 		return 0;
-	on_queue(job, entity);
+	on_queue(job, entity, true);
 	return 0;
 }
 
@@ -624,7 +632,7 @@ int BPF_PROG(drmtop_run_btf_617, struct drm_sched_job *job)
 {
 	if (!job)
 		return 0;
-	on_run(job);
+	on_run(job, true);
 	return 0;
 }
 
@@ -633,7 +641,7 @@ int BPF_PROG(drmtop_done_btf_617, struct drm_sched_fence *fence)
 {
 	if (!fence)
 		return 0;
-	on_done(fence, false);
+	on_done(fence, false, true);
 	return 0;
 }
 
@@ -642,7 +650,7 @@ int BPF_PROG(drmtop_queue_raw_617, struct drm_sched_job *job, struct drm_sched_e
 {
 	if (!job)
 		return 0;
-	on_queue(job, entity);
+	on_queue(job, entity, false);
 	return 0;
 }
 
@@ -651,7 +659,7 @@ int BPF_PROG(drmtop_run_raw_617, struct drm_sched_job *job)
 {
 	if (!job)
 		return 0;
-	on_run(job);
+	on_run(job, false);
 	return 0;
 }
 
@@ -660,7 +668,7 @@ int BPF_PROG(drmtop_done_raw_617, struct drm_sched_fence *fence)
 {
 	if (!fence)
 		return 0;
-	on_done(fence, false);
+	on_done(fence, false, false);
 	return 0;
 }
 
@@ -670,14 +678,14 @@ int BPF_PROG(drmtop_done_raw_617, struct drm_sched_fence *fence)
  * together with its unit's previous end (drmtop_done_only_busy), its scheduled fence the bracket.
  */
 static __always_inline void done_only(struct drm_sched_job *job, struct drm_sched_fence *s_fence,
-				      const struct drmtop_job *j)
+				      const struct drmtop_job *j, bool btf)
 {
 	__u64 uid = j->uid & ~DRMTOP_JOB_ENDED, queue_ns = 0, busy, slack;
 	struct drmtop_engine *e;
 
 	if (bpf_core_field_exists(job->submit_ts))
-		queue_ns = BPF_CORE_READ(job, submit_ts);
-	busy = drmtop_done_only_busy(j->queue_ns, queue_ns, scheduled_time(s_fence, j->run_ns),
+		queue_ns = DRMTOP_READ(btf, job, submit_ts);
+	busy = drmtop_done_only_busy(j->queue_ns, queue_ns, scheduled_time(s_fence, j->run_ns, btf),
 				     j->run_ns, &slack);
 	e = engine_get(uid, j->ring, ring_get((struct drm_gpu_scheduler *)j->ring));
 	if (!e)
@@ -700,7 +708,7 @@ static __always_inline void done_only(struct drm_sched_job *job, struct drm_sche
 SEC("fentry/drm_sched_job_cleanup")
 int BPF_PROG(drmtop_job_cleanup, struct drm_sched_job *job)
 {
-	struct drm_sched_fence *s_fence = BPF_CORE_READ(job, s_fence);
+	struct drm_sched_fence *s_fence = job->s_fence;
 	__u64 fence = (__u64)s_fence;
 	__u64 bit = bpf_core_enum_value(enum dma_fence_flag_bits, DMA_FENCE_FLAG_SIGNALED_BIT);
 	struct drmtop_job *j, ended;
@@ -713,11 +721,11 @@ int BPF_PROG(drmtop_job_cleanup, struct drm_sched_job *job)
 		/* deleted first: a cleanup racing with this one counts it once */
 		ended = *j;
 		if (!bpf_map_delete_elem(&jobs, &fence))
-			done_only(job, s_fence, &ended);
+			done_only(job, s_fence, &ended, true);
 		return 0;
 	}
-	if (j->uid && (BPF_CORE_READ(s_fence, finished.flags) & (1ull << bit))) {
-		on_done(s_fence, true);
+	if (j->uid && (s_fence->finished.flags & (1ull << bit))) {
+		on_done(s_fence, true, true);
 		return 0;
 	}
 	if (!bpf_map_delete_elem(&jobs, &fence) && j->uid)

@@ -5,7 +5,8 @@
 # The BPF tracer attaches every hook on this kernel (tracepoints as tp_btf, with the name set
 # the gpu_sched BTF has), its task_file iterator maps a DRM descriptor held before it started
 # to a drm_file, a job still running shows its time so far (running_ns) but no busy time yet,
-# and without root it refuses with a reason that names what is missing.
+# and without root it refuses with a reason that names what is missing. Last, the scheduler
+# tracepoints' raw_tp fallback, forced.
 . tests/bpf/guest-lib.sh
 bl_init 40-bpf-attach
 
@@ -97,6 +98,34 @@ bl_jq_checks '
 	check("iter-client-id"; if is61 then $f.client_id == 0 else $f.client_id > 0 end;
 		"client_id \($f.client_id) on \($release)")'
 exec 9<&-
+
+# The scheduler tracepoints as raw_tp, the fallback where tp_btf will not load: no kernel here
+# needs it, so it is forced (a test-only variable), and its programs, which read every field
+# with probe reads where tp_btf's make plain loads, must load and count three jobs.
+DRMTOP_TEST_SCHED_RAW=1 "$BPFDUMP" -i 100 --ready "$BL/raw.ready" --stop "$BL/raw.stop" \
+	>"$BL/raw.json" 2>"$BL/raw.err" &
+raw_pid=$!
+if bl_wait_file "$BL/raw.ready" 30; then
+	"$WORKLOAD" -s "proc rawjobs; open a; submit a engine=gfx dur=20ms count=3" \
+		>"$BL/rawwl.out" 2>&1
+	bl_quiesce 30
+fi
+touch "$BL/raw.stop"
+wait "$raw_pid"
+hooks=$(jq -c '[.hooks[] | select(.target | startswith("raw_tp/drm_")) | select(.attached) |
+	.target]' "$BL/raw.json" 2>&1)
+if [ "$(echo "$hooks" | jq length 2>/dev/null)" = 3 ]; then
+	pass "$bl_name-raw-tp-hooks"
+else
+	fail "$bl_name-raw-tp-hooks" "$hooks $(head -c 300 "$BL/raw.err")"
+fi
+jobs=$(jq '[(.clients + .closed)[] | select(.comm == "rawjobs") | .engines[] |
+	select(.name == "gfx") | .jobs] | add' "$BL/raw.json" 2>&1)
+if [ "$jobs" = 3 ]; then
+	pass "$bl_name-raw-tp-jobs"
+else
+	fail "$bl_name-raw-tp-jobs" "$jobs of 3: $(tail -c 300 "$BL/rawwl.out")"
+fi
 
 out=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$BPFDUMP" -t 0 2>&1)
 rc=$?
