@@ -503,8 +503,12 @@ int BPF_PROG(drmtop_gem_resv_fini, struct dma_resv *resv)
 	return 0;
 }
 
-/* Refreshes what shared-ness depends on: the handle count and whether a dma-buf is attached. */
-static __always_inline struct drmtop_object *object_sync(struct drm_gem_object *obj, int delta)
+/*
+ * Refreshes what shared-ness depends on: the handle count and whether a dma-buf is attached.
+ * @btf as for DRMTOP_READ (the release hook's object is a void *: a scalar).
+ */
+static __always_inline struct drmtop_object *object_sync(struct drm_gem_object *obj, int delta,
+							 bool btf)
 {
 	__u64 key = (__u64)obj;
 	struct drmtop_object *o = bpf_map_lookup_elem(&objects, &key), n = {};
@@ -521,9 +525,9 @@ static __always_inline struct drmtop_object *object_sync(struct drm_gem_object *
 			return NULL;
 	}
 	/* the object may be another client's too, its flags updated on another CPU meanwhile */
-	count = BPF_CORE_READ(obj, handle_count) + delta;
-	set = BPF_CORE_READ(obj, import_attach) ? DRMTOP_OBJ_FOREIGN : 0;
-	if (BPF_CORE_READ(obj, dma_buf))
+	count = DRMTOP_READ(btf, obj, handle_count) + delta;
+	set = DRMTOP_READ(btf, obj, import_attach) ? DRMTOP_OBJ_FOREIGN : 0;
+	if (DRMTOP_READ(btf, obj, dma_buf))
 		drmtop_flags_update(&o->handle_count, count, set | DRMTOP_OBJ_DMABUF, 0);
 	else
 		drmtop_flags_update(&o->handle_count, count, set, DRMTOP_OBJ_DMABUF);
@@ -584,11 +588,11 @@ static __always_inline bool handle_insert(struct drmtop_client *c,
 }
 
 static __always_inline bool handle_add(struct drmtop_client *c, __u64 file, __u32 handle,
-				       struct drm_gem_object *obj, bool imported)
+				       struct drm_gem_object *obj, bool imported, bool btf)
 {
 	struct drmtop_handle_key k = { .file = file, .handle = handle };
 	struct drmtop_handle h = { .obj = (__u64)obj };
-	struct drmtop_object *o = object_sync(obj, 0);
+	struct drmtop_object *o = object_sync(obj, 0, btf);
 	bool added;
 
 	h.size = o ? o->size : BPF_CORE_READ(obj, size);
@@ -617,7 +621,7 @@ int BPF_PROG(drmtop_handle_create, struct drm_file *file, struct drm_gem_object 
 		return 0;
 	c = drmtop_client_get(file, true);
 	imp = bpf_task_storage_get(&importing, bpf_get_current_task_btf(), NULL, 0);
-	handle_add(c, (__u64)file, handle, obj, imp && *imp == (__u64)file);
+	handle_add(c, (__u64)file, handle, obj, imp && *imp == (__u64)file, true);
 	return 0;
 }
 
@@ -636,7 +640,7 @@ int BPF_PROG(drmtop_handle_release, int id, void *ptr, void *data)
 			return 0;
 	}
 	/* the kernel drops its handle_count inside this function */
-	o = object_sync(ptr, -1);
+	o = object_sync(ptr, -1, false);
 	if (!h) {
 		drmtop_count(DRMTOP_CNT_HANDLE_UNKNOWN);
 	} else {
@@ -843,7 +847,7 @@ static long walk_step(__u32 i, void *unused)
 	}
 	/* one drm_file may sit behind several descriptors: count each handle once */
 	if (handle_add(bpf_map_lookup_elem(&clients, &w->file), w->file, index + w->idr_base,
-		       (struct drm_gem_object *)entry, false))
+		       (struct drm_gem_object *)entry, false, false))
 		drmtop_count(DRMTOP_CNT_ADOPTED);
 	return 0;
 }
@@ -881,7 +885,8 @@ int drmtop_adopt(struct bpf_iter__task_file *ctx)
 		return 0;
 	if (!xa_internal(head)) {
 		/* a lone entry at index 0 */
-		if (handle_add(c, w->file, w->idr_base, (struct drm_gem_object *)head, false))
+		if (handle_add(c, w->file, w->idr_base, (struct drm_gem_object *)head, false,
+			       false))
 			drmtop_count(DRMTOP_CNT_ADOPTED);
 		return 0;
 	}
