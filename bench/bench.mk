@@ -2,10 +2,11 @@
 #
 # `make bench`: drmtop's overhead, measured in one boot of Debian's 6.12 kernel under QEMU with
 # simgpu (bench/run-bench.sh, bench/bench-guest.sh; docs/PERFORMANCE.md has the figures).
-# Not part of `make test`: it takes ~30 minutes. `make bench-smoke` runs every part once,
-# briefly (1.5-3 min measured on a loaded 2-core host), and checks only that each produced its
-# figures and every target's line (one round judges none: "not judged"); it is a `make test`
-# stage, so changes to drmtop's JSON or the tracer that break the benchmark scripts show up there.
+# Not part of `make test`: it takes 18 minutes on a quiet host (17.6 at 4f2afea). `make
+# bench-smoke` runs every part once, briefly (1.5-3 min measured on a loaded 2-core host), and
+# checks only that each produced its figures and every target's line (one round judges none:
+# "not judged"); it is a `make test` stage, so changes to drmtop's JSON or the tracer that break
+# the benchmark scripts show up there.
 # It writes "<passed> <failed>" to $(RESULTS)/bench-smoke.
 # Knobs: BENCH_KERNELS (default 6.12; "6.1 6.12" for both), BENCH_ROUNDS (default 8: the 4 phases rotated twice),
 # BENCH_SECS (seconds per loop, default 2), BENCH_SCALE_CLIENTS (default 10000),
