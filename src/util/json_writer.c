@@ -115,7 +115,10 @@ void jw_array_end(struct json_writer *w)
 	jw_close(w, ']');
 }
 
-/* The escape of byte @c, or NULL for a byte written as it is. */
+/*
+ * The escape of ASCII byte @c, one jw_escaped does not pass as it is: a quote, a backslash, a
+ * control character or DEL.
+ */
 static const char *escape_of(unsigned char c, char buf[7])
 {
 	switch (c) {
@@ -134,8 +137,6 @@ static const char *escape_of(unsigned char c, char buf[7])
 	case '\f':
 		return "\\f";
 	}
-	if (c >= 0x20 && c != 0x7f)
-		return NULL;
 	snprintf(buf, 7, "\\u%04x", c);
 	return buf;
 }
@@ -164,10 +165,6 @@ static void jw_escaped(struct json_writer *w, const char *str, size_t n)
 			esc = "\\ufffd";
 		} else {
 			esc = escape_of(s[i], buf);
-			if (!esc) {
-				i++;
-				continue;
-			}
 		}
 		put(w, s + run, i - run);
 		put(w, esc, strlen(esc));
