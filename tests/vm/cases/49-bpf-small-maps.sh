@@ -51,7 +51,9 @@ tmux -S "$sock" new-session -d -x 200 -y 40 \
 	"$DRMTOP -d 1 --bpf-map handles=4 --bpf-map jobs=2; echo EXITED; sleep 600"
 _t=0
 until screen | grep -q 'source: fdinfo + BPF' || [ $_t -ge 600 ]; do sleep 0.1; _t=$((_t + 1)); done
-drmtop_bg "$d/top.csv" "$d/csv.err" -o csv -d 1 -n 14 --bpf-map handles=4 --bpf-map jobs=2
+# (the CSV one runs until the JSON one ended: with a count of its own it could end before the
+# JSON one's tracer loaded and the workload ran)
+drmtop_bg "$d/top.csv" "$d/csv.err" -o csv -d 1 --bpf-map handles=4 --bpf-map jobs=2
 csv_top=$TOP_PID
 start_top -n 14 --bpf-map handles=4 --bpf-map jobs=2
 if ! wl_start "$d" -s "proc small; open a; bo a b size=64K count=10;
@@ -62,6 +64,7 @@ fi
 wait "$top"
 screen >"$d/screen"
 tmux -S "$sock" send-keys q
+kill -TERM "$csv_top"
 wait "$csv_top"
 wl_stop >/dev/null
 echo "frames: $(wc -l <"$d/top.all")"

@@ -386,7 +386,9 @@ personality_tracer() {
 		t: [.drivers[] | select(.driver == \"$drv\")]}"
 
 	# The text view beside the JSON one, both attached (first frame out) before the first job.
-	drmtop_bg "$d/top.txt" "$d/txt.err" -b -n 10 -d 1
+	# The text one runs until the JSON one ended: with a count of its own it could end before
+	# the JSON one's tracer loaded and the workload started (seconds under TCG: seen on arm64).
+	drmtop_bg "$d/top.txt" "$d/txt.err" -b -d 1
 	txt_pid=$TOP_PID
 	drmtop_bg "$d/top.all" "$d/top.err" -J -n 6 -d 1
 	if ! wl_start "$d" --hold -f "$tmp/tracer-scenario" >"$d/why"; then
@@ -399,6 +401,7 @@ personality_tracer() {
 	fi
 	pass "pers-$p-workload"
 	wait "$TOP_PID"
+	kill -TERM "$txt_pid"
 	wait "$txt_pid"
 	TOP_PID=
 	wl_debugfs_clients >"$d/truth.json"
@@ -485,7 +488,9 @@ personality_tracer() {
 		! grep -q 'unmapped' "$d/top.txt"; then
 		pass "pers-$p-text"
 	else
-		fail "pers-$p-text" "$(grep -E 'render|infer|unmapped' "$d/top.txt" | head -c 600)"
+		frames=$(grep -cE '^ *PID +COMMAND' "$d/top.txt")
+		fail "pers-$p-text" "$frames frames: $(grep -E 'render|infer|unmapped' "$d/top.txt" |
+			head -c 600); stderr: $(head -c 200 "$d/txt.err")"
 	fi
 }
 
