@@ -273,6 +273,12 @@ struct drmtop_model_device {
 	struct drmtop_model_region *regions;	/* sums over the shown clients */
 	size_t nr_regions;
 	uint64_t mem_total;		/* "total, else resident" over regions */
+	/*
+	 * Its engine columns, for every view: engines[] by name, then rings only the tracer times
+	 * that ran a job for one of its shown clients (a ring that never ran one has no column).
+	 */
+	const char **columns;
+	size_t nr_columns;
 };
 
 /* A client that closed since the previous refresh. */
@@ -372,6 +378,9 @@ struct drmtop_model {
 	struct drmtop_model_client *clients;
 	size_t nr_clients;
 	size_t nr_fdinfo_clients;	/* the first nr_fdinfo_clients have in_fdinfo */
+	/* One table's engine columns: every device's, then the tracer-only clients' rings. */
+	const char **columns;
+	size_t nr_columns;
 	struct drmtop_model_closed *closed;
 	size_t nr_closed;
 

@@ -816,6 +816,92 @@ static void build_devices(struct build *b)
 	}
 }
 
+/* A ring only the tracer times, with a job: it has a column of its own. */
+static bool tracer_only_column(const struct drmtop_model_engine *e)
+{
+	return !e->in_fdinfo && e->in_bpf && e->bpf.jobs;
+}
+
+static void add_column(struct build *b, struct strmap *seen, const char **cols, size_t *n,
+		       const char *name)
+{
+	if (strmap_get(seen, name))
+		return;
+	if (strmap_put(seen, name, (void *)name)) {
+		b->oom = true;
+		return;
+	}
+	cols[(*n)++] = name;
+}
+
+/* The tracer-only rings of clients [from, to) on device @d (NULL: any), into @cols. */
+static size_t add_client_columns(struct build *b, struct strmap *seen, const char **cols,
+				 size_t n, const struct drmtop_model_device *d, size_t from,
+				 size_t to)
+{
+	const struct drmtop_model *m = b->m;
+	size_t i, k;
+
+	for (i = from; i < to && !b->oom; i++) {
+		const struct drmtop_model_client *c = &m->clients[i];
+
+		for (k = 0; (!d || c->device == d) && k < c->nr_engines; k++)
+			if (tracer_only_column(&c->engines[k]))
+				add_column(b, seen, cols, &n, c->engines[k].name);
+	}
+	return n;
+}
+
+/* Clients [from, to) on @d (NULL: any): their tracer-only rings, repeats counted. */
+static size_t count_client_columns(const struct drmtop_model *m,
+				   const struct drmtop_model_device *d, size_t from, size_t to)
+{
+	size_t i, k, n = 0;
+
+	for (i = from; i < to; i++)
+		for (k = 0; (!d || m->clients[i].device == d) && k < m->clients[i].nr_engines; k++)
+			n += tracer_only_column(&m->clients[i].engines[k]);
+	return n;
+}
+
+/*
+ * Engine columns, once for every view (the text view a table per device, the live view one
+ * table). A device has a few engines and a client a few: a pass over the clients per device.
+ */
+static void build_columns(struct build *b)
+{
+	struct drmtop_model *m = b->m;
+	size_t i, k, total = 0;
+	struct strmap seen;
+
+	for (i = 0; i < m->nr_devices && !b->oom; i++) {
+		struct drmtop_model_device *d = &m->devices[i];
+
+		d->columns = alloc_array(b, d->nr_engines + count_client_columns(m, d, 0,
+						m->nr_fdinfo_clients), sizeof(*d->columns));
+		if (!d->columns)
+			return;
+		strmap_init(&seen);
+		for (k = 0; k < d->nr_engines; k++)
+			add_column(b, &seen, d->columns, &d->nr_columns, d->engines[k].name);
+		d->nr_columns = add_client_columns(b, &seen, d->columns, d->nr_columns, d, 0,
+						   m->nr_fdinfo_clients);
+		strmap_fini(&seen);
+		total += d->nr_columns;
+	}
+	total += count_client_columns(m, NULL, m->nr_fdinfo_clients, m->nr_clients);
+	m->columns = alloc_array(b, total, sizeof(*m->columns));
+	if (!m->columns)
+		return;
+	strmap_init(&seen);
+	for (i = 0; i < m->nr_devices && !b->oom; i++)
+		for (k = 0; k < m->devices[i].nr_columns; k++)
+			add_column(b, &seen, m->columns, &m->nr_columns, m->devices[i].columns[k]);
+	m->nr_columns = add_client_columns(b, &seen, m->columns, m->nr_columns, NULL,
+					   m->nr_fdinfo_clients, m->nr_clients);
+	strmap_fini(&seen);
+}
+
 static void fill_closed_bpf(struct build *b, struct drmtop_model_closed *mc,
 			    const struct drmtop_bpf_client *bc)
 {
@@ -1138,6 +1224,7 @@ int drmtop_model_build(struct drmtop_model *m, const struct drmtop_model_input *
 	build_clients(&b);
 	build_gpu_mem(&b);
 	build_devices(&b);
+	build_columns(&b);
 	build_closed(&b);
 	build_scan(&b);
 	m->notes = alloc_array(&b, in->nr_notes, sizeof(*m->notes));

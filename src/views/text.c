@@ -49,38 +49,10 @@ static void engine_cell(struct strbuf *sb, const struct drmtop_model_client *c, 
 		sb_printf(sb, " %*s ", ENGINE_COL_WIDTH - 1, "...");
 }
 
-/* A device's engine columns: its clients' fdinfo engines, then engines only the tracer times. */
-struct engine_cols {
-	const char *name[MAX_ENGINE_COLS];
-	size_t n;
-};
-
-static void add_col(struct engine_cols *cols, const char *name)
+/* A device's engine columns (the model's), as many as a line holds. */
+static size_t nr_cols(const struct drmtop_model_device *d)
 {
-	size_t i;
-
-	for (i = 0; i < cols->n && strcmp(cols->name[i], name); i++)
-		;
-	if (i == cols->n && cols->n < MAX_ENGINE_COLS)
-		cols->name[cols->n++] = name;
-}
-
-static void engine_columns(struct engine_cols *cols, const struct drmtop_model *m,
-			   const struct drmtop_model_device *d)
-{
-	size_t i, j;
-
-	cols->n = 0;
-	for (i = 0; i < d->nr_engines; i++)
-		add_col(cols, d->engines[i].name);
-	for (i = 0; i < m->nr_fdinfo_clients; i++) {
-		const struct drmtop_model_client *c = &m->clients[i];
-
-		for (j = 0; c->device == d && j < c->nr_engines; j++)
-			if (!c->engines[j].in_fdinfo && c->engines[j].in_bpf &&
-			    c->engines[j].bpf.jobs)
-				add_col(cols, c->engines[j].name);
-	}
+	return d->nr_columns < MAX_ENGINE_COLS ? d->nr_columns : MAX_ENGINE_COLS;
 }
 
 /* " name pct% N jobs" for each engine the tracer has figures of, then its memory. */
@@ -126,8 +98,7 @@ static void bpf_figures(struct strbuf *sb, const struct drmtop_model_client *c)
 		sb_printf(sb, " [lower bound: the tracer missed events]");
 }
 
-static void device_header(struct sink *s, const struct drmtop_model_device *d,
-			  const struct engine_cols *cols)
+static void device_header(struct sink *s, const struct drmtop_model_device *d)
 {
 	char tot[32];
 	size_t i;
@@ -149,8 +120,8 @@ static void device_header(struct sink *s, const struct drmtop_model_device *d,
 	flush(s, DRMTOP_LINE_DEVICE);
 
 	sb_printf(&s->sb, "%8s %-16s %10s", "PID", "COMMAND", "CLIENT");
-	for (i = 0; i < cols->n; i++)
-		sb_printf(&s->sb, " %*.*s", ENGINE_COL_WIDTH, ENGINE_COL_WIDTH - 1, cols->name[i]);
+	for (i = 0; i < nr_cols(d); i++)
+		sb_printf(&s->sb, " %*.*s", ENGINE_COL_WIDTH, ENGINE_COL_WIDTH - 1, d->columns[i]);
 	sb_printf(&s->sb, " %10s %10s %10s  HOLDERS", "TOTAL", "RESIDENT", "SHARED");
 	flush(s, DRMTOP_LINE_HEADER);
 }
@@ -161,7 +132,7 @@ static const char *mem_cell(char *buf, size_t len, bool has, uint64_t bytes)
 	return has ? drmtop_fmt_bytes(buf, len, bytes) : "-";
 }
 
-static void client_row(struct sink *s, const struct engine_cols *cols,
+static void client_row(struct sink *s, const struct drmtop_model_device *d,
 		       const struct drmtop_model_client *c)
 {
 	char id[24] = "-", tot[32], res[32], shr[32];
@@ -171,8 +142,8 @@ static void client_row(struct sink *s, const struct engine_cols *cols,
 		snprintf(id, sizeof(id), "%llu", (unsigned long long)c->client_id);
 	sb_printf(&s->sb, "%8d %-16.16s %10s", (int)c->pid, c->comm && c->comm[0] ? c->comm : "?",
 		  id);
-	for (j = 0; j < cols->n; j++)
-		engine_cell(&s->sb, c, cols->name[j]);
+	for (j = 0; j < nr_cols(d); j++)
+		engine_cell(&s->sb, c, d->columns[j]);
 	sb_printf(&s->sb, " %10s %10s %10s  ", mem_cell(tot, sizeof(tot), c->has_mem, c->mem_total),
 		  mem_cell(res, sizeof(res), c->has_resident, c->mem_resident),
 		  mem_cell(shr, sizeof(shr), c->has_shared, c->mem_shared));
@@ -202,11 +173,9 @@ static void render_device(struct sink *s, const struct drmtop_model *m,
 			  const struct drmtop_model_device *d, struct sort_arg *sa)
 {
 	const struct drmtop_model_client **list;
-	struct engine_cols cols;
 	size_t i, n = 0;
 
-	engine_columns(&cols, m, d);
-	device_header(s, d, &cols);
+	device_header(s, d);
 	list = calloc(m->nr_fdinfo_clients ? m->nr_fdinfo_clients : 1, sizeof(*list));
 	if (!list)
 		return;
@@ -217,7 +186,7 @@ static void render_device(struct sink *s, const struct drmtop_model *m,
 	for (i = 0; i < n; i++) {
 		const struct drmtop_model_client *c = list[i];
 
-		client_row(s, &cols, c);
+		client_row(s, d, c);
 		if (!m->bpf_active)
 			continue;
 		sb_printf(&s->sb, "%36s bpf:", "");

@@ -101,32 +101,12 @@ const struct drmtop_model_client *tui_selected(const struct tui *t)
 	return NULL;
 }
 
-/* Engine columns: the devices' engines in model order, then engines only the tracer has. */
+/* The model's engine columns, as many as the table holds. */
 static size_t engine_names(const struct tui *t, const char **names)
 {
-	const struct drmtop_model *m = t->m;
-	size_t n = 0, i, j, k;
+	size_t n = t->m->nr_columns < MAX_ENGINE_COLS ? t->m->nr_columns : MAX_ENGINE_COLS;
 
-	for (i = 0; i < m->nr_devices; i++)
-		for (j = 0; j < m->devices[i].nr_engines && n < MAX_ENGINE_COLS; j++) {
-			for (k = 0; k < n && strcmp(names[k], m->devices[i].engines[j].name); k++)
-				;
-			if (k == n)
-				names[n++] = m->devices[i].engines[j].name;
-		}
-	for (i = 0; i < t->nr_rows; i++) {
-		size_t ne = t->group_by ? tui_group_row(t, i)->nr_engines : t->rows[i]->nr_engines;
-
-		for (j = 0; j < ne && n < MAX_ENGINE_COLS; j++) {
-			const char *name = t->group_by ? tui_group_row(t, i)->engines[j].name
-						       : t->rows[i]->engines[j].name;
-
-			for (k = 0; k < n && strcmp(names[k], name); k++)
-				;
-			if (k == n)
-				names[n++] = name;
-		}
-	}
+	memcpy(names, t->m->columns, n * sizeof(*names));
 	return n;
 }
 

@@ -1086,10 +1086,65 @@ static void test_tracer_only_device_named_from_node(void **state)
 	fp_free(fp);
 }
 
+/*
+ * Engine columns, built once in the model for the text and live views: a device's fdinfo
+ * engines, then a ring only the tracer times once it ran a job (none for a ring without one);
+ * the one table's columns add a tracer-only client's rings. The text view prints the device's.
+ */
+static void test_engine_columns(void **state)
+{
+	struct drmtop_reconciler *r = drmtop_reconciler_new();
+	struct drmtop_bpf_client live[2];
+	struct drmtop_bpf_snapshot snap;
+	struct drmtop_model m = { 0 };
+	struct fake_bpf matched, alone;
+	struct fake_fdinfo a;
+	char *text;
+	struct drmtop_model_input in = {
+		.bpf_active = true, .bpf_reason = "attached", .snap = &snap, .rec = r,
+		.diverge_pct = 5.0,
+	};
+
+	(void)state;
+	fake_fdinfo_init(&a, 1, "gfx", 30.0, 1000, 10, 3);
+	identity(&a, "kA", "alpha");
+	fake_bpf_init(&matched, 1, 0x1000, 1, 1000);
+	matched.bc.c.tgid = 10;
+	fake_ring(&matched, 0xa000, "gfx", 1000, 2);
+	fake_ring(&matched, 0xb000, "blit", 1000, 3);
+	fake_ring(&matched, 0xc000, "idle", 0, 0);
+	fake_bpf_init(&alone, 2, 0x2000, 2, 100);
+	alone.bc.c.tgid = 20;
+	fake_ring(&alone, 0xd000, "video", 500, 1);
+	live[0] = matched.bc;
+	live[1] = alone.bc;
+	fake_snap(&snap, live, 2, S);
+	in.clients = &a.c;
+	in.nr_clients = 1;
+	assert_int_equal(drmtop_reconcile(r, &snap, &a.c, 1), 0);
+	assert_int_equal(drmtop_model_build(&m, &in), 0);
+
+	assert_int_equal(m.nr_devices, 1);
+	assert_int_equal(m.devices[0].nr_columns, 2);
+	assert_string_equal(m.devices[0].columns[0], "gfx");
+	assert_string_equal(m.devices[0].columns[1], "blit");
+	assert_int_equal(m.nr_columns, 3);
+	assert_string_equal(m.columns[0], "gfx");
+	assert_string_equal(m.columns[1], "blit");
+	assert_string_equal(m.columns[2], "video");
+	text = render(drmtop_text_frame, &m);
+	assert_non_null(strstr(text, " CLIENT       gfx      blit      TOTAL "));
+	assert_null(strstr(text, "idle"));
+	free(text);
+	drmtop_model_fini(&m);
+	drmtop_reconciler_free(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pid_filter_everywhere),
+		cmocka_unit_test(test_engine_columns),
 		cmocka_unit_test(test_client_outside_pid_namespace),
 		cmocka_unit_test(test_tracer_only_device_named_from_node),
 		cmocka_unit_test(test_divergence_windows),
