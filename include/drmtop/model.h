@@ -308,6 +308,24 @@ struct drmtop_model_closed {
 	uint64_t open_ns, close_ns;
 	struct drmtop_model_closed_engine *engines;
 	size_t nr_engines;
+	/* from_bpf, no job, held nothing at close, nothing missed: counted in idle_closed */
+	bool idle;
+};
+
+/*
+ * Clients the tracer saw close since the previous refresh that ran no job and held no buffer
+ * at close, one entry per process, device and cgroup: a process opening and closing a node
+ * thousands of times a second (device probing) is one line, not thousands.
+ */
+struct drmtop_model_idle_closed {
+	pid_t pid;
+	const char *comm;
+	const char *driver;
+	const char *dev_key;		/* as a live client's (NULL unknown) */
+	int minor;			/* drm_minor.index, -1 unknown */
+	struct drmtop_model_cgroup cgroup;	/* the opener's */
+	uint64_t clients;
+	uint64_t first_open_ns, last_close_ns;
 };
 
 /* What the tracer counted of its own: losses and notes. */
@@ -383,6 +401,9 @@ struct drmtop_model {
 	size_t nr_columns;
 	struct drmtop_model_closed *closed;
 	size_t nr_closed;
+	/* The idle ones of closed[], counted per process (they stay in closed[] too). */
+	struct drmtop_model_idle_closed *idle_closed;
+	size_t nr_idle_closed;
 
 	bool bpf_active;
 	const char *bpf_reason;		/* why not, or what is attached */

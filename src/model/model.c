@@ -934,19 +934,94 @@ static void fill_closed_bpf(struct build *b, struct drmtop_model_closed *mc,
 	mc->nr_engines = bc->n_engines;
 }
 
+/*
+ * A close record of a client that ran no job and held nothing at close, nothing missed (one
+ * opened before the tracer attached may have run jobs before: never idle).
+ */
+static bool closed_idle(const struct drmtop_bpf_client *bc)
+{
+	const struct drmtop_client *c = &bc->c;
+	size_t i;
+
+	if (c->mem_total || c->mem_shared || c->mem_imported || c->handles || c->missed ||
+	    (c->flags & (DRMTOP_CLIENT_KERNEL | DRMTOP_CLIENT_LATE)))
+		return false;
+	for (i = 0; i < bc->n_engines; i++)
+		if (bc->engines[i].jobs || bc->engines[i].busy_ns)
+			return false;
+	return true;
+}
+
+#define IDLE_KEY_LEN (3 * STRMAP_U64_KEY + DRMTOP_COMM_LEN)
+
+/* Which entry of idle_closed a client counts in: its process, cgroup, node and command. */
+static const char *idle_key(char key[IDLE_KEY_LEN], const struct drmtop_client *c)
+{
+	const __u64 parts[] = { c->tgid, c->cgroup_id, (__u64)c->dev_major << 32 | c->dev_minor };
+	char num[STRMAP_U64_KEY];
+	size_t i, len;
+
+	key[0] = '\0';
+	for (i = 0; i < 3; i++) {
+		strcat(key, strmap_key_u64(num, parts[i]));
+		strcat(key, "/");
+	}
+	len = strlen(key);
+	i = strnlen(c->comm, DRMTOP_COMM_LEN - 1);
+	memcpy(key + len, c->comm, i);
+	key[len + i] = '\0';
+	return key;
+}
+
+/* Idle closed client @mc counted in its process's entry. */
+static void count_idle(struct build *b, struct strmap *at, const struct drmtop_model_closed *mc,
+		       const struct drmtop_client *c)
+{
+	struct drmtop_model *m = b->m;
+	struct drmtop_model_idle_closed *ic;
+	char key[IDLE_KEY_LEN];
+	size_t idx;
+
+	idle_key(key, c);
+	idx = (size_t)strmap_get(at, key);
+	if (idx) {
+		ic = &m->idle_closed[idx - 1];
+	} else {
+		if (strmap_put(at, key, (void *)(m->nr_idle_closed + 1))) {
+			b->oom = true;
+			return;
+		}
+		ic = &m->idle_closed[m->nr_idle_closed++];
+		ic->pid = mc->pid;
+		ic->comm = mc->comm;
+		ic->driver = mc->driver;
+		ic->dev_key = mc->dev_key;
+		ic->minor = mc->bpf.minor;
+		ic->cgroup = mc->cgroup;
+		ic->first_open_ns = mc->open_ns;
+	}
+	ic->clients++;
+	if (mc->open_ns < ic->first_open_ns)
+		ic->first_open_ns = mc->open_ns;
+	if (mc->close_ns > ic->last_close_ns)
+		ic->last_close_ns = mc->close_ns;
+}
+
 static void build_closed(struct build *b)
 {
 	const struct drmtop_model_input *in = b->in;
 	const struct drmtop_bpf_snapshot *s = in->snap;
 	size_t i, max = in->nr_gone + (s ? s->n_closed + s->n_orphans : 0);
 	struct drmtop_model *m = b->m;
+	struct drmtop_model_closed *mc;
+	struct strmap idle;
 
 	m->closed = alloc_array(b, max, sizeof(*m->closed));
-	if (!m->closed)
+	m->idle_closed = alloc_array(b, s ? s->n_closed : 0, sizeof(*m->idle_closed));
+	if (!m->closed || !m->idle_closed)
 		return;
 	for (i = 0; i < in->nr_gone; i++) {
 		const struct drm_client *c = &in->gone[i];
-		struct drmtop_model_closed *mc;
 
 		if (!shows_fdinfo_client(in, c))
 			continue;
@@ -960,11 +1035,17 @@ static void build_closed(struct build *b)
 		mc->client_id = c->info.client_id;
 		fill_cgroup(b, &mc->cgroup, c->cgroup);
 	}
-	for (i = 0; s && i < s->n_closed; i++) {
+	strmap_init(&idle);
+	for (i = 0; s && i < s->n_closed && !b->oom; i++) {
 		if (!shows_bpf_client(in, &s->closed[i].c))
 			continue;
-		fill_closed_bpf(b, &m->closed[m->nr_closed++], &s->closed[i]);
+		mc = &m->closed[m->nr_closed++];
+		fill_closed_bpf(b, mc, &s->closed[i]);
+		mc->idle = closed_idle(&s->closed[i]);
+		if (mc->idle)
+			count_idle(b, &idle, mc, &s->closed[i].c);
 	}
+	strmap_fini(&idle);
 	/* Clients whose close record was lost: what they did is still theirs. */
 	for (i = 0; s && i < s->n_orphans; i++) {
 		if (!shows_bpf_client(in, &s->orphans[i].c))

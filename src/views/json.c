@@ -237,6 +237,26 @@ static void json_bpf_closed(struct json_writer *w, const struct drmtop_model_clo
 	jw_object_end(w);
 }
 
+/* Clients of one process that closed with no job and nothing held, as a count. */
+static void json_idle_closed(struct json_writer *w, const struct drmtop_model_idle_closed *c)
+{
+	jw_object_begin(w);
+	jw_kv_u64(w, "tgid", (uint64_t)c->pid);
+	jw_kv_string(w, "comm", c->comm);
+	jw_kv_string(w, "driver", c->driver);
+	jw_key(w, "minor");
+	if (c->minor >= 0)
+		jw_i64(w, c->minor);
+	else
+		jw_null(w);
+	if (c->cgroup.path)
+		json_cgroup(w, &c->cgroup);
+	jw_kv_u64(w, "clients", c->clients);
+	jw_kv_u64(w, "first_open_ns", c->first_open_ns);
+	jw_kv_u64(w, "last_close_ns", c->last_close_ns);
+	jw_object_end(w);
+}
+
 static void json_bpf_summary(struct json_writer *w, const struct drmtop_model *m)
 {
 	size_t i;
@@ -333,8 +353,13 @@ static void json_bpf_summary(struct json_writer *w, const struct drmtop_model *m
 		jw_key(w, "closed_clients");
 		jw_array_begin(w);
 		for (i = 0; i < m->nr_closed; i++)
-			if (m->closed[i].from_bpf)
+			if (m->closed[i].from_bpf && !m->closed[i].idle)
 				json_bpf_closed(w, &m->closed[i]);
+		jw_array_end(w);
+		jw_key(w, "idle_closed");
+		jw_array_begin(w);
+		for (i = 0; i < m->nr_idle_closed; i++)
+			json_idle_closed(w, &m->idle_closed[i]);
 		jw_array_end(w);
 	}
 	jw_object_end(w);

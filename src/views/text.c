@@ -224,6 +224,13 @@ static void render_closed(struct sink *s, const struct drmtop_model_closed *c)
 	flush(s, DRMTOP_LINE_NOTE);
 }
 
+static void render_idle_closed(struct sink *s, const struct drmtop_model_idle_closed *c)
+{
+	sb_printf(&s->sb, "closed (bpf), no job and nothing held: %d %.16s %llu client%s",
+		  (int)c->pid, c->comm, (unsigned long long)c->clients, c->clients == 1 ? "" : "s");
+	flush(s, DRMTOP_LINE_NOTE);
+}
+
 /*
  * What the tracer missed, always shown (zero as zero: a quiet tracer and a blind one must not
  * look alike), then which kinds, since start (and in the last interval).
@@ -290,8 +297,10 @@ static void render_bpf_sections(struct sink *s, const struct drmtop_model *m)
 		flush(s, DRMTOP_LINE_CLIENT);
 	}
 	for (i = 0; i < m->nr_closed; i++)
-		if (m->closed[i].from_bpf)
+		if (m->closed[i].from_bpf && !m->closed[i].idle)
 			render_closed(s, &m->closed[i]);
+	for (i = 0; i < m->nr_idle_closed; i++)
+		render_idle_closed(s, &m->idle_closed[i]);
 	render_missed(s, m);
 	render_notes(s, m);
 }

@@ -1140,11 +1140,84 @@ static void test_engine_columns(void **state)
 	drmtop_reconciler_free(r);
 }
 
+/*
+ * Clients the tracer saw close with no job and nothing held are counted per process (command,
+ * cgroup and node) in idle_closed, and the text and JSON views list them as one line each;
+ * a closed client that held memory or ran a job is listed on its own, as before. All stay in
+ * closed[] for record and the exporter.
+ */
+static void test_idle_closed_counted_per_process(void **state)
+{
+	struct drmtop_reconciler *r = drmtop_reconciler_new();
+	struct drmtop_bpf_client closed[5];
+	struct drmtop_bpf_snapshot snap;
+	struct drmtop_model m = { 0 };
+	struct fake_bpf f[5];
+	char *text, *json;
+	size_t i;
+	struct drmtop_model_input in = {
+		.bpf_active = true, .bpf_reason = "attached", .snap = &snap, .rec = r,
+		.diverge_pct = 5.0,
+	};
+
+	(void)state;
+	/* probe x3 (pid 30), idle; other (pid 31), idle; worker (pid 32) with a job */
+	for (i = 0; i < 5; i++) {
+		fake_bpf_init(&f[i], 10 + i, 0x1000 * (i + 1), 10 + i, 0);
+		f[i].bc.c.tgid = i < 3 ? 30 : 28 + (__u32)i;
+		snprintf(f[i].bc.c.comm, sizeof(f[i].bc.c.comm), "%s",
+			 i < 3 ? "probe" : i == 3 ? "other" : "worker");
+		f[i].bc.c.open_ns = 100 + i;
+		f[i].bc.c.close_ns = 200 + i;
+	}
+	fake_ring(&f[4], 0xa000, "gfx", 5000, 1);
+	for (i = 0; i < 5; i++)
+		closed[i] = f[i].bc;
+	fake_snap(&snap, NULL, 0, S);
+	snap.closed = closed;
+	snap.n_closed = 5;
+	assert_int_equal(drmtop_reconcile(r, &snap, NULL, 0), 0);
+	assert_int_equal(drmtop_model_build(&m, &in), 0);
+
+	assert_int_equal(m.nr_closed, 5);
+	assert_int_equal(m.nr_idle_closed, 2);
+	assert_int_equal(m.idle_closed[0].pid, 30);
+	assert_string_equal(m.idle_closed[0].comm, "probe");
+	assert_int_equal(m.idle_closed[0].clients, 3);
+	assert_int_equal(m.idle_closed[0].first_open_ns, 100);
+	assert_int_equal(m.idle_closed[0].last_close_ns, 202);
+	assert_int_equal(m.idle_closed[1].pid, 31);
+	assert_int_equal(m.idle_closed[1].clients, 1);
+	assert_false(m.closed[4].idle);
+
+	text = render(drmtop_text_frame, &m);
+	json = render(drmtop_json_frame, &m);
+	assert_non_null(strstr(text, "closed (bpf), no job and nothing held: 30 probe 3 clients\n"));
+	assert_non_null(strstr(text, "closed (bpf), no job and nothing held: 31 other 1 client\n"));
+	assert_non_null(strstr(text, "closed (bpf): 32 worker client 14 held 0 B: gfx 0.000 s 1 jobs"));
+	assert_null(strstr(text, "closed (bpf): 30"));
+	assert_non_null(strstr(json, "\"closed_clients\":[{\"uid\":14,"));
+	assert_non_null(strstr(json, "\"idle_closed\":[{\"tgid\":30,\"comm\":\"probe\""));
+	assert_non_null(strstr(json, "\"clients\":3,\"first_open_ns\":100,\"last_close_ns\":202}"));
+	free(text);
+	free(json);
+
+	/* The same process in another cgroup is another entry. */
+	closed[1].c.cgroup_id = 77;
+	assert_int_equal(drmtop_reconcile(r, &snap, NULL, 0), 0);
+	assert_int_equal(drmtop_model_build(&m, &in), 0);
+	assert_int_equal(m.nr_idle_closed, 3);
+	assert_int_equal(m.idle_closed[0].clients, 2);
+	drmtop_model_fini(&m);
+	drmtop_reconciler_free(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pid_filter_everywhere),
 		cmocka_unit_test(test_engine_columns),
+		cmocka_unit_test(test_idle_closed_counted_per_process),
 		cmocka_unit_test(test_client_outside_pid_namespace),
 		cmocka_unit_test(test_tracer_only_device_named_from_node),
 		cmocka_unit_test(test_divergence_windows),
