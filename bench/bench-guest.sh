@@ -412,15 +412,31 @@ if want scale; then
 	wait $rec_pid
 	grep '^rss ' "$T/record.err" | tail -n 1 >"$OUT/record.rss"
 	cp "$T/record.err" "$OUT/record.err"
-	# How many of the workload's clients the record has, closed, with the exact job count.
+	# How many of the workload's clients the record has, closed, with the exact job count: by
+	# client id, or where the kernel has none (6.1: the tracer's clients carry no id, fdinfo
+	# saw few of them) per process, its clients' job counts sorted side by side.
 	jq -n -c --slurpfile wl "$OUT/churn-wl.json" --slurpfile rec "$OUT/record.json" '
-		[$rec[0].clients[] | select(.bpf != null and .bpf.kernel == false and .bpf.closed)
-		 | {key: "\(.bpf.client_id)", value: (([.bpf.engines[] | .jobs] | add) // 0)}] | from_entries as $R
+		[$rec[0].clients[] | select(.bpf != null and .bpf.kernel == false and .bpf.closed)] as $C
 		| [$wl[0].clients[] | select(.probe | not)] as $W
-		| {clients: ($W | length),
-		   present: ([$W[] | select($R["\(.client_id)"] != null)] | length),
-		   exact: ([$W[] | select($R["\(.client_id)"] == .jobs)] | length),
-		   missed: $rec[0].record.bpf.missed, skipped_runs: $rec[0].record.bpf.skipped_runs}' \
+		| if ($C | map(.client_id // .bpf.client_id) | all(. != null)) then
+			($C | map({key: "\(.client_id // .bpf.client_id)",
+				   value: (([.bpf.engines[] | .jobs] | add) // 0)}) | from_entries) as $R
+			| {join: "client_id", clients: ($W | length),
+			   present: ([$W[] | select($R["\(.client_id)"] != null)] | length),
+			   exact: ([$W[] | select($R["\(.client_id)"] == .jobs)] | length)}
+		  else
+			($C | group_by(.bpf.tgid) | map({key: "\(.[0].bpf.tgid)",
+				value: (map(([.bpf.engines[] | .jobs] | add) // 0) | sort)})
+			 | from_entries) as $R
+			| ($W | group_by(.opener_pid) | map({p: "\(.[0].opener_pid)",
+				w: (map(.jobs) | sort)})) as $P
+			| {join: "process", clients: ($W | length),
+			   present: ([$P[] | [(.w | length), ($R[.p] // [] | length)] | min] | add),
+			   exact: ([$P[] | . as $x | ($R[$x.p] // []) as $r
+				| [range([($x.w | length), ($r | length)] | min)
+				   | select($x.w[.] == $r[.])] | length] | add)}
+		  end
+		+ {missed: $rec[0].record.bpf.missed, skipped_runs: $rec[0].record.bpf.skipped_runs}' \
 		>"$OUT/scale.json"
 
 	log "scale: $FULL_CLIENTS clients open at once (clients map: 4096)"
