@@ -308,7 +308,7 @@ struct drmtop_model_closed {
 	uint64_t open_ns, close_ns;
 	struct drmtop_model_closed_engine *engines;
 	size_t nr_engines;
-	/* from_bpf, no job, held nothing at close, nothing missed: counted in idle_closed */
+	/* from_bpf, no job, held nothing at close, nothing missed: also in idle_closed */
 	bool idle;
 };
 
@@ -401,7 +401,10 @@ struct drmtop_model {
 	size_t nr_columns;
 	struct drmtop_model_closed *closed;
 	size_t nr_closed;
-	/* The idle ones of closed[], counted per process (they stay in closed[] too). */
+	/*
+	 * Closed clients that ran no job and held nothing, counted per process: closed[] lists
+	 * them too only where the model was built for a consumer that follows each client.
+	 */
 	struct drmtop_model_idle_closed *idle_closed;
 	size_t nr_idle_closed;
 

@@ -36,6 +36,12 @@ struct drmtop_model_input {
 	const struct drmtop_bpf_prog_stat *prev_progs;	/* matched by name */
 	size_t nr_prev_progs;
 
+	/*
+	 * closed[] has every closed client, the idle ones (idle_closed) too: for consumers that
+	 * follow each client (record, the exporter); else those are only counted.
+	 */
+	bool each_closed;
+
 	/* -p: only clients held by these processes (none: all) */
 	const pid_t *pids;
 	size_t nr_pids;

@@ -47,6 +47,8 @@ struct drmtop_options {
 	const char *sys_root;	/* --sys-root; "" = no sysfs look-ups */
 	double diverge_pct;	/* --diverge-threshold, percent */
 	struct drmtop_bpf_limits bpf_limits;	/* --bpf-map, repeatable */
+	/* record and serve follow each client: the model lists idle closed ones too */
+	bool each_closed;
 	bool no_color;		/* -C, --no-color, or NO_COLOR set and not empty (no-color.org) */
 	bool show_help;
 	bool show_version;

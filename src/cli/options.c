@@ -192,6 +192,7 @@ int drmtop_options_parse(struct drmtop_options *opts, enum drmtop_command cmd, i
 	opts->diverge_pct = DEFAULT_DIVERGE_PCT;
 
 	opts->command = cmd;
+	opts->each_closed = cmd == DRMTOP_CMD_RECORD;
 	/* https://no-color.org: present and not empty disables colour; -C says the same. */
 	no_color = getenv("NO_COLOR");
 	opts->no_color = no_color && no_color[0];

@@ -740,6 +740,8 @@ int drmtop_serve_main(int argc, char **argv)
 	free(rest);
 	if (rc)
 		return 2;
+	/* a client's series gets its final figures, and closes, from its own close record */
+	opts.each_closed = true;
 	if (opts.show_version) {
 		printf("drmtop %s\n", DRMTOP_VERSION);
 		drmtop_options_free(&opts);

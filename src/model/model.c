@@ -973,9 +973,8 @@ static const char *idle_key(char key[IDLE_KEY_LEN], const struct drmtop_client *
 	return key;
 }
 
-/* Idle closed client @mc counted in its process's entry. */
-static void count_idle(struct build *b, struct strmap *at, const struct drmtop_model_closed *mc,
-		       const struct drmtop_client *c)
+/* Idle closed client @c counted in its process's entry, made from the first one. */
+static void count_idle(struct build *b, struct strmap *at, const struct drmtop_client *c)
 {
 	struct drmtop_model *m = b->m;
 	struct drmtop_model_idle_closed *ic;
@@ -992,19 +991,19 @@ static void count_idle(struct build *b, struct strmap *at, const struct drmtop_m
 			return;
 		}
 		ic = &m->idle_closed[m->nr_idle_closed++];
-		ic->pid = mc->pid;
-		ic->comm = mc->comm;
-		ic->driver = mc->driver;
-		ic->dev_key = mc->dev_key;
-		ic->minor = mc->bpf.minor;
-		ic->cgroup = mc->cgroup;
-		ic->first_open_ns = mc->open_ns;
+		ic->pid = (pid_t)c->tgid;
+		ic->comm = shared_arr(b, c->comm, sizeof(c->comm));
+		ic->driver = shared_arr(b, c->driver, sizeof(c->driver));
+		ic->dev_key = node_dev_key(b, c->dev_major, c->dev_minor);
+		ic->minor = c->minor_index;
+		fill_cgroup_id(b, &ic->cgroup, c->cgroup_id);
+		ic->first_open_ns = c->open_ns;
 	}
 	ic->clients++;
-	if (mc->open_ns < ic->first_open_ns)
-		ic->first_open_ns = mc->open_ns;
-	if (mc->close_ns > ic->last_close_ns)
-		ic->last_close_ns = mc->close_ns;
+	if (c->open_ns < ic->first_open_ns)
+		ic->first_open_ns = c->open_ns;
+	if (c->close_ns > ic->last_close_ns)
+		ic->last_close_ns = c->close_ns;
 }
 
 static void build_closed(struct build *b)
@@ -1035,15 +1034,21 @@ static void build_closed(struct build *b)
 		mc->client_id = c->info.client_id;
 		fill_cgroup(b, &mc->cgroup, c->cgroup);
 	}
+	/* an idle client is only counted, unless the consumer follows each client (record) */
 	strmap_init(&idle);
 	for (i = 0; s && i < s->n_closed && !b->oom; i++) {
+		bool is_idle;
+
 		if (!shows_bpf_client(in, &s->closed[i].c))
+			continue;
+		is_idle = closed_idle(&s->closed[i]);
+		if (is_idle)
+			count_idle(b, &idle, &s->closed[i].c);
+		if (is_idle && !in->each_closed)
 			continue;
 		mc = &m->closed[m->nr_closed++];
 		fill_closed_bpf(b, mc, &s->closed[i]);
-		mc->idle = closed_idle(&s->closed[i]);
-		if (mc->idle)
-			count_idle(b, &idle, mc, &s->closed[i].c);
+		mc->idle = is_idle;
 	}
 	strmap_fini(&idle);
 	/* Clients whose close record was lost: what they did is still theirs. */

@@ -244,6 +244,7 @@ int drmtop_sampler_next(struct drmtop_sampler *s, struct drmtop_model *m)
 		in.nr_prev_progs = s->nr_prev_progs;
 		in.cgroup_ids = drmtop_bpf_cgroup_ids(s->bpf);
 	}
+	in.each_closed = s->opts->each_closed;
 	in.pids = s->opts->pids;
 	in.nr_pids = s->opts->nr_pids;
 	in.diverge_pct = s->opts->diverge_pct;

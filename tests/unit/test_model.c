@@ -1055,6 +1055,7 @@ static void test_tracer_only_device_named_from_node(void **state)
 	struct drmtop_model_input in = {
 		.bpf_active = true, .bpf_reason = "attached", .snap = &snap, .rec = r,
 		.diverge_pct = 5.0, .node_key = sysfs_node_key, .node_key_ctx = fp->sys,
+		.each_closed = true,
 	};
 
 	(void)state;
@@ -1075,6 +1076,8 @@ static void test_tracer_only_device_named_from_node(void **state)
 	assert_string_equal(m.clients[0].dev_key, "sys:platform/simgpu");
 	assert_int_equal(m.nr_closed, 1);
 	assert_string_equal(m.closed[0].dev_key, "sys:platform/simgpu");
+	assert_int_equal(m.nr_idle_closed, 1);
+	assert_string_equal(m.idle_closed[0].dev_key, "sys:platform/simgpu");
 
 	/* A node sysfs does not know (the device went): no name rather than a guess. */
 	live[0].c.dev_minor = 130;
@@ -1179,7 +1182,9 @@ static void test_idle_closed_counted_per_process(void **state)
 	assert_int_equal(drmtop_reconcile(r, &snap, NULL, 0), 0);
 	assert_int_equal(drmtop_model_build(&m, &in), 0);
 
-	assert_int_equal(m.nr_closed, 5);
+	/* only counted: the live views' model */
+	assert_int_equal(m.nr_closed, 1);
+	assert_false(m.closed[0].idle);
 	assert_int_equal(m.nr_idle_closed, 2);
 	assert_int_equal(m.idle_closed[0].pid, 30);
 	assert_string_equal(m.idle_closed[0].comm, "probe");
@@ -1188,7 +1193,6 @@ static void test_idle_closed_counted_per_process(void **state)
 	assert_int_equal(m.idle_closed[0].last_close_ns, 202);
 	assert_int_equal(m.idle_closed[1].pid, 31);
 	assert_int_equal(m.idle_closed[1].clients, 1);
-	assert_false(m.closed[4].idle);
 
 	text = render(drmtop_text_frame, &m);
 	json = render(drmtop_json_frame, &m);
@@ -1208,6 +1212,18 @@ static void test_idle_closed_counted_per_process(void **state)
 	assert_int_equal(drmtop_model_build(&m, &in), 0);
 	assert_int_equal(m.nr_idle_closed, 3);
 	assert_int_equal(m.idle_closed[0].clients, 2);
+
+	/* for record and the exporter closed[] has each of them too, flagged; views count them */
+	in.each_closed = true;
+	assert_int_equal(drmtop_reconcile(r, &snap, NULL, 0), 0);
+	assert_int_equal(drmtop_model_build(&m, &in), 0);
+	assert_int_equal(m.nr_closed, 5);
+	assert_true(m.closed[0].idle && m.closed[3].idle);
+	assert_false(m.closed[4].idle);
+	assert_int_equal(m.nr_idle_closed, 3);
+	text = render(drmtop_text_frame, &m);
+	assert_null(strstr(text, "closed (bpf): 30"));
+	free(text);
 	drmtop_model_fini(&m);
 	drmtop_reconciler_free(r);
 }

@@ -42,6 +42,8 @@ static void test_defaults(void **state)
 	(void)state;
 	assert_int_equal(parse(&o, (char *[]){ "drmtop", NULL }, &e), 0);
 	assert_int_equal(o.command, DRMTOP_CMD_TOP);
+	/* the live views count idle closed clients; record (below) follows each */
+	assert_false(o.each_closed);
 	assert_int_equal(o.output, DRMTOP_OUT_AUTO);
 	assert_int_equal(o.source, DRMTOP_SRC_AUTO);
 	assert_true(o.interval_s == 2.0);
@@ -90,6 +92,7 @@ static void test_record_needs_duration(void **state)
 	(void)state;
 	assert_int_equal(parse(&o, ARGV("record", "-t", "1.5", "-J"), &e), 0);
 	assert_int_equal(o.command, DRMTOP_CMD_RECORD);
+	assert_true(o.each_closed);
 	assert_true(o.duration_s == 1.5);
 	drmtop_options_free(&o);
 	free(e);
