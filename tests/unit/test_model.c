@@ -1146,8 +1146,8 @@ static void test_engine_columns(void **state)
 /*
  * Clients the tracer saw close with no job and nothing held are counted per process (command,
  * cgroup and node) in idle_closed, and the text and JSON views list them as one line each;
- * a closed client that held memory or ran a job is listed on its own, as before. All stay in
- * closed[] for record and the exporter.
+ * a closed client that held memory or ran a job is listed on its own, as before. closed[]
+ * keeps the idle ones only where the model is built for record or the exporter (each_closed).
  */
 static void test_idle_closed_counted_per_process(void **state)
 {
