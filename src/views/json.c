@@ -109,11 +109,7 @@ static void json_bpf_identity(struct json_writer *w, const struct drmtop_model_b
 	jw_kv_string(w, "comm", b->comm);
 	jw_kv_string(w, "driver", b->driver);
 	jw_kv_u64_or_null(w, "client_id", b->has_client_id, b->client_id);
-	jw_key(w, "minor");
-	if (b->minor >= 0)
-		jw_i64(w, b->minor);
-	else
-		jw_null(w);
+	jw_kv_u64_or_null(w, "minor", b->minor >= 0, (uint64_t)b->minor);
 }
 
 static void json_bpf_memory(struct json_writer *w, const struct drmtop_model_bpf *b)
@@ -244,11 +240,7 @@ static void json_idle_closed(struct json_writer *w, const struct drmtop_model_id
 	jw_kv_u64(w, "tgid", (uint64_t)c->pid);
 	jw_kv_string(w, "comm", c->comm);
 	jw_kv_string(w, "driver", c->driver);
-	jw_key(w, "minor");
-	if (c->minor >= 0)
-		jw_i64(w, c->minor);
-	else
-		jw_null(w);
+	jw_kv_u64_or_null(w, "minor", c->minor >= 0, (uint64_t)c->minor);
 	if (c->cgroup.path)
 		json_cgroup(w, &c->cgroup);
 	jw_kv_u64(w, "clients", c->clients);

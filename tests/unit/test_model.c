@@ -1174,6 +1174,7 @@ static void test_idle_closed_counted_per_process(void **state)
 		f[i].bc.c.close_ns = 200 + i;
 	}
 	fake_ring(&f[4], 0xa000, "gfx", 5000, 1);
+	f[3].bc.c.minor_index = -1;	/* its node unknown: minor null */
 	for (i = 0; i < 5; i++)
 		closed[i] = f[i].bc;
 	fake_snap(&snap, NULL, 0, S);
@@ -1203,6 +1204,8 @@ static void test_idle_closed_counted_per_process(void **state)
 	assert_non_null(strstr(json, "\"closed_clients\":[{\"uid\":14,"));
 	assert_non_null(strstr(json, "\"idle_closed\":[{\"tgid\":30,\"comm\":\"probe\""));
 	assert_non_null(strstr(json, "\"clients\":3,\"first_open_ns\":100,\"last_close_ns\":202}"));
+	assert_non_null(strstr(json, "\"minor\":0,\"clients\":3,"));
+	assert_non_null(strstr(json, "\"minor\":null,\"clients\":1,"));
 	free(text);
 	free(json);
 
