@@ -55,6 +55,19 @@ static __always_inline void drmtop_raise(__u64 *v, __u64 t)
 	}
 }
 
+/* *@v lowered to @t if higher, as drmtop_raise(). */
+static __always_inline void drmtop_lower(__u64 *v, __u64 t)
+{
+	__u64 old;
+	int i;
+
+	for (i = 0; i < DRMTOP_CAS_TRIES; i++) {
+		old = *(volatile __u64 *)v;
+		if (old <= t || __sync_val_compare_and_swap(v, old, t) == old)
+			return;
+	}
+}
+
 /*
  * drmtop_busy_ns() on a *@last_done_ns in a map, that done events on other CPUs update at the
  * same time: each job counts only the time between the value it replaced and its end, so two
@@ -359,6 +372,77 @@ static __always_inline __u64 drmtop_close_wakeup(void *ring, __u64 now, __u64 *l
 		return BPF_RB_NO_WAKEUP;
 	*last_wake_ns = now;
 	return BPF_RB_FORCE_WAKEUP;
+}
+
+/*
+ * @d added to *@v, fully ordered: the kernel runs a fetching atomic so on every architecture,
+ * where one whose result is unused may be relaxed (arm64's stadd); barrier_var makes clang
+ * keep the fetch.
+ */
+static __always_inline void drmtop_ordered_add(__u64 *v, __u64 d)
+{
+	__u64 old = __sync_fetch_and_add(v, d);
+
+	barrier_var(old);
+}
+
+/*
+ * The idle_closed epoch a program adds to, counted in @y->inflight until drmtop_idle_exit(); -1
+ * when the reader moved it on at every try (it does so once a refresh: never seen). The count
+ * is raised before the epoch is read again, and the reader moves the epoch on before it reads
+ * the count (both fully ordered), so either this program sees the new epoch and tries again, or
+ * the reader sees it in flight and waits: no program adds to entries the reader took.
+ */
+static __always_inline long drmtop_idle_enter(struct drmtop_idle_sync *y)
+{
+	__u64 e;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		e = *(volatile __u64 *)&y->epoch;
+		drmtop_ordered_add(&y->inflight[e & 1], 1);
+		if (*(volatile __u64 *)&y->epoch == e)
+			return (long)(e & 0xffffffff);
+		drmtop_ordered_add(&y->inflight[e & 1], -1);
+	}
+	return -1;
+}
+
+/* Ordered after the program's adds to the entry: the reader reads it once this is 0. */
+static __always_inline void drmtop_idle_exit(struct drmtop_idle_sync *y, long epoch)
+{
+	drmtop_ordered_add(&y->inflight[epoch & 1], -1);
+}
+
+/*
+ * One idle close (@k's process, cgroup and node; its client opened at @open_ns on minor
+ * @minor_index of @driver, closed at @close_ns) counted in @idle under the current epoch of @y.
+ * False when it was not (the map full, or no epoch to add to): the caller sends a record.
+ */
+static __always_inline bool drmtop_idle_add(void *idle, struct drmtop_idle_sync *y,
+					    struct drmtop_idle_key *k, __u64 open_ns,
+					    __u64 close_ns, __s32 minor_index, const char *driver)
+{
+	struct drmtop_idle fresh = { .first_open_ns = open_ns, .minor_index = minor_index };
+	struct drmtop_idle *v;
+	long epoch = drmtop_idle_enter(y);
+
+	if (epoch < 0)
+		return false;
+	k->epoch = epoch;
+	v = bpf_map_lookup_elem(idle, k);
+	if (!v) {
+		__builtin_memcpy(fresh.driver, driver, sizeof(fresh.driver));
+		bpf_map_update_elem(idle, k, &fresh, BPF_NOEXIST);
+		v = bpf_map_lookup_elem(idle, k);
+	}
+	if (v) {
+		__sync_fetch_and_add(&v->clients, 1);
+		drmtop_lower(&v->first_open_ns, open_ns);
+		drmtop_raise(&v->last_close_ns, close_ns);
+	}
+	drmtop_idle_exit(y, epoch);
+	return v != NULL;
 }
 
 #endif /* DRMTOP_ACCOUNT_BPF_H */

@@ -118,8 +118,50 @@ static long claim_entity(struct bpf_map *map, __u64 *key, struct drmtop_entity *
 }
 
 /*
- * The client at @key is gone: its close record to the reader, its entries out of the maps.
- * @seen as for drmtop_send_closed(). Returns whether there was one.
+ * Set by the loader where the views count idle closes per process rather than follow each
+ * client (all but record and serve): such a close adds to its process's entry here instead of
+ * sending a record, which the reader would only have counted. A device probe opening a node
+ * thousands of times a second was as many records to copy, drain and index.
+ */
+const volatile bool drmtop_count_idle = false;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, DRMTOP_MAX_IDLE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct drmtop_idle_key);
+	__type(value, struct drmtop_idle);
+} idle_closed SEC(".maps");
+
+struct drmtop_idle_sync drmtop_idle_sync;
+
+/*
+ * A client whose close was seen, that ran no job and held nothing at close (not a kernel
+ * client, nor one opened before attach, nothing missed), counted in idle_closed; false if it
+ * is not one, or was not counted (then its record goes as any other's).
+ */
+static __always_inline bool count_idle(const struct drmtop_client *c)
+{
+	struct drmtop_idle_key k = {
+		.cgroup_id = c->cgroup_id,
+		.tgid = c->tgid,
+		.dev_major = c->dev_major,
+		.dev_minor = c->dev_minor,
+	};
+
+	if (!drmtop_count_idle || c->first_job_ns || c->mem_total || c->mem_shared ||
+	    c->mem_imported || c->handles || c->missed ||
+	    (c->flags & (DRMTOP_CLIENT_KERNEL | DRMTOP_CLIENT_LATE)))
+		return false;
+	__builtin_memcpy(k.comm, c->comm, sizeof(k.comm));
+	return drmtop_idle_add(&idle_closed, &drmtop_idle_sync, &k, c->open_ns,
+			       c->flags & DRMTOP_CLIENT_CLOSING ? c->close_ns : bpf_ktime_get_ns(),
+			       c->minor_index, c->driver);
+}
+
+/*
+ * The client at @key is gone: its close record to the reader (or its count, if idle), its
+ * entries out of the maps. @seen as for drmtop_send_closed(). Returns whether there was one.
  */
 static __always_inline bool forget_client(__u64 key, bool seen)
 {
@@ -128,7 +170,8 @@ static __always_inline bool forget_client(__u64 key, bool seen)
 
 	if (!c)
 		return false;
-	drmtop_send_closed(c, seen);
+	if (!seen || !count_idle(c))
+		drmtop_send_closed(c, seen);
 	id = c->client_id;
 	if (id)
 		bpf_map_delete_elem(&client_ids, &id);

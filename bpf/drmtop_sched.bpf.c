@@ -216,6 +216,14 @@ static __always_inline bool test_drop(int role)
 				&drmtop_test_dropped[role]);
 }
 
+/* @c owns job @j: its first job marks it as one that cannot close idle (drmtop_drm.bpf.c). */
+static __always_inline void job_owner(struct drmtop_job *j, struct drmtop_client *c)
+{
+	j->uid = c->uid;
+	if (!c->first_job_ns)
+		c->first_job_ns = bpf_ktime_get_ns();
+}
+
 static __always_inline void on_queue(struct drm_sched_job *job, struct drm_sched_entity *entity,
 				     bool btf)
 {
@@ -239,7 +247,7 @@ static __always_inline void on_queue(struct drm_sched_job *job, struct drm_sched
 	if (!c)
 		return;
 	drmtop_count(DRMTOP_CNT_JOBS_QUEUED);
-	j.uid = c->uid;
+	job_owner(&j, c);
 	if (bpf_map_update_elem(&jobs, &fence, &j, BPF_ANY)) {
 		drmtop_count(DRMTOP_CNT_JOBS_FULL);
 		__sync_fetch_and_add(&c->missed, 1);
@@ -306,7 +314,7 @@ static __always_inline struct drmtop_job *job_from_run(struct drm_sched_job *job
 		return NULL;
 	}
 	ring_get(sched);
-	j.uid = c->uid;
+	job_owner(&j, c);
 	if (bpf_core_field_exists(job->submit_ts))
 		j.queue_ns = DRMTOP_READ(btf, job, submit_ts);
 	if (drmtop_insert_lost(bpf_map_update_elem(&jobs, &fence, &j, BPF_NOEXIST))) {
@@ -466,7 +474,7 @@ static __always_inline bool job_from_done(struct drm_sched_fence *s_fence, struc
 		return false;
 	if (kernel)
 		drmtop_count(DRMTOP_CNT_KERNEL_JOBS);
-	j->uid = c->uid;
+	job_owner(j, c);
 	j->ring = (__u64)sched;
 	j->queue_ns = hw ? drmtop_timeline_last(&timelines, DRMTOP_READ(btf, hw, context)) : 0;
 	return true;

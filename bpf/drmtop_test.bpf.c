@@ -295,3 +295,28 @@ int BPF_PROG(test_close_wake, __u64 now, __u64 wake_bytes, __u64 uid)
 	bpf_ringbuf_submit(rec, out_wake_flags);
 	return 0;
 }
+
+/* Idle closes of test_idle, as the tracer's own map (drmtop_drm.bpf.c) but small. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct drmtop_idle_key);
+	__type(value, struct drmtop_idle);
+} idle_closed SEC(".maps");
+
+struct drmtop_idle_sync idle_sync;
+__u32 out_idle_counted;
+
+/* One idle close of process @tgid on node 226:@minor, opened at @open_ns, closed at @close_ns. */
+SEC("raw_tp/drmtop_test_idle")
+int BPF_PROG(test_idle, __u32 tgid, __u32 minor, __u64 open_ns, __u64 close_ns)
+{
+	struct drmtop_idle_key k = { .cgroup_id = 7, .tgid = tgid, .dev_major = 226,
+				     .dev_minor = minor, .comm = "prober" };
+	char driver[DRMTOP_NAME_LEN] = "simgpu";
+
+	out_idle_counted = drmtop_idle_add(&idle_closed, &idle_sync, &k, open_ns, close_ns,
+					   minor - 128, driver);
+	return 0;
+}

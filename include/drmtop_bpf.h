@@ -59,6 +59,11 @@
  * (v3d makes one per queue: 5); more fall back to a walk of the entities map.
  */
 #define DRMTOP_OPEN_ENTITIES	8
+/*
+ * Processes whose idle closes (no job run, nothing held) one refresh interval can count in the
+ * idle_closed map, where the live views ask for that; a close beyond it is sent as a record.
+ */
+#define DRMTOP_MAX_IDLE		1024
 
 /* drmtop_client.flags */
 #define DRMTOP_CLIENT_KERNEL	(1u << 0)	/* jobs the driver submitted itself */
@@ -108,6 +113,40 @@ struct drmtop_client {
 	 * and those the adoption walk made (their processes' /proc says theirs).
 	 */
 	__u64 cgroup_id;
+	/* when the tracer first charged it a job (0: none): one with none may close idle */
+	__u64 first_job_ns;
+};
+
+/*
+ * Key of the "idle_closed" map (bpf/drmtop_drm.bpf.c): the process, cgroup and node whose idle
+ * closes an entry counts, and the reader's epoch (drmtop_idle_sync) it counts them in.
+ */
+struct drmtop_idle_key {
+	__u64 cgroup_id;
+	__u32 tgid;
+	__u32 dev_major;
+	__u32 dev_minor;
+	__u32 epoch;		/* the low 32 bits of drmtop_idle_sync.epoch */
+	char comm[DRMTOP_COMM_LEN];
+};
+
+struct drmtop_idle {
+	__u64 clients;		/* idle closes counted */
+	__u64 first_open_ns;	/* the earliest open of them */
+	__u64 last_close_ns;	/* the latest close */
+	__s32 minor_index;
+	__u32 pad;
+	char driver[DRMTOP_NAME_LEN];
+};
+
+/*
+ * The handover of idle_closed between the programs and the reader, in the drm part's .bss: the
+ * programs add to the epoch's entries, inflight[epoch & 1] counting those doing so; the reader
+ * moves the epoch on and takes the old epoch's entries once that count is back to 0.
+ */
+struct drmtop_idle_sync {
+	__u64 epoch;
+	__u64 inflight[2];
 };
 
 /* Value of the "entities" map: who owns a scheduler entity (bpf/drmtop_common.bpf.h). */
@@ -328,6 +367,12 @@ struct drmtop_fd_rec {
 	/* counted by the reader: engine entries of a client neither live nor known	\
 	 * closed (its close record was lost), reported as orphans and deleted */	\
 	X(ORPHAN_ENGINES, orphan_engines, LOSS)					\
+	/* counted by the reader: idle closes it took while a program still added to	\
+	 * them after a second's wait (a count may be short by as many) */		\
+	X(IDLE_UNSETTLED, idle_unsettled, LOSS)					\
+	/* counted by the reader: idle closes the programs counted per process, no	\
+	 * record sent (drmtop_bpf_open's count_idle) */					\
+	X(IDLE_COUNTED, idle_counted, TOTAL)					\
 	/* hardware timelines (execution units) first seen, and counted by the reader:	\
 	 * those the LRU timelines map dropped to make room (a busy one's next job	\
 	 * counts from its run event) */						\

@@ -55,6 +55,16 @@ struct drmtop_bpf_device {
 	struct drmtop_device d;		/* driver, live GEM objects/bytes since attach */
 };
 
+/*
+ * Idle closes of one process, cgroup and node: in .c its tgid, comm, cgroup_id, dev_major,
+ * dev_minor, minor_index and driver, open_ns the earliest open, close_ns the latest close, flags
+ * DRMTOP_CLIENT_CLOSED; the rest 0.
+ */
+struct drmtop_bpf_idle {
+	struct drmtop_client c;
+	__u64 clients;
+};
+
 /* One gpu_mem_total figure: the driver's last report for a GPU and a process (0: the GPU). */
 struct drmtop_bpf_gpu_mem {
 	__u32 gpu_id;
@@ -101,6 +111,13 @@ struct drmtop_bpf_snapshot {
 	bool gpu_mem_foreign_pids;
 	size_t n_gpu_mem, cap_gpu_mem;
 	struct drmtop_bpf_gpu_mem *gpu_mem;
+	/*
+	 * Clients that closed since the previous snapshot having run no job and held nothing,
+	 * counted per process by the programs where the tracer counts them
+	 * (drmtop_bpf_count_idle; such closes are not in .closed then).
+	 */
+	size_t n_idle, cap_idle;
+	struct drmtop_bpf_idle *idle;
 };
 
 /* What a run of a program the kernel skipped costs the tracer's figures (bpf_stats.c). */

@@ -50,9 +50,11 @@ struct drmtop_bpf_hook {
  * and a precise reason in @why (what is missing: root, kernel BTF, bpf() support) otherwise;
  * *out is then NULL. @limits sizes the maps (NULL: the defaults). Process ids are given in the
  * pid namespace of the proc mount at @proc_root (NULL: "/proc"), the one the scan reads.
+ * @count_idle: clients that close having run no job and held nothing are counted per process
+ * (drmtop_bpf_snapshot.idle), not sent one by one (.closed), for consumers that only count them.
  */
 int drmtop_bpf_open(struct drmtop_bpf **out, const struct drmtop_bpf_limits *limits,
-		    const char *proc_root, char *why, size_t why_len);
+		    const char *proc_root, bool count_idle, char *why, size_t why_len);
 
 /*
  * Loads and attaches the parts whose module appeared since the last call. Returns the number

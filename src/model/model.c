@@ -973,8 +973,12 @@ static const char *idle_key(char key[IDLE_KEY_LEN], const struct drmtop_client *
 	return key;
 }
 
-/* Idle closed client @c counted in its process's entry, made from the first one. */
-static void count_idle(struct build *b, struct strmap *at, const struct drmtop_client *c)
+/*
+ * @n idle closed clients like @c (one close record, or the tracer's count of a process's:
+ * open_ns the earliest open, close_ns the latest close) counted in their process's entry.
+ */
+static void count_idle(struct build *b, struct strmap *at, const struct drmtop_client *c,
+		       __u64 n)
 {
 	struct drmtop_model *m = b->m;
 	struct drmtop_model_idle_closed *ic;
@@ -999,7 +1003,7 @@ static void count_idle(struct build *b, struct strmap *at, const struct drmtop_c
 		fill_cgroup_id(b, &ic->cgroup, c->cgroup_id);
 		ic->first_open_ns = c->open_ns;
 	}
-	ic->clients++;
+	ic->clients += n;
 	if (c->open_ns < ic->first_open_ns)
 		ic->first_open_ns = c->open_ns;
 	if (c->close_ns > ic->last_close_ns)
@@ -1016,7 +1020,7 @@ static void build_closed(struct build *b)
 	struct strmap idle;
 
 	m->closed = alloc_array(b, max, sizeof(*m->closed));
-	m->idle_closed = alloc_array(b, s ? s->n_closed : 0, sizeof(*m->idle_closed));
+	m->idle_closed = alloc_array(b, s ? s->n_closed + s->n_idle : 0, sizeof(*m->idle_closed));
 	if (!m->closed || !m->idle_closed)
 		return;
 	for (i = 0; i < in->nr_gone; i++) {
@@ -1043,13 +1047,16 @@ static void build_closed(struct build *b)
 			continue;
 		is_idle = closed_idle(&s->closed[i]);
 		if (is_idle)
-			count_idle(b, &idle, &s->closed[i].c);
+			count_idle(b, &idle, &s->closed[i].c, 1);
 		if (is_idle && !in->each_closed)
 			continue;
 		mc = &m->closed[m->nr_closed++];
 		fill_closed_bpf(b, mc, &s->closed[i]);
 		mc->idle = is_idle;
 	}
+	for (i = 0; s && i < s->n_idle && !b->oom; i++)
+		if (shows_bpf_client(in, &s->idle[i].c))
+			count_idle(b, &idle, &s->idle[i].c, s->idle[i].clients);
 	strmap_fini(&idle);
 	/* Clients whose close record was lost: what they did is still theirs. */
 	for (i = 0; s && i < s->n_orphans; i++) {

@@ -60,7 +60,8 @@ static int open_bpf(struct drmtop_sampler *s)
 		snprintf(s->bpf_reason, sizeof(s->bpf_reason), "--source fdinfo");
 		return 0;
 	}
-	err = drmtop_bpf_open(&s->bpf, &s->opts->bpf_limits, s->opts->proc_root, s->bpf_reason,
+	err = drmtop_bpf_open(&s->bpf, &s->opts->bpf_limits, s->opts->proc_root,
+			      !s->opts->each_closed, s->bpf_reason,
 			      sizeof(s->bpf_reason));
 	if (err) {
 		s->bpf = NULL;

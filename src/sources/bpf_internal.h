@@ -43,7 +43,7 @@ extern const struct drmtop_bpf_map_size drmtop_bpf_map_sizes[];
 
 #define DRMTOP_BPF_MAX_HOOKS	48
 /*
- * Close records queued between two snapshots at most (176 bytes each: 5.5 MiB at worst, only
+ * Close records queued between two snapshots at most (184 bytes each: 5.8 MiB at worst, only
  * while that many closes wait): 10,000 closes in one refresh interval are kept.
  */
 #define DRMTOP_BPF_PENDING_MAX	32768
@@ -65,6 +65,25 @@ struct drmtop_walk_test {
 	bool no_batch;
 };
 
+/*
+ * The reader's side of the idle_closed map (bpf_idle.c, drmtop_idle_sync in drmtop_bpf.h): the
+ * map, the programs' epoch and in-flight counts (the drm part's mmapped .bss), and the keys the
+ * latest take returned, deleted once a snapshot holds them.
+ */
+struct drmtop_idle_take {
+	int fd;				/* -1: idle closes are sent as records */
+	struct drmtop_idle_sync *sync;
+	__u64 wait_ns;			/* for programs in flight; 0: DRMTOP_BPF_IDLE_WAIT_NS */
+	struct drmtop_idle_key *keys;
+	size_t n_keys, cap_keys;
+};
+
+/*
+ * A program adds one close in microseconds; one still in flight after this long (preempted on
+ * an overloaded machine) leaves the count it adds to short: counted idle_unsettled.
+ */
+#define DRMTOP_BPF_IDLE_WAIT_NS	1000000000ull
+
 struct drmtop_bpf {
 	struct drmtop_drm_bpf *drm;
 	struct drmtop_sched_bpf *sched;
@@ -84,6 +103,10 @@ struct drmtop_bpf {
 	int gpu_mem_fd;			/* the drm part's gpu_mem map where it is traced, else -1 */
 	__u64 pidns_ino;		/* drmtop's pid namespace, 0 for the initial one */
 	struct drmtop_cgroup_ids *cgroup_ids;	/* NULL: clients' cgroup ids are not named */
+	bool count_idle;		/* drmtop_bpf_count_idle() */
+	struct drmtop_idle_take idle;
+	__u64 idle_unsettled;		/* DRMTOP_CNT_IDLE_UNSETTLED */
+	__u64 idle_counted;		/* DRMTOP_CNT_IDLE_COUNTED */
 
 	struct ring_buffer *rb;
 	/*

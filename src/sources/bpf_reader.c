@@ -1110,7 +1110,7 @@ int drmtop_bpf_snapshot(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
 	struct engines_walk ew = {};
 	struct reader_saved sv = {};
 	size_t n_taken;
-	bool saved = false, known;
+	bool saved = false, known, unsettled;
 	__u64 dropped, events;
 	__u32 k;
 	size_t i;
@@ -1132,6 +1132,11 @@ int drmtop_bpf_snapshot(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
 	pthread_mutex_unlock(&b->drain_lock);
 	if (err < 0)
 		goto fail;
+
+	err = drmtop_bpf_idle_take(&b->idle, s, &unsettled);
+	if (err < 0)
+		goto fail;
+	b->idle_unsettled += unsettled;
 
 	known = shared_events(b, &events);
 	err = read_clients(b, s);
@@ -1173,6 +1178,10 @@ int drmtop_bpf_snapshot(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
 	for (k = 0; k < DRMTOP_CNT_MAX; k++)
 		bpf_map_lookup_elem(b->map_fd[MAP_COUNTERS], &k, &s->counters[k]);
 	s->counters[DRMTOP_CNT_ORPHAN_ENGINES] += b->orphan_engines;
+	s->counters[DRMTOP_CNT_IDLE_UNSETTLED] += b->idle_unsettled;
+	for (i = 0; i < s->n_idle; i++)
+		b->idle_counted += s->idle[i].clients;
+	s->counters[DRMTOP_CNT_IDLE_COUNTED] += b->idle_counted;
 	s->counters[DRMTOP_CNT_JOBS_AGED_OUT] += b->jobs_aged_out;
 	/* a record the drain's queue had no room for is lost as one the ring buffer had not */
 	s->counters[DRMTOP_CNT_RINGBUF_FULL] += dropped;
@@ -1181,6 +1190,7 @@ int drmtop_bpf_snapshot(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
 	s->counters[DRMTOP_CNT_HANDLES_PRUNED] += b->handles_pruned;
 	s->counters[DRMTOP_CNT_OBJECTS_STALE] += b->objects_pruned;
 	settle_orphans(b);
+	drmtop_bpf_idle_forget(&b->idle);
 	/*
 	 * The close records stayed queued until a snapshot holding them is returned; the drain
 	 * thread may have queued more since, which wait for the next one.
@@ -1228,5 +1238,6 @@ void drmtop_bpf_snapshot_free(struct drmtop_bpf_snapshot *s)
 	free(s->orphans);
 	free(s->devices);
 	free(s->gpu_mem);
+	free(s->idle);
 	memset(s, 0, sizeof(*s));
 }

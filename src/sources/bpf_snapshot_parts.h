@@ -2,7 +2,8 @@
 /*
  * bpf_snapshot_parts.h: the steps of a snapshot (bpf_reader.c) kept in files of their own:
  * GEM object entries whose end went unseen (bpf_stale_objects.c), jobs that lost their done and
- * cleanup (bpf_job_aging.c), and what bpf_reader.c lends them.
+ * cleanup (bpf_job_aging.c), idle closes counted per process (bpf_idle.c), and what bpf_reader.c
+ * lends them.
  */
 #ifndef DRMTOP_BPF_SNAPSHOT_PARTS_H
 #define DRMTOP_BPF_SNAPSHOT_PARTS_H
@@ -45,5 +46,18 @@ void drmtop_bpf_aging_replace(struct drmtop_bpf *b, struct drmtop_aging *aging, 
 bool drmtop_bpf_aged_out(struct drmtop_bpf *b, const struct drmtop_bpf_oldest *o,
 			 const struct drmtop_ring *r, __u64 now, struct drmtop_aging *next,
 			 size_t *n_next);
+
+/* bpf_idle.c */
+
+/*
+ * Moves the idle_closed epoch on and, once no program adds to the old one, adds its entries
+ * (and any older ones a failed snapshot left) to @s->idle; their keys wait in @t for
+ * drmtop_bpf_idle_forget(). *@unsettled: a program still added to them after t->wait_ns.
+ * Nothing where @t->fd < 0. 0 or a negative errno.
+ */
+int drmtop_bpf_idle_take(struct drmtop_idle_take *t, struct drmtop_bpf_snapshot *s,
+			 bool *unsettled);
+/* Deletes the entries the latest take returned, once a snapshot holds them. */
+void drmtop_bpf_idle_forget(struct drmtop_idle_take *t);
 
 #endif /* DRMTOP_BPF_SNAPSHOT_PARTS_H */

@@ -399,6 +399,7 @@ static int load_drm(struct drmtop_bpf *b)
 	skel->rodata->drmtop_pidns_ino = b->pidns_ino;
 	skel->rodata->drmtop_wake_bytes = drmtop_bpf_limit(&b->limits, DRMTOP_LIMIT_RINGBUF) / 4;
 	skel->rodata->drmtop_open_entities = !b->jobs_have_client_id;
+	skel->rodata->drmtop_count_idle = b->count_idle;
 	bpf_object__for_each_program(p, skel->obj) {
 		char why[128];
 
@@ -421,6 +422,10 @@ static int load_drm(struct drmtop_bpf *b)
 	b->drm = skel;
 	if (hook_attached(b, bpf_program__name(skel->progs.drmtop_gpu_mem_total)))
 		b->gpu_mem_fd = dup(bpf_map__fd(skel->maps.gpu_mem));
+	if (b->count_idle) {
+		b->idle.fd = dup(bpf_map__fd(skel->maps.idle_closed));
+		b->idle.sync = &skel->bss->drmtop_idle_sync;
+	}
 	/* hooks first, then the walk: a handle made in between is seen by one or both, once */
 	if (bpf_program__autoload(skel->progs.drmtop_adopt)) {
 		err = drmtop_bpf_run_iter(skel->progs.drmtop_adopt, 0, NULL, NULL);
@@ -620,7 +625,7 @@ __u64 drmtop_pidns_of(const char *ns_path)
 }
 
 int drmtop_bpf_open(struct drmtop_bpf **out, const struct drmtop_bpf_limits *limits,
-		    const char *proc_root, char *why, size_t why_len)
+		    const char *proc_root, bool count_idle, char *why, size_t why_len)
 {
 	char ns[PATH_MAX];
 	struct drmtop_bpf *b;
@@ -646,6 +651,8 @@ int drmtop_bpf_open(struct drmtop_bpf **out, const struct drmtop_bpf_limits *lim
 	for (i = 0; i < MAP_COUNT; i++)
 		b->map_fd[i] = -1;
 	b->gpu_mem_fd = -1;
+	b->idle.fd = -1;
+	b->count_idle = count_idle;
 	b->drain_stop_fd = -1;
 	pthread_mutex_init(&b->drain_lock, NULL);
 	/*
@@ -718,6 +725,9 @@ void drmtop_bpf_close(struct drmtop_bpf *b)
 			close(b->map_fd[i]);
 	if (b->gpu_mem_fd >= 0)
 		close(b->gpu_mem_fd);
+	if (b->idle.fd >= 0)
+		close(b->idle.fd);
+	free(b->idle.keys);
 	btf__free(b->vmlinux_btf);
 	free(b->pending);
 	free(b->reported);

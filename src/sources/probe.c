@@ -225,7 +225,7 @@ static int probe_bpf(struct drmtop_probe *p)
 	for (i = 0; i < DRMTOP_LIMIT_COUNT; i++)
 		p->bpf.map_limits[i] = drmtop_bpf_limit(NULL, i);
 	p->bpf.map_bytes = drmtop_bpf_limits_bytes(NULL);
-	if (drmtop_bpf_open(&b, NULL, NULL, p->bpf.why, sizeof(p->bpf.why)))
+	if (drmtop_bpf_open(&b, NULL, NULL, false, p->bpf.why, sizeof(p->bpf.why)))
 		return 0;
 	p->bpf.opened = true;
 	say(p->bpf.reason, sizeof(p->bpf.reason), "%s", drmtop_bpf_reason(b));

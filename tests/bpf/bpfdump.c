@@ -491,7 +491,7 @@ int main(int argc, char **argv)
 	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
-	err = drmtop_bpf_open(&b, NULL, NULL, why, sizeof(why));
+	err = drmtop_bpf_open(&b, NULL, NULL, false, why, sizeof(why));
 	if (err) {
 		printf("{\"error\":\"%s\"}\n", why);
 		return 1;

@@ -303,7 +303,7 @@ def device_checks:
 # counter_checks_except($ok): the same, but the counters named in $ok are checked by the case.
 def counter_checks_except($ok):
 	b.counters as $k |
-	"_full$|_unknown$|_truncated$|done_without_run|done_no_hw_time|mem_underflow|orphan_engines"
+	"_full$|_unknown$|_truncated$|done_without_run|done_no_hw_time|mem_underflow|orphan_engines|idle_unsettled"
 		as $losses |
 	# releases of handles or objects whose creation run the kernel skipped: no more than those
 	# and objects whose end both end hooks missed (dropped on purpose, or skipped), settled

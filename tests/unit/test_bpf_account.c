@@ -21,6 +21,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "../../src/sources/bpf_snapshot_parts.h"
 #include "drmtop_bpf.h"
 #include "drmtop_test.skel.h"
 
@@ -820,6 +821,183 @@ static void test_close_wakeup_batches(void **state)
 	ring_buffer__free(rb);
 }
 
+/* One idle close of process @tgid on node 226:@minor; true if the program counted it. */
+static bool idle_close(__u32 tgid, __u32 minor, __u64 open_ns, __u64 close_ns)
+{
+	__u64 a[4] = { tgid, minor, open_ns, close_ns };
+
+	run(skel->progs.test_idle, a, 4);
+	return skel->bss->out_idle_counted;
+}
+
+static struct drmtop_idle_take idle_take_of_test(void)
+{
+	struct drmtop_idle_take t = { .fd = bpf_map__fd(skel->maps.idle_closed),
+				      .sync = &skel->bss->idle_sync };
+
+	return t;
+}
+
+/* The entry of @tgid in @s->idle, or NULL. */
+static const struct drmtop_bpf_idle *idle_of(const struct drmtop_bpf_snapshot *s, __u32 tgid)
+{
+	size_t i;
+
+	for (i = 0; i < s->n_idle; i++)
+		if (s->idle[i].c.tgid == tgid)
+			return &s->idle[i];
+	return NULL;
+}
+
+static size_t idle_entries(void)
+{
+	struct drmtop_idle_key k, next;
+	size_t n = 0;
+	int fd = bpf_map__fd(skel->maps.idle_closed);
+
+	while (!bpf_map_get_next_key(fd, n ? &k : NULL, &next)) {
+		k = next;
+		n++;
+	}
+	return n;
+}
+
+/*
+ * Idle closes are counted per process under the reader's epoch: a take returns each process's
+ * count, earliest open and latest close once; closes after the take's epoch change wait for the
+ * next take, never counted twice nor lost between the read and the delete; a full map refuses
+ * (the program then sends a record); a program still in flight is reported, not waited for ever.
+ */
+static void test_idle_closes_taken_once(void **state)
+{
+	struct drmtop_idle_take t = idle_take_of_test();
+	struct drmtop_bpf_snapshot s = {}, s2 = {};
+	const struct drmtop_bpf_idle *e;
+	bool unsettled;
+	__u32 pid;
+
+	(void)state;
+	assert_true(idle_close(10, 128, 100, 200));
+	assert_true(idle_close(10, 128, 50, 300));
+	assert_true(idle_close(11, 129, 70, 80));
+	assert_int_equal(drmtop_bpf_idle_take(&t, &s, &unsettled), 0);
+	assert_false(unsettled);
+	assert_int_equal(s.n_idle, 2);
+	e = idle_of(&s, 10);
+	assert_non_null(e);
+	assert_int_equal(e->clients, 2);
+	assert_int_equal(e->c.open_ns, 50);
+	assert_int_equal(e->c.close_ns, 300);
+	assert_int_equal(e->c.dev_major, 226);
+	assert_int_equal(e->c.dev_minor, 128);
+	assert_int_equal(e->c.minor_index, 0);
+	assert_int_equal(e->c.cgroup_id, 7);
+	assert_string_equal(e->c.comm, "prober");
+	assert_string_equal(e->c.driver, "simgpu");
+	assert_int_equal(e->c.flags, DRMTOP_CLIENT_CLOSED);
+	e = idle_of(&s, 11);
+	assert_non_null(e);
+	assert_int_equal(e->clients, 1);
+	assert_int_equal(e->c.minor_index, 1);
+
+	/* a close after the epoch moved on, before the taken entries are deleted */
+	assert_true(idle_close(10, 128, 400, 500));
+	drmtop_bpf_idle_forget(&t);
+	assert_int_equal(idle_entries(), 1);
+	assert_int_equal(drmtop_bpf_idle_take(&t, &s2, &unsettled), 0);
+	assert_int_equal(s2.n_idle, 1);
+	assert_int_equal(s2.idle[0].clients, 1);
+	assert_int_equal(s2.idle[0].c.open_ns, 400);
+	drmtop_bpf_idle_forget(&t);
+	assert_int_equal(idle_entries(), 0);
+	drmtop_bpf_snapshot_free(&s2);
+
+	/* a take whose snapshot failed (no forget): the next one returns its entries again */
+	assert_true(idle_close(12, 128, 1, 2));
+	assert_int_equal(drmtop_bpf_idle_take(&t, &s2, &unsettled), 0);
+	assert_int_equal(s2.n_idle, 1);
+	drmtop_bpf_snapshot_free(&s2);
+	assert_int_equal(drmtop_bpf_idle_take(&t, &s2, &unsettled), 0);
+	assert_int_equal(s2.n_idle, 1);
+	assert_int_equal(s2.idle[0].c.tgid, 12);
+	drmtop_bpf_idle_forget(&t);
+	drmtop_bpf_snapshot_free(&s2);
+
+	/* the test map holds 4 processes: the fifth is refused */
+	for (pid = 20; pid < 24; pid++)
+		assert_true(idle_close(pid, 128, 1, 2));
+	assert_false(idle_close(24, 128, 1, 2));
+	assert_int_equal(drmtop_bpf_idle_take(&t, &s2, &unsettled), 0);
+	assert_int_equal(s2.n_idle, 4);
+	drmtop_bpf_idle_forget(&t);
+	drmtop_bpf_snapshot_free(&s2);
+
+	/* a program that never leaves the epoch the take moves away from */
+	skel->bss->idle_sync.inflight[skel->bss->idle_sync.epoch & 1] = 1;
+	t.wait_ns = 1000000;
+	assert_int_equal(drmtop_bpf_idle_take(&t, &s2, &unsettled), 0);
+	assert_true(unsettled);
+	skel->bss->idle_sync.inflight[(skel->bss->idle_sync.epoch - 1) & 1] = 0;
+	drmtop_bpf_snapshot_free(&s2);
+	drmtop_bpf_snapshot_free(&s);
+	free(t.keys);
+}
+
+#define IDLE_RACE_CLOSES	20000
+
+static void *idle_race_thread(void *arg)
+{
+	__u32 tgid = (__u32)(uintptr_t)arg, i;
+
+	for (i = 0; i < IDLE_RACE_CLOSES; i++)
+		if (!idle_close(tgid, 128, i + 1, i + 2))
+			return (void *)"refused";
+	return NULL;
+}
+
+/*
+ * Two threads closing idle clients while the reader takes and deletes, as often as it can:
+ * every close is in exactly one take.
+ */
+static void test_idle_closes_concurrent_take(void **state)
+{
+	struct drmtop_idle_take t = idle_take_of_test();
+	__u64 taken[2] = { 0, 0 };
+	pthread_t th[2];
+	void *ret[2];
+	bool unsettled, joined[2] = { false, false }, running = true;
+	size_t i, takes = 0;
+	int k;
+
+	(void)state;
+	for (k = 0; k < 2; k++)
+		assert_int_equal(pthread_create(&th[k], NULL, idle_race_thread,
+						(void *)(uintptr_t)(30 + k)), 0);
+	while (running) {
+		struct drmtop_bpf_snapshot s = {};
+
+		/* the threads' ends are checked before the take: nothing is added after it */
+		for (k = 0; k < 2; k++)
+			joined[k] = joined[k] || !pthread_tryjoin_np(th[k], &ret[k]);
+		running = !joined[0] || !joined[1];
+		assert_int_equal(drmtop_bpf_idle_take(&t, &s, &unsettled), 0);
+		takes++;
+		assert_false(unsettled);
+		for (i = 0; i < s.n_idle; i++)
+			taken[s.idle[i].c.tgid - 30] += s.idle[i].clients;
+		drmtop_bpf_idle_forget(&t);
+		drmtop_bpf_snapshot_free(&s);
+	}
+	assert_null(ret[0]);
+	assert_null(ret[1]);
+	/* the closes were spread over many takes, each racing the threads */
+	assert_true(takes > 10);
+	assert_int_equal(taken[0], IDLE_RACE_CLOSES);
+	assert_int_equal(taken[1], IDLE_RACE_CLOSES);
+	assert_int_equal(idle_entries(), 0);
+	free(t.keys);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -839,6 +1017,8 @@ int main(void)
 		cmocka_unit_test(test_busy_concurrent_done),
 		cmocka_unit_test(test_flags_concurrent_update),
 		cmocka_unit_test(test_close_wakeup_batches),
+		cmocka_unit_test(test_idle_closes_taken_once),
+		cmocka_unit_test(test_idle_closes_concurrent_take),
 	};
 
 	return cmocka_run_group_tests_name("bpf_account", tests, setup, teardown);

@@ -790,7 +790,7 @@ static void test_every_loss_counter_counts(void **state)
 		DRMTOP_CNT_ENTITIES_FULL, DRMTOP_CNT_ENTITY_GUESSED, DRMTOP_CNT_ADOPT_TRUNCATED,
 		DRMTOP_CNT_MEM_UNDERFLOW, DRMTOP_CNT_ORPHAN_ENGINES, DRMTOP_CNT_GPU_MEM_FULL,
 		DRMTOP_CNT_OBJECTS_STALE,
-		DRMTOP_CNT_JOBS_AGED_OUT,
+		DRMTOP_CNT_JOBS_AGED_OUT, DRMTOP_CNT_IDLE_UNSETTLED,
 	};
 	struct drmtop_bpf_snapshot snap;
 	struct drmtop_model m = { 0 };
@@ -1153,9 +1153,11 @@ static void test_idle_closed_counted_per_process(void **state)
 {
 	struct drmtop_reconciler *r = drmtop_reconciler_new();
 	struct drmtop_bpf_client closed[5];
+	struct drmtop_bpf_idle idle[2];
 	struct drmtop_bpf_snapshot snap;
 	struct drmtop_model m = { 0 };
 	struct fake_bpf f[5];
+	pid_t pid33 = 33;
 	char *text, *json;
 	size_t i;
 	struct drmtop_model_input in = {
@@ -1208,6 +1210,39 @@ static void test_idle_closed_counted_per_process(void **state)
 	assert_non_null(strstr(json, "\"minor\":null,\"clients\":1,"));
 	free(text);
 	free(json);
+
+	/* the tracer's own counts (drmtop_bpf_count_idle) join the records' entries */
+	memset(idle, 0, sizeof(idle));
+	idle[0].c = closed[0].c;
+	idle[0].c.open_ns = 50;
+	idle[0].c.close_ns = 900;
+	idle[0].clients = 40;
+	idle[1].c = closed[3].c;
+	idle[1].c.tgid = 33;
+	snprintf(idle[1].c.comm, sizeof(idle[1].c.comm), "scanner");
+	idle[1].clients = 7;
+	snap.idle = idle;
+	snap.n_idle = 2;
+	assert_int_equal(drmtop_reconcile(r, &snap, NULL, 0), 0);
+	assert_int_equal(drmtop_model_build(&m, &in), 0);
+	assert_int_equal(m.nr_idle_closed, 3);
+	assert_int_equal(m.idle_closed[0].pid, 30);
+	assert_int_equal(m.idle_closed[0].clients, 43);
+	assert_int_equal(m.idle_closed[0].first_open_ns, 50);
+	assert_int_equal(m.idle_closed[0].last_close_ns, 900);
+	assert_int_equal(m.idle_closed[2].pid, 33);
+	assert_string_equal(m.idle_closed[2].comm, "scanner");
+	assert_int_equal(m.idle_closed[2].clients, 7);
+	/* a pid filter applies to them as to records */
+	in.pids = &pid33;
+	in.nr_pids = 1;
+	assert_int_equal(drmtop_model_build(&m, &in), 0);
+	assert_int_equal(m.nr_idle_closed, 1);
+	assert_int_equal(m.idle_closed[0].clients, 7);
+	in.nr_pids = 0;
+	in.pids = NULL;
+	snap.idle = NULL;
+	snap.n_idle = 0;
 
 	/* The same process in another cgroup is another entry. */
 	closed[1].c.cgroup_id = 77;

@@ -4,8 +4,9 @@
 # drmtop with both sources on simgpu, end to end: the tracer attaches, every simgpu client's BPF
 # figures are matched to its fdinfo record and agree with them; a driver that misreports
 # (fdinfo_scale_pct=150) is flagged and an honest one is not; record keeps every short-lived
-# client with its exact job counts and its container's cgroup; drmtop started before gpu_sched
-# and simgpu load picks them up. Runs in the test VM from the repository root
+# client with its exact job counts and its container's cgroup; a process only opening and
+# closing the node is counted per process, exactly, by the live view's tracer and listed client
+# by client by record; drmtop started before gpu_sched and simgpu load picks them up. Runs in the test VM from the repository root
 # (tests/vm/run-suite.sh).
 set -u
 
@@ -30,8 +31,8 @@ top_start() {
 	drmtop_bg "$1.all" "$1.err" -J -n "$2" -d 1 --source bpf
 }
 
-# CASE60_PARTS picks parts (default all): steady record late.
-PARTS=${CASE60_PARTS:-steady record late}
+# CASE60_PARTS picks parts (default all): steady record idle late.
+PARTS=${CASE60_PARTS:-steady record idle late}
 want() { case " $PARTS " in *" $1 "*) return 0 ;; esac; return 1; }
 
 # Who still holds simgpu: processes with a DRM fd, and simgpu's clients not closed yet.
@@ -247,6 +248,52 @@ if want record; then
 		rmdir "/sys/fs/cgroup$SCOPE" /sys/fs/cgroup/system.slice 2>/dev/null
 		fail drmtop-record-short-lived-run "workload failed: $(tail -n 3 "$d/wl.err")"
 	fi
+fi
+
+# --- Idle closes: a process opening and closing the render node, nothing else, 300 times. --------
+# The live view's tracer counts them per process in the kernel, with no close record each
+# (drmtop_count_idle: its counter idle_counted has them all); record, in the same boot and at the
+# same time, follows each client. Both must have exactly the 300, the live view in idle_closed
+# only, over its frames.
+IDLE_OPENS=300
+if want idle; then
+	d=$tmp/idle
+	mkdir -p "$d"
+	node=/dev/dri/renderD$(sed -n 's/.*render_minor=\([0-9]*\).*/\1/p' "$SIMGPU_DEBUGFS/device")
+	# Both run until the opens are over, however long each took to load its tracer (TCG), and
+	# the live view writes a frame after the last close before it is stopped.
+	drmtop_record_bg "$d/rec.json" "$d/rec.err" -t 300 -J --source bpf
+	rec_pid=$TOP_PID
+	top_start "$d/live" 1000
+	live_pid=$TOP_PID
+	sh -c 'echo $$ >"$1"; i=0
+		while [ $i -lt "$3" ]; do exec 3<>"$2"; exec 3>&-; i=$((i + 1)); done' \
+		sh "$d/pid" "$node" "$IDLE_OPENS" || fail drmtop-idle-run "cannot open $node"
+	sleep 2.5
+	kill -TERM "$live_pid"
+	wait "$live_pid"
+	kill -INT "$rec_pid"
+	wait "$rec_pid"
+	pid=$(cat "$d/pid")
+	got=$(jq -s -c --argjson p "$pid" '{
+		counted: ([.[].bpf.idle_closed[]? | select(.tgid == $p) | .clients] | add // 0),
+		entries: ([.[].bpf.idle_closed[]? | select(.tgid == $p)] | length),
+		listed: ([.[].bpf.closed_clients[]? | select(.tgid == $p)] | length),
+		unsettled: (last | .bpf.counters.idle_unsettled),
+		in_kernel: (last | .bpf.counters.idle_counted),
+		ringbuf_full: (last | .bpf.counters.ringbuf_full)}' "$d/live.all")
+	if echo "$got" | jq -e --argjson n "$IDLE_OPENS" '.counted == $n and .listed == 0 and
+		.entries >= 1 and .unsettled == 0 and .ringbuf_full == 0 and .in_kernel >= $n' \
+		>/dev/null; then
+		pass "drmtop-idle-counted-per-process ($got)"
+	else
+		fail drmtop-idle-counted-per-process "$IDLE_OPENS opens and closes: $got"
+	fi
+	each=$(jq --argjson p "$pid" '[.clients[] | select(.bpf != null and .bpf.tgid == $p and
+		.bpf.closed)] | length' "$d/rec.json")
+	[ "$each" = "$IDLE_OPENS" ] && pass "drmtop-idle-record-lists-each ($each)" ||
+		fail drmtop-idle-record-lists-each "record has $each clients of pid $pid, not $IDLE_OPENS:
+ $(cat "$d/rec.err")"
 fi
 
 # --- drmtop first, then gpu_sched and simgpu: the tracer attaches when they appear. -----------
