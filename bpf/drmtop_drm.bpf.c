@@ -299,11 +299,11 @@ int BPF_PROG(drmtop_open_exit, struct inode *inode, struct file *filp, int ret)
 
 	if (ret || !filp)
 		return 0;
-	file = BPF_CORE_READ(filp, private_data);
+	file = DRMTOP_READ(true, filp, private_data);
 	key = (__u64)file;
 	if (!file || bpf_map_lookup_elem(&clients, &key))
 		return 0;
-	/* the file is read from filp: a scalar to the verifier */
+	/* a void * field: a scalar to the verifier */
 	adopt_new_file(file, opening_of_current(), false);
 	if (bpf_map_lookup_elem(&clients, &key))
 		drmtop_count(DRMTOP_CNT_OPEN_AT_DRM_OPEN);
@@ -318,7 +318,7 @@ int BPF_PROG(drmtop_open_exit, struct inode *inode, struct file *filp, int ret)
 SEC("fentry/drm_ioctl")
 int BPF_PROG(drmtop_ioctl_enter, struct file *filp)
 {
-	struct drm_file *file = BPF_CORE_READ(filp, private_data);
+	struct drm_file *file = DRMTOP_READ(true, filp, private_data);
 	__u64 *last;
 
 	if (!file)
@@ -495,12 +495,12 @@ static __always_inline bool object_shared(const struct drmtop_object *o, __u32 g
 }
 
 /*
- * The end of the GEM object at @key, from either end hook: out of its device's totals and the
- * map; the second hook to meet the same end finds nothing. Returns whether it ended one.
+ * The end of the GEM object at @key, whose entry the caller found (@o, NULL if none), from either
+ * end hook: out of its device's totals and the map; the second hook to meet the same end finds
+ * nothing. Returns whether it ended one.
  */
-static __always_inline bool object_end(__u64 key)
+static __always_inline bool object_end(__u64 key, struct drmtop_object *o)
 {
-	struct drmtop_object *o = bpf_map_lookup_elem(&objects, &key);
 	bool shared;
 
 	if (!o || (o->flags & DRMTOP_OBJ_END_DROPPED))
@@ -522,11 +522,12 @@ SEC("fentry/drm_gem_object_release")
 int BPF_PROG(drmtop_gem_object_release, struct drm_gem_object *obj)
 {
 	__u64 key = (__u64)obj;
+	struct drmtop_object *o = bpf_map_lookup_elem(&objects, &key);
 
-	if (!bpf_map_lookup_elem(&objects, &key))
+	if (!o)
 		drmtop_count(DRMTOP_CNT_OBJECT_UNKNOWN);
 	else
-		object_end(key);
+		object_end(key, o);
 	return 0;
 }
 
@@ -541,7 +542,7 @@ int BPF_PROG(drmtop_gem_resv_fini, struct dma_resv *resv)
 {
 	__u64 key = (__u64)resv - bpf_core_field_offset(struct drm_gem_object, _resv);
 
-	if (resv && object_end(key))
+	if (resv && object_end(key, bpf_map_lookup_elem(&objects, &key)))
 		drmtop_count(DRMTOP_CNT_OBJECT_END_AT_RESV);
 	return 0;
 }
