@@ -136,9 +136,8 @@ struct {
 struct drmtop_idle_sync drmtop_idle_sync;
 
 /*
- * A client whose close was seen, that ran no job and held nothing at close (not a kernel
- * client, nor one opened before attach, nothing missed), counted in idle_closed; false if it
- * is not one, or was not counted (then its record goes as any other's).
+ * A client whose close was seen and is idle (drmtop_client_idle), counted in idle_closed; false
+ * if it is not one, or was not counted (then its record goes as any other's).
  */
 static __always_inline bool count_idle(const struct drmtop_client *c)
 {
@@ -149,9 +148,7 @@ static __always_inline bool count_idle(const struct drmtop_client *c)
 		.dev_minor = c->dev_minor,
 	};
 
-	if (!drmtop_count_idle || c->first_job_ns || c->mem_total || c->mem_shared ||
-	    c->mem_imported || c->handles || c->missed ||
-	    (c->flags & (DRMTOP_CLIENT_KERNEL | DRMTOP_CLIENT_LATE)))
+	if (!drmtop_count_idle || !drmtop_client_idle(c))
 		return false;
 	__builtin_memcpy(k.comm, c->comm, sizeof(k.comm));
 	return drmtop_idle_add(&idle_closed, &drmtop_idle_sync, &k, c->open_ns,

@@ -14,6 +14,7 @@
 #define DRMTOP_BPF_H
 
 #ifndef __VMLINUX_H__
+#include <stdbool.h>
 #include <linux/types.h>
 #endif
 
@@ -116,6 +117,19 @@ struct drmtop_client {
 	/* when the tracer first charged it a job (0: none): one with none may close idle */
 	__u64 first_job_ns;
 };
+
+/*
+ * Whether client @c, as it closed, ran no job and held nothing, nothing of it missed, and is
+ * neither a kernel client nor one opened before attach (which may have run jobs before): an
+ * idle close, counted per process rather than listed. The one rule of the programs
+ * (drmtop_drm.bpf.c, counted in the kernel) and of the model (close records it gets).
+ */
+static inline __attribute__((always_inline)) bool drmtop_client_idle(const struct drmtop_client *c)
+{
+	return !c->first_job_ns && !c->mem_total && !c->mem_shared && !c->mem_imported &&
+	       !c->handles && !c->missed &&
+	       !(c->flags & (DRMTOP_CLIENT_KERNEL | DRMTOP_CLIENT_LATE));
+}
 
 /*
  * Key of the "idle_closed" map (bpf/drmtop_drm.bpf.c): the process, cgroup and node whose idle

@@ -114,7 +114,7 @@ struct drmtop_bpf_snapshot {
 	/*
 	 * Clients that closed since the previous snapshot having run no job and held nothing,
 	 * counted per process by the programs where the tracer counts them
-	 * (drmtop_bpf_count_idle; such closes are not in .closed then).
+	 * (drmtop_bpf_open's count_idle; such closes are not in .closed then).
 	 */
 	size_t n_idle, cap_idle;
 	struct drmtop_bpf_idle *idle;

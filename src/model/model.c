@@ -934,17 +934,12 @@ static void fill_closed_bpf(struct build *b, struct drmtop_model_closed *mc,
 	mc->nr_engines = bc->n_engines;
 }
 
-/*
- * A close record of a client that ran no job and held nothing at close, nothing missed (one
- * opened before the tracer attached may have run jobs before: never idle).
- */
+/* A close record of an idle client (drmtop_client_idle) that has no engine figures either. */
 static bool closed_idle(const struct drmtop_bpf_client *bc)
 {
-	const struct drmtop_client *c = &bc->c;
 	size_t i;
 
-	if (c->mem_total || c->mem_shared || c->mem_imported || c->handles || c->missed ||
-	    (c->flags & (DRMTOP_CLIENT_KERNEL | DRMTOP_CLIENT_LATE)))
+	if (!drmtop_client_idle(&bc->c))
 		return false;
 	for (i = 0; i < bc->n_engines; i++)
 		if (bc->engines[i].jobs || bc->engines[i].busy_ns)

@@ -103,7 +103,7 @@ struct drmtop_bpf {
 	int gpu_mem_fd;			/* the drm part's gpu_mem map where it is traced, else -1 */
 	__u64 pidns_ino;		/* drmtop's pid namespace, 0 for the initial one */
 	struct drmtop_cgroup_ids *cgroup_ids;	/* NULL: clients' cgroup ids are not named */
-	bool count_idle;		/* drmtop_bpf_count_idle() */
+	bool count_idle;		/* drmtop_bpf_open()'s count_idle */
 	struct drmtop_idle_take idle;
 	__u64 idle_unsettled;		/* DRMTOP_CNT_IDLE_UNSETTLED */
 	__u64 idle_counted;		/* DRMTOP_CNT_IDLE_COUNTED */

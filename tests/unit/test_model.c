@@ -1211,7 +1211,7 @@ static void test_idle_closed_counted_per_process(void **state)
 	free(text);
 	free(json);
 
-	/* the tracer's own counts (drmtop_bpf_count_idle) join the records' entries */
+	/* the tracer's own counts (drmtop_bpf_open's count_idle) join the records' entries */
 	memset(idle, 0, sizeof(idle));
 	idle[0].c = closed[0].c;
 	idle[0].c.open_ns = 50;
@@ -1262,6 +1262,19 @@ static void test_idle_closed_counted_per_process(void **state)
 	text = render(drmtop_text_frame, &m);
 	assert_null(strstr(text, "closed (bpf): 30"));
 	free(text);
+
+	/*
+	 * A client charged a job is never idle, engine figures or not (a job cancelled before it
+	 * ran has none): the programs' rule, drmtop_client_idle, in the model too.
+	 */
+	in.each_closed = false;
+	closed[1].c.first_job_ns = 5;
+	assert_int_equal(drmtop_reconcile(r, &snap, NULL, 0), 0);
+	assert_int_equal(drmtop_model_build(&m, &in), 0);
+	assert_int_equal(m.nr_idle_closed, 2);
+	assert_int_equal(m.nr_closed, 2);
+	assert_int_equal(m.closed[0].pid, 30);
+	assert_false(m.closed[0].idle);
 	drmtop_model_fini(&m);
 	drmtop_reconciler_free(r);
 }

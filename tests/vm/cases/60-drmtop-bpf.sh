@@ -6,8 +6,8 @@
 # (fdinfo_scale_pct=150) is flagged and an honest one is not; record keeps every short-lived
 # client with its exact job counts and its container's cgroup; a process only opening and
 # closing the node is counted per process, exactly, by the live view's tracer and listed client
-# by client by record; drmtop started before gpu_sched and simgpu load picks them up. Runs in the test VM from the repository root
-# (tests/vm/run-suite.sh).
+# by client by record; drmtop started before gpu_sched and simgpu load picks them up. Runs in
+# the test VM from the repository root (tests/vm/run-suite.sh).
 set -u
 
 . tests/workload/vmcheck.sh
