@@ -328,14 +328,16 @@ static __always_inline struct drmtop_job *job_from_run(struct drm_sched_job *job
 	return bpf_map_lookup_elem(&jobs, &fence);
 }
 
+/*
+ * The run event records when the job started and nothing else: its latency sample and its
+ * engine entry wait for its end (on_done), which looks both up anyway. One lookup here, not
+ * three, on the hottest of the per-job programs.
+ */
 static __always_inline void on_run(struct drm_sched_job *job, bool btf)
 {
 	struct drm_sched_fence *s_fence = DRMTOP_READ(btf, job, s_fence);
 	__u64 fence = (__u64)s_fence;
 	struct drmtop_job *j = bpf_map_lookup_elem(&jobs, &fence);
-	struct drmtop_engine *e;
-	__u64 now;
-	__u32 b;
 
 	/* a job that lost both its queue and run events is made from its done event */
 	if (test_drop(1))
@@ -346,25 +348,16 @@ static __always_inline void on_run(struct drm_sched_job *job, bool btf)
 		drmtop_count(DRMTOP_CNT_RUN_UNKNOWN);
 		return;
 	}
-	j->ring = (__u64)DRMTOP_READ(btf, job, sched);
-	e = engine_get(j->uid, j->ring, ring_get((struct drm_gpu_scheduler *)j->ring));
 	/*
 	 * The driver's run_job callback, where the hardware starts the job, comes right after
-	 * this tracepoint: read the clock last, so this program's own map work is not counted.
+	 * this tracepoint: the clock is read last, so this program's own map work is not counted.
 	 * On a preemptible kernel (7.x) the scheduler thread may still be preempted between here
 	 * and run_job: a job that starts on an idle ring then counts from this event, up to a
 	 * time slice early (seen under QEMU TCG on 7.2: 10-30 ms over a client's 1 s, now and
 	 * then). The scheduled fence, signalled after run_job returns, bounds the start from
 	 * the other side: on_done counts the bracket as start_slack_ns.
 	 */
-	now = bpf_ktime_get_ns();
-	j->run_ns = now;
-	/* a job made from its run event without a queue time has no latency sample */
-	if (!e || !j->queue_ns)
-		return;
-	b = drmtop_lat_bucket(now > j->queue_ns ? now - j->queue_ns : 0);
-	if (b < DRMTOP_LAT_BUCKETS)
-		__sync_fetch_and_add(&e->lat_hist[b], 1);
+	j->run_ns = bpf_ktime_get_ns();
 }
 
 /*
@@ -488,7 +481,7 @@ static __always_inline void on_done(struct drm_sched_fence *s_fence, bool late, 
 	struct drm_gpu_scheduler *sched = DRMTOP_READ(btf, s_fence, sched);
 	struct drmtop_job *jm = bpf_map_lookup_elem(&jobs, &fence);
 	struct drmtop_ring *r = ring_get(sched);
-	__u64 busy, slack, start, fence_ns, latest;
+	__u64 busy, slack, start, fence_ns, latest, began;
 	struct drmtop_engine *e;
 	struct drmtop_job j = {};
 	__u32 b;
@@ -552,11 +545,10 @@ static __always_inline void on_done(struct drm_sched_fence *s_fence, bool late, 
 		__sync_fetch_and_add(&e->jobs, 1);
 		if (slack)
 			__sync_fetch_and_add(&e->start_slack_ns, slack);
-		/* the latency sample the skipped run event would have taken: to its fence */
-		if (start && !j.run_ns && j.queue_ns) {
-			if (fence_ns)
-				start = fence_ns;
-			b = drmtop_lat_bucket(start > j.queue_ns ? start - j.queue_ns : 0);
+		/* queue to run; a job whose run event was skipped: to its scheduled fence */
+		began = j.run_ns ? j.run_ns : start && fence_ns ? fence_ns : start;
+		if (began && j.queue_ns) {
+			b = drmtop_lat_bucket(began > j.queue_ns ? began - j.queue_ns : 0);
 			if (b < DRMTOP_LAT_BUCKETS)
 				__sync_fetch_and_add(&e->lat_hist[b], 1);
 		}
