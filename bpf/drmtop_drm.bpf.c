@@ -447,7 +447,8 @@ static __always_inline void device_sub(const struct drmtop_object *o)
  * counted only if it was: the end, which finds the entry, then always subtracts what an add
  * put there (drmtop_mem_sub). An entry already at this address is an object whose end no hook
  * saw (both end hooks skipped, or a free path neither reaches): freed, so out of the totals
- * now, counted objects_stale.
+ * now, counted objects_stale. The insert comes first: nearly every address is new, and the
+ * insert finds an old entry as a lookup would.
  */
 SEC("fexit/drm_gem_private_object_init")
 int BPF_PROG(drmtop_gem_init, struct drm_device *dev, struct drm_gem_object *obj, size_t size)
@@ -457,20 +458,25 @@ int BPF_PROG(drmtop_gem_init, struct drm_device *dev, struct drm_gem_object *obj
 		.size = size,
 		.drm_dev = (__u64)dev,
 	};
-	struct drmtop_object *stale = bpf_map_lookup_elem(&objects, &key);
-	struct drmtop_device *d;
+	struct drmtop_device *d = device_of(dev);
+	struct drmtop_object *stale;
+	long err;
 
-	if (stale && (stale->flags & DRMTOP_OBJ_SEEN_INIT)) {
-		device_sub(stale);
-		drmtop_count(DRMTOP_CNT_OBJECTS_STALE);
-	}
-	d = device_of(dev);
 	if (d) {
 		__sync_fetch_and_add(&d->gem_objects, 1);
 		drmtop_mem_add(&d->gem_bytes, size);
 		o.flags = DRMTOP_OBJ_SEEN_INIT;
 	}
-	if (!bpf_map_update_elem(&objects, &key, &o, BPF_ANY))
+	err = bpf_map_update_elem(&objects, &key, &o, BPF_NOEXIST);
+	if ((int)err == -EEXIST) {
+		stale = bpf_map_lookup_elem(&objects, &key);
+		if (stale && (stale->flags & DRMTOP_OBJ_SEEN_INIT)) {
+			device_sub(stale);
+			drmtop_count(DRMTOP_CNT_OBJECTS_STALE);
+		}
+		err = bpf_map_update_elem(&objects, &key, &o, BPF_ANY);
+	}
+	if (!err)
 		return 0;
 	drmtop_count(DRMTOP_CNT_OBJECTS_FULL);
 	if (d) {
