@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * bench-floor OBJ NAME...: loads and attaches the programs NAME... of OBJ (build/bench/
- * floor.bpf.o: empty programs on drmtop's hooks), prints "attached N" and holds them until
- * SIGINT or SIGTERM. Fails if a NAME is not in OBJ or does not attach: the floor phase must
- * hook exactly what drmtop hooked (iterators, which hook nothing, are named and skipped).
+ * floor.bpf.o: empty programs on drmtop's hooks; floor-lookup.bpf.o: each looks up the key
+ * this puts in its floor_map), prints "attached N" and holds them until SIGINT or SIGTERM.
+ * Fails if a NAME is not in OBJ or does not attach: the floor phases must hook exactly what
+ * drmtop hooked (iterators, which hook nothing, are named and skipped).
  */
 #include <errno.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -30,6 +32,19 @@ static bool wanted(const char *name, int argc, char **argv)
 		if (!strcmp(argv[i], name))
 			return true;
 	return false;
+}
+
+/* The key floor-lookup.bpf.o's programs look up, present as drmtop's mostly are. */
+static int add_key(struct bpf_object *obj)
+{
+	struct bpf_map *m = bpf_object__find_map_by_name(obj, "floor_map");
+	uint64_t k = 0, v = 1;
+
+	if (m && bpf_map__update_elem(m, &k, sizeof(k), &v, sizeof(v), 0)) {
+		fprintf(stderr, "bench-floor: floor_map: %s\n", strerror(errno));
+		return -1;
+	}
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -60,6 +75,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bench-floor: load: %s\n", strerror(errno));
 		return 1;
 	}
+	if (add_key(obj))
+		return 1;
 	bpf_object__for_each_program(p, obj) {
 		if (!bpf_program__autoload(p))
 			continue;

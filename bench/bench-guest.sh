@@ -8,8 +8,8 @@
 #   overhead  the loops of build/bench (ioctl, open+close, GEM create+close, jobs) with drmtop
 #             off, "hooks" (drmtop -J -d 86400 --source bpf: tracer attached, no refresh in
 #             the window), "on" (drmtop -J -d 1 --source bpf: attached and refreshing) and
-#             "floor" (empty programs on the hooks drmtop attaches: bench-floor), in an order
-#             that changes every round; drmtop_cpu: drmtop's own CPU during each loop
+#             "floor" (empty programs on the hooks drmtop attaches: bench-floor) and "lookup"
+#             (the same with one hash lookup each), in an order that changes every round; drmtop_cpu: drmtop's own CPU during each loop
 #   progs     per-program cost from BPF stats (kernel.bpf_stats_enabled=1), per loop
 #   refresh   drmtop's CPU time per refresh, --source fdinfo vs --source bpf, with N
 #             sleeping processes and C clients
@@ -21,12 +21,12 @@
 #             BENCH_PEERS_ROOT (bench/run-bench.sh installs them there: Debian 12 has neither)
 #   scale     drmtop record while S short-lived clients come and go; then more clients at
 #             once than the tracer's clients map holds
-# Knobs (environment): BENCH_ROUNDS (8), BENCH_SECS (2), BENCH_SCALE_CLIENTS (10000),
+# Knobs (environment): BENCH_ROUNDS (10), BENCH_SECS (2), BENCH_SCALE_CLIENTS (10000),
 # BENCH_SMOKE=1 (everything once, briefly), BENCH_PARTS ("overhead progs refresh snapshot
 # peers scale").
 set -u
 
-ROUNDS=${BENCH_ROUNDS:-8}
+ROUNDS=${BENCH_ROUNDS:-10}
 SECS=${BENCH_SECS:-2}
 SCALE=${BENCH_SCALE_CLIENTS:-10000}
 PARTS=${BENCH_PARTS:-overhead progs refresh snapshot peers scale}
@@ -124,10 +124,11 @@ bg_ready() {
 	done
 	grep -q "$2" "$1"
 }
-# floor_start: bench-floor's empty programs on the hooks in $FLOOR_PROGS, until floor_stop.
+# floor_start OBJ: bench-floor's programs of OBJ (build/bench/floor.bpf.o: empty; floor-lookup.bpf.o:
+# a lookup each) on the hooks in $FLOOR_PROGS, until floor_stop.
 FLOOR_PID=
 floor_start() {
-	$B/bench-floor $B/floor.bpf.o $FLOOR_PROGS >"$T/floor.out" 2>&1 &
+	$B/bench-floor "$1" $FLOOR_PROGS >"$T/floor.out" 2>&1 &
 	FLOOR_PID=$!
 	bg_ready "$T/floor.out" '^attached' $FLOOR_PID 600 && return 0
 	log "bench-floor: $(cat "$T/floor.out")"
@@ -174,7 +175,13 @@ loops() {
 	loop jobs_per_s ops_per_s "$1" "$2" $B/bench-jobs -D "$NODE" -t "$SECS" -c 6 -b 16
 }
 
-# --- overhead: off, hooks, on, floor, rotated --------------------------------------------------
+# settle: the kernel frees an exited tracer's maps and trampolines in the background (workqueue,
+# RCU): a second for that, so the next phase's loops do not share the vCPUs with it.
+settle() {
+	sleep 1
+}
+
+# --- overhead: off, hooks, on, floor, lookup, rotated----------------------------------------------
 if want overhead; then
 	sysctl -qw kernel.bpf_stats_enabled=0
 	# The floor phase hooks what drmtop hooks on this kernel, with empty programs.
@@ -186,12 +193,13 @@ if want overhead; then
 	while [ $i -le "$ROUNDS" ]; do
 		# The phase order changes every round: a phase run later in a round was measured
 		# slower (whatever drmtop's start and stop leave behind), so each phase takes each
-		# place equally often (every 4 rounds; the default 8 rounds twice).
-		case $(((i - 1) % 4)) in
-		0) order="off hooks on floor" ;;
-		1) order="hooks on floor off" ;;
-		2) order="on floor off hooks" ;;
-		*) order="floor off hooks on" ;;
+		# place equally often (every 5 rounds; 10 rounds twice).
+		case $(((i - 1) % 5)) in
+		0) order="off hooks on floor lookup" ;;
+		1) order="hooks on floor lookup off" ;;
+		2) order="on floor lookup off hooks" ;;
+		3) order="floor lookup off hooks on" ;;
+		*) order="lookup off hooks on floor" ;;
 		esac
 		for ph in $order; do
 			log "overhead round $i/$ROUNDS: $ph"
@@ -199,10 +207,13 @@ if want overhead; then
 				loops off $i
 				continue
 			fi
-			if [ $ph = floor ]; then
-				[ -n "$FLOOR_PROGS" ] && floor_start || continue
-				loops floor $i
+			if [ $ph = floor ] || [ $ph = lookup ]; then
+				obj=$B/floor.bpf.o
+				[ $ph = lookup ] && obj=$B/floor-lookup.bpf.o
+				[ -n "$FLOOR_PROGS" ] && floor_start "$obj" || continue
+				loops $ph $i
 				floor_stop
+				settle
 				continue
 			fi
 			t0=$(date +%s%N)
@@ -214,6 +225,7 @@ if want overhead; then
 			raw overhead attach_ms $ph $i $((($(date +%s%N) - t0) / 1000000))
 			loops $ph $i
 			top_stop
+			settle
 		done
 		i=$((i + 1))
 	done

@@ -8,16 +8,16 @@
 # "not judged"); it is a `make test` stage, so changes to drmtop's JSON or the tracer that break
 # the benchmark scripts show up there.
 # It writes "<passed> <failed>" to $(RESULTS)/bench-smoke.
-# Knobs: BENCH_KERNELS (default 6.12; "6.1 6.12" for both), BENCH_ROUNDS (default 8: the 4 phases rotated twice),
+# Knobs: BENCH_KERNELS (default 6.12; "6.1 6.12" for both), BENCH_ROUNDS (default 10: the 5 phases rotated twice),
 # BENCH_SECS (seconds per loop, default 2), BENCH_SCALE_CLIENTS (default 10000),
 # BENCH_TIMEOUT (seconds per boot, default 3600; 900 for the smoke), BENCH_MAX_LOAD (default 1.0:
 # above this host load, before, during or after a boot, the report judges no target),
 # BENCH_SETTLE (seconds to wait first for the host load to fall to it; 120, 0 for the smoke).
 
 BENCH_BINS := $(addprefix $(OUTPUT)/bench/,bench-ioctl bench-open bench-gem bench-jobs bench-spawn bench-tui \
-	bench-refresh bench-rss bench-floor floor.bpf.o)
+	bench-refresh bench-rss bench-floor floor.bpf.o floor-lookup.bpf.o)
 BENCH_KERNELS ?= 6.12
-BENCH_ROUNDS ?= 8
+BENCH_ROUNDS ?= 10
 BENCH_SECS ?= 2
 BENCH_SCALE_CLIENTS ?= 10000
 BENCH_MAX_LOAD ?= 1.0
@@ -29,9 +29,13 @@ $(OUTPUT)/bench/%: bench/%.c bench/bench-common.h tests/kmod/simgpu/simgpu_drm.h
 	$(CC) -std=c11 -D_GNU_SOURCE $(WARNFLAGS) $(CFLAGS) $(shell $(PKG_CONFIG) --cflags libdrm) \
 		$< $(LDFLAGS) -o $@
 
-# The floor phase: empty programs on drmtop's hooks (bench/floor.bpf.c), loaded by bench-floor.
+# The floor phases: empty programs on drmtop's hooks (bench/floor.bpf.c), and the same with one
+# hash lookup each (the lookup phase), loaded by bench-floor.
 $(OUTPUT)/bench/floor.bpf.o: bench/floor.bpf.c $(wildcard vmlinux/*.h) | $(OUTPUT)/bench
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(OUTPUT)/bench/floor-lookup.bpf.o: bench/floor.bpf.c $(wildcard vmlinux/*.h) | $(OUTPUT)/bench
+	$(CLANG) $(BPF_CFLAGS) -DFLOOR_LOOKUP -c $< -o $@
 
 $(OUTPUT)/bench/bench-floor: bench/bench-floor.c | $(OUTPUT)/bench
 	$(CC) -std=c11 -D_GNU_SOURCE $(WARNFLAGS) $(CFLAGS) $(LIBBPF_CFLAGS) $< $(LDFLAGS) \

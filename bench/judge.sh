@@ -54,14 +54,20 @@ function bpf(loop) {
 	return (loop in bpf_ns) ? sprintf(", BPF %.1f us/op", bpf_ns[loop] / 1000) : ""
 }
 # overhead(NAME, METRIC, LOOP, LIMIT, ATLEAST): on/off of one loop against LIMIT (a floor when
-# ATLEAST, else a ceiling), with floor/off beside it: empty programs on the same hooks. A target
-# missed where the floor alone misses it says so: no change to the programs of drmtop meets it.
-function overhead(name, metric, loop, limit, atleast,   tgt, fl, f, v) {
+# ATLEAST, else a ceiling), with floor/off beside it (empty programs on the same hooks) and
+# lookup/off (one hash lookup in each). A target missed where the floor alone misses it says
+# so: no change to the programs of drmtop meets it; where a lookup in each misses it, no
+# program on each of those hooks that keeps anything per event does.
+function overhead(name, metric, loop, limit, atleast,   tgt, fl, f, lk, l, v) {
 	tgt = sprintf("%s %.2fx", atleast ? ">=" : "<=", limit)
-	fl = ""
+	fl = lk = ""
 	if (paired(metric, "floor", "off")) {
 		f = M
 		fl = sprintf(", floor %.3f", f)
+	}
+	if (paired(metric, "lookup", "off")) {
+		l = M
+		lk = sprintf(", lookup %.3f", l)
 	}
 	if (!paired(metric, "on", "off")) {
 		line(name, tgt, "-", unmeasured("no on/off rounds"))
@@ -70,7 +76,9 @@ function overhead(name, metric, loop, limit, atleast,   tgt, fl, f, v) {
 	v = verdict(atleast ? M >= limit : M <= limit, min_rounds, N, "rounds")
 	if (v == "not met" && fl != "" && (atleast ? f < limit : f > limit))
 		v = sprintf("not met: the floor alone is %.3f", f)
-	line(name, tgt, sprintf("%.3f [%.3f-%.3f] n=%d%s%s", M, LO, HI, N, bpf(loop), fl), v)
+	else if (v == "not met" && lk != "" && (atleast ? l < limit : l > limit))
+		v = sprintf("not met: a lookup a program alone is %.3f", l)
+	line(name, tgt, sprintf("%.3f [%.3f-%.3f] n=%d%s%s%s", M, LO, HI, N, bpf(loop), fl, lk), v)
 }
 FILENAME == progs { if ($1 == "progs") bpf_ns[$2] += $7; next }
 $5 == "" || $5 == "-" { next }

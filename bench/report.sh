@@ -45,16 +45,17 @@ $1 == "overhead" && $5 != "" {
 END {
 	if (!no) exit
 	printf "\n== overhead (median [min-max] over rounds; ratio = per-round phase/off, median [min-max];"
-	printf " floor = empty programs on the hooks drmtop attaches)\n"
-	printf "%-19s %-26s %-26s %-26s %-26s %-26s %-26s %s\n", "metric", "off", "hooks", "on", "floor",
-		"hooks/off", "on/off", "floor/off"
+	printf " floor = empty programs on the hooks drmtop attaches, lookup = one hash lookup in each)\n"
+	printf "%-19s %-26s %-26s %-26s %-26s %-26s %-26s %-26s %-26s %s\n", "metric", "off", "hooks",
+		"on", "floor", "lookup", "hooks/off", "on/off", "floor/off", "lookup/off"
 	for (i = 1; i <= no; i++) {
 		mt = order[i]
 		fmt = "%.0f"
 		if (mt == "attach_ms") continue
-		printf "%-19s %-26s %-26s %-26s %-26s %-26s %-26s %s\n", mt, stat(mt SUBSEP "off"),
-			stat(mt SUBSEP "hooks"), stat(mt SUBSEP "on"), stat(mt SUBSEP "floor"),
-			ratio(mt, "hooks"), ratio(mt, "on"), ratio(mt, "floor")
+		printf "%-19s %-26s %-26s %-26s %-26s %-26s %-26s %-26s %-26s %s\n", mt,
+			stat(mt SUBSEP "off"), stat(mt SUBSEP "hooks"), stat(mt SUBSEP "on"),
+			stat(mt SUBSEP "floor"), stat(mt SUBSEP "lookup"), ratio(mt, "hooks"),
+			ratio(mt, "on"), ratio(mt, "floor"), ratio(mt, "lookup")
 	}
 	fmt = "%.0f"
 	printf "drmtop start to first frame (BPF load+attach), ms: hooks %s, on %s\n", stat("attach_ms" SUBSEP "hooks"), stat("attach_ms" SUBSEP "on")

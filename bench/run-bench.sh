@@ -62,7 +62,7 @@ for k in "$@"; do
 	start=$(date +%s)
 	load_before=$(load_avg)
 	tests/vm/run-in-vm.sh --kernel "$k" --timeout "${BENCH_TIMEOUT:-3600}" --run-dir "$dir" \
-		--env BENCH_ROUNDS="${BENCH_ROUNDS:-8}" --env BENCH_SECS="${BENCH_SECS:-2}" \
+		--env BENCH_ROUNDS="${BENCH_ROUNDS:-10}" --env BENCH_SECS="${BENCH_SECS:-2}" \
 		--env BENCH_SCALE_CLIENTS="${BENCH_SCALE_CLIENTS:-}" --env BENCH_SMOKE="${BENCH_SMOKE:-0}" \
 		--env BENCH_PARTS="$parts" --env BENCH_PEERS_ROOT="$peers_root" \
 		-- sh bench/bench-guest.sh || { echo "bench: the VM run on $k failed" >&2; rc=1; continue; }
