@@ -445,4 +445,47 @@ static __always_inline bool drmtop_idle_add(void *idle, struct drmtop_idle_sync 
 	return v != NULL;
 }
 
+/*
+ * Client ids -> files: @slots an array of DRMTOP_CLIENT_SLOTS drmtop_client_slot, whose lookup
+ * the verifier inlines (no helper call, hash or bucket lock at an open, a close or a job),
+ * @spill a hash for an id whose slot another live client holds. A slot is claimed by
+ * compare-and-swap of its id, then its file written: a reader can meet a claimed slot whose
+ * file is not yet (or no longer) the id's, so it checks the client it finds by its id
+ * (drmtop_client_of_id); ids are never reused, so a slot's id names one client only.
+ */
+static __always_inline void drmtop_id_add(void *slots, void *spill, __u64 id, __u64 file)
+{
+	__u32 k = id & (DRMTOP_CLIENT_SLOTS - 1);
+	struct drmtop_client_slot *s = bpf_map_lookup_elem(slots, &k);
+
+	if (s && __sync_val_compare_and_swap(&s->id, 0, id) == 0) {
+		s->file = file;
+		return;
+	}
+	bpf_map_update_elem(spill, &id, &file, BPF_ANY);
+}
+
+/* The file of client @id as drmtop_id_add recorded it, 0 if none. */
+static __always_inline __u64 drmtop_id_file(void *slots, void *spill, __u64 id)
+{
+	__u32 k = id & (DRMTOP_CLIENT_SLOTS - 1);
+	struct drmtop_client_slot *s = bpf_map_lookup_elem(slots, &k);
+	__u64 *f;
+
+	if (s && s->id == id)
+		return s->file;
+	f = bpf_map_lookup_elem(spill, &id);
+	return f ? *f : 0;
+}
+
+static __always_inline void drmtop_id_del(void *slots, void *spill, __u64 id)
+{
+	__u32 k = id & (DRMTOP_CLIENT_SLOTS - 1);
+	struct drmtop_client_slot *s = bpf_map_lookup_elem(slots, &k);
+
+	if (s && __sync_val_compare_and_swap(&s->id, id, 0) == id)
+		return;
+	bpf_map_delete_elem(spill, &id);
+}
+
 #endif /* DRMTOP_ACCOUNT_BPF_H */

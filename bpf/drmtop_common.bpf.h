@@ -44,7 +44,18 @@ struct {
 	__type(value, struct drmtop_client);
 } clients SEC(".maps");
 
-/* drm_file.client_id -> drm_file address, for s_fence->drm_client_id attribution */
+/*
+ * drm_file.client_id -> drm_file address, for s_fence->drm_client_id attribution: the slots
+ * first, the hash for ids whose slot is taken (drmtop_id_add). On 6.12 a hash insert and delete
+ * a client and a lookup a job queued, which the slots' inlined lookups replace.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, DRMTOP_CLIENT_SLOTS);
+	__type(key, __u32);
+	__type(value, struct drmtop_client_slot);
+} client_slots SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, DRMTOP_MAX_CLIENTS);
@@ -303,7 +314,16 @@ static __always_inline void drmtop_client_added(struct drmtop_client *c, bool la
 	if (late)
 		drmtop_count(DRMTOP_CNT_CLIENT_LATE);
 	if (c->client_id)
-		bpf_map_update_elem(&client_ids, &c->client_id, &c->file, BPF_ANY);
+		drmtop_id_add(&client_slots, &client_ids, c->client_id, c->file);
+}
+
+/* The open client whose drm_file.client_id is @id, NULL if none (see drmtop_id_add). */
+static __always_inline struct drmtop_client *drmtop_client_of_id(__u64 id)
+{
+	__u64 file = drmtop_id_file(&client_slots, &client_ids, id);
+	struct drmtop_client *c = file ? bpf_map_lookup_elem(&clients, &file) : NULL;
+
+	return c && c->client_id == id ? c : NULL;
 }
 
 /* The client of @file, made if missing (drmtop_client_fill). */

@@ -171,7 +171,7 @@ static __always_inline bool forget_client(__u64 key, bool seen)
 		drmtop_send_closed(c, seen);
 	id = c->client_id;
 	if (id)
-		bpf_map_delete_elem(&client_ids, &id);
+		drmtop_id_del(&client_slots, &client_ids, id);
 	bpf_map_delete_elem(&clients, &key);
 	return true;
 }

@@ -131,8 +131,7 @@ static __always_inline struct drmtop_client *job_client(struct drm_sched_job *jo
 		id = DRMTOP_READ(btf, fence, drm_client_id);
 		if (!id || id >= KERNEL_CLIENT_ID_MIN)
 			return NULL;
-		file = bpf_map_lookup_elem(&client_ids, &id);
-		c = file ? bpf_map_lookup_elem(&clients, file) : NULL;
+		c = drmtop_client_of_id(id);
 		*unknown = !c;
 		return c;
 	}
@@ -278,7 +277,7 @@ static __always_inline struct drmtop_client *fence_client(struct drm_sched_fence
 							   __u64 parent, bool *kernel, bool btf)
 {
 	struct drmtop_client *c;
-	__u64 id, *file;
+	__u64 id;
 
 	*kernel = false;
 	if (!bpf_core_field_exists(s_fence->drm_client_id))
@@ -287,8 +286,7 @@ static __always_inline struct drmtop_client *fence_client(struct drm_sched_fence
 	*kernel = !id || id >= KERNEL_CLIENT_ID_MIN;
 	if (*kernel)
 		return kernel_client(parent);
-	file = bpf_map_lookup_elem(&client_ids, &id);
-	c = file ? bpf_map_lookup_elem(&clients, file) : NULL;
+	c = drmtop_client_of_id(id);
 	if (!c)
 		drmtop_count(DRMTOP_CNT_JOB_CLIENT_UNKNOWN);
 	return c;

@@ -320,3 +320,33 @@ int BPF_PROG(test_idle, __u32 tgid, __u32 minor, __u64 open_ns, __u64 close_ns)
 					   minor - 128, driver);
 	return 0;
 }
+
+/* Client ids of test_client_id, as the tracer's maps (drmtop_common.bpf.h); the spill small. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, DRMTOP_CLIENT_SLOTS);
+	__type(key, __u32);
+	__type(value, struct drmtop_client_slot);
+} client_slots SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4);
+	__type(key, __u64);
+	__type(value, __u64);
+} client_ids SEC(".maps");
+
+__u64 out_id_file;
+
+/* @op 0: client @id opens @file; 1: looks the id's file up (out_id_file); 2: closes. */
+SEC("raw_tp/drmtop_test_client_id")
+int BPF_PROG(test_client_id, __u32 op, __u64 id, __u64 file)
+{
+	if (op == 0)
+		drmtop_id_add(&client_slots, &client_ids, id, file);
+	else if (op == 1)
+		out_id_file = drmtop_id_file(&client_slots, &client_ids, id);
+	else
+		drmtop_id_del(&client_slots, &client_ids, id);
+	return 0;
+}

@@ -65,6 +65,18 @@
  * idle_closed map, where the live views ask for that; a close beyond it is sent as a record.
  */
 #define DRMTOP_MAX_IDLE		1024
+/*
+ * Slots of the client id array (a power of two): drm_file.client_id counts files system-wide,
+ * so a slot is taken only by a client still open this many opens after its own; such an id
+ * goes to the client_ids hash instead (drmtop_id_add).
+ */
+#define DRMTOP_CLIENT_SLOTS	4096
+
+/* One slot of the client id array: the id a client holds it with (0: free), and its file. */
+struct drmtop_client_slot {
+	__u64 id;
+	__u64 file;
+};
 
 /* drmtop_client.flags */
 #define DRMTOP_CLIENT_KERNEL	(1u << 0)	/* jobs the driver submitted itself */

@@ -87,7 +87,8 @@ uint64_t drmtop_bpf_limits_bytes(const struct drmtop_bpf_limits *l)
 		sum += n * (HTAB_ELEM_OVERHEAD + round8(m->key) + round8(m->value));
 		sum += pow2_at_least(n) * HTAB_BUCKET;
 	}
-	return sum;
+	/* the client id array: not sized by --bpf-map (its spill hash, client_ids, is) */
+	return sum + DRMTOP_CLIENT_SLOTS * sizeof(struct drmtop_client_slot);
 }
 
 int drmtop_bpf_limit_parse(struct drmtop_bpf_limits *l, const char *arg, char *err,

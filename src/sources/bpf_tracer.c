@@ -26,7 +26,8 @@
 int drmtop_bpf_on_closed(void *ctx, void *data, size_t len);	/* src/bpf_reader.c */
 
 const char *const drmtop_bpf_map_names[MAP_COUNT] = {
-	[MAP_CLIENTS] = "clients",	[MAP_CLIENT_IDS] = "client_ids",
+	[MAP_CLIENTS] = "clients",	[MAP_CLIENT_SLOTS] = "client_slots",
+	[MAP_CLIENT_IDS] = "client_ids",
 	[MAP_IOCTL_FILES] = "ioctl_files", [MAP_ENGINES] = "engines",
 	[MAP_RINGS] = "rings",		[MAP_JOBS] = "jobs",
 	[MAP_HANDLES] = "handles",	[MAP_OBJECTS] = "objects",

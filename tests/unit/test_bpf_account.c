@@ -998,6 +998,76 @@ static void test_idle_closes_concurrent_take(void **state)
 	free(t.keys);
 }
 
+/* Client id @id's file as the tracer records it at an open (@op 0), finds it (1), closes it (2). */
+static __u64 client_id_op(__u32 op, __u64 id, __u64 file)
+{
+	__u64 a[3] = { op, id, file };
+
+	skel->bss->out_id_file = ~0ull;
+	run(skel->progs.test_client_id, a, 3);
+	return skel->bss->out_id_file;
+}
+
+static __u64 id_file(__u64 id)
+{
+	return client_id_op(1, id, 0);
+}
+
+static bool id_spilled(__u64 id)
+{
+	__u64 f;
+
+	return !bpf_map_lookup_elem(bpf_map__fd(skel->maps.client_ids), &id, &f);
+}
+
+/*
+ * Ids map to files through a slot each (id modulo DRMTOP_CLIENT_SLOTS) and a small hash for an
+ * id whose slot a client still open holds, as a compositor opened at boot holds its slot while
+ * thousands of later opens come round to it. Every file is found by its own id only, whichever
+ * place holds it, and a close frees that place for the next id: the slot, or the hash entry
+ * (four here, none left over after the closes).
+ */
+static void test_client_id_slots(void **state)
+{
+	const __u64 n = DRMTOP_CLIENT_SLOTS, old = 5;
+	__u64 i;
+
+	(void)state;
+	client_id_op(0, old, 0xf0);
+	assert_int_equal(id_file(old), 0xf0);
+	assert_false(id_spilled(old));
+	/* the ids that come round to the compositor's slot go to the hash, found there */
+	for (i = 1; i <= 4; i++) {
+		client_id_op(0, old + i * n, 0xf0 + i);
+		assert_true(id_spilled(old + i * n));
+	}
+	for (i = 1; i <= 4; i++)
+		assert_int_equal(id_file(old + i * n), 0xf0 + i);
+	assert_int_equal(id_file(old), 0xf0);
+	/* ids not open: none, neither in a held slot nor in a free one */
+	assert_int_equal(id_file(old + 5 * n), 0);
+	assert_int_equal(id_file(old + 1), 0);
+	/* closing a spilled id leaves the slot's client in place, and the reverse */
+	client_id_op(2, old + 2 * n, 0);
+	assert_false(id_spilled(old + 2 * n));
+	assert_int_equal(id_file(old + 2 * n), 0);
+	assert_int_equal(id_file(old), 0xf0);
+	client_id_op(2, old, 0);
+	assert_int_equal(id_file(old), 0);
+	assert_int_equal(id_file(old + 3 * n), 0xf3);
+	/* the freed slot takes the next id to come round: no hash entry for it */
+	client_id_op(0, old + 6 * n, 0xf6);
+	assert_false(id_spilled(old + 6 * n));
+	assert_int_equal(id_file(old + 6 * n), 0xf6);
+	for (i = 1; i <= 6; i++)
+		if (i != 2 && i != 5)
+			client_id_op(2, old + i * n, 0);
+	for (i = 0; i <= 6; i++) {
+		assert_int_equal(id_file(old + i * n), 0);
+		assert_false(id_spilled(old + i * n));
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1019,6 +1089,7 @@ int main(void)
 		cmocka_unit_test(test_close_wakeup_batches),
 		cmocka_unit_test(test_idle_closes_taken_once),
 		cmocka_unit_test(test_idle_closes_concurrent_take),
+		cmocka_unit_test(test_client_id_slots),
 	};
 
 	return cmocka_run_group_tests_name("bpf_account", tests, setup, teardown);

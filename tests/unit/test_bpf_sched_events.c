@@ -248,34 +248,90 @@ static void test_unknown_client_at_done_alone(void **state)
 	assert_false(job_present(k.fence));
 }
 
-/* Ground truth for the made-up objects: a job of a known client is its, and counts no loss. */
-static void test_known_client_charged(void **state)
+/*
+ * Client @c open with its id: in its slot of the id array (@slotted) or, as one whose slot
+ * another client holds, in the spill hash (drmtop_id_add).
+ */
+static void client_open(const struct drmtop_client *c, bool slotted)
 {
-	struct drmtop_client c = { .uid = 7, .file = 0xf11e };
-	struct drmtop_engine_key key = { .uid = 7 };
+	struct drmtop_client_slot s = { .id = c->client_id, .file = c->file };
+	__u32 k = c->client_id & (DRMTOP_CLIENT_SLOTS - 1);
+
+	assert_int_equal(bpf_map_update_elem(bpf_map__fd(sched->maps.clients), &c->file, c,
+					     BPF_ANY), 0);
+	if (slotted)
+		assert_int_equal(bpf_map_update_elem(bpf_map__fd(sched->maps.client_slots), &k, &s,
+						     BPF_ANY), 0);
+	else
+		assert_int_equal(bpf_map_update_elem(bpf_map__fd(sched->maps.client_ids),
+						     &c->client_id, &c->file, BPF_ANY), 0);
+}
+
+/* Jobs of client @uid on the made-up scheduler @ring (0: no engine entry). */
+static __u64 engine_jobs(__u64 uid, __u64 ring)
+{
+	struct drmtop_engine_key key = { .uid = uid, .ring = ring };
 	struct drmtop_engine e;
 	struct drmtop_ring r;
-	__u64 id = 44;
+
+	/* the engine entry is the scheduler's of this life: its rings entry's sequence number */
+	if (bpf_map_lookup_elem(bpf_map__fd(sched->maps.rings), &key.ring, &r))
+		return 0;
+	assert_true(r.seq != 0);
+	key.ring_seq = r.seq;
+	if (bpf_map_lookup_elem(bpf_map__fd(sched->maps.engines), &key, &e))
+		return 0;
+	return e.jobs;
+}
+
+/* Ground truth for the made-up objects: a job of a known client is its, and counts no loss. */
+static void known_client_charged(bool slotted)
+{
+	struct drmtop_client c = { .uid = 7, .file = 0xf11e, .client_id = 44 };
 	struct fake k;
 
-	(void)state;
-	assert_int_equal(bpf_map_update_elem(bpf_map__fd(sched->maps.clients), &c.file, &c,
-					     BPF_ANY), 0);
-	assert_int_equal(bpf_map_update_elem(bpf_map__fd(sched->maps.client_ids), &id, &c.file,
-					     BPF_ANY), 0);
-	fake_job(id, 0xd000, &k);
+	client_open(&c, slotted);
+	fake_job(c.client_id, 0xd000, &k);
 	run(sched->progs.drmtop_run_raw, k.job);
 	assert_true(job_present(k.fence));
 	run(sched->progs.drmtop_done_raw, k.fence);
 	assert_int_equal(counter(DRMTOP_CNT_JOB_CLIENT_UNKNOWN), 0);
 	assert_false(job_present(k.fence));
-	/* the engine entry is the scheduler's of this life: its rings entry's sequence number */
-	key.ring = k.sched;
-	assert_int_equal(bpf_map_lookup_elem(bpf_map__fd(sched->maps.rings), &key.ring, &r), 0);
-	assert_true(r.seq != 0);
-	key.ring_seq = r.seq;
-	assert_int_equal(bpf_map_lookup_elem(bpf_map__fd(sched->maps.engines), &key, &e), 0);
-	assert_int_equal(e.jobs, 1);
+	assert_int_equal(engine_jobs(c.uid, k.sched), 1);
+}
+
+static void test_known_client_charged(void **state)
+{
+	(void)state;
+	known_client_charged(false);
+}
+
+static void test_known_client_by_slot_charged(void **state)
+{
+	(void)state;
+	known_client_charged(true);
+}
+
+/*
+ * A slot whose id is the job's but whose file is another client's (read while the slot changed
+ * hands: its id claimed, its file not yet written): the job is no one's, never that client's.
+ */
+static void test_slot_of_another_client(void **state)
+{
+	struct drmtop_client c = { .uid = 8, .file = 0xf22e, .client_id = 45 };
+	struct drmtop_client_slot s = { .id = 45 + DRMTOP_CLIENT_SLOTS, .file = c.file };
+	__u32 slot = 45;
+	struct fake k;
+
+	(void)state;
+	client_open(&c, false);
+	assert_int_equal(bpf_map_update_elem(bpf_map__fd(sched->maps.client_slots), &slot, &s,
+					     BPF_ANY), 0);
+	fake_job(s.id, 0xd000, &k);
+	run(sched->progs.drmtop_run_raw, k.job);
+	run(sched->progs.drmtop_done_raw, k.fence);
+	assert_int_equal(counter(DRMTOP_CNT_JOB_CLIENT_UNKNOWN), 1);
+	assert_int_equal(engine_jobs(c.uid, k.sched), 0);
 }
 
 int main(void)
@@ -286,6 +342,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_unknown_client_at_done_alone, load_sched,
 						unload_sched),
 		cmocka_unit_test_setup_teardown(test_known_client_charged, load_sched,
+						unload_sched),
+		cmocka_unit_test_setup_teardown(test_known_client_by_slot_charged, load_sched,
+						unload_sched),
+		cmocka_unit_test_setup_teardown(test_slot_of_another_client, load_sched,
 						unload_sched),
 	};
 
