@@ -9,7 +9,9 @@
 #             off, "hooks" (drmtop -J -d 86400 --source bpf: tracer attached, no refresh in
 #             the window), "on" (drmtop -J -d 1 --source bpf: attached and refreshing) and
 #             "floor" (empty programs on the hooks drmtop attaches: bench-floor) and "lookup"
-#             (the same with one hash lookup each), in an order that changes every round; drmtop_cpu: drmtop's own CPU during each loop
+#             (the same with one hash lookup each), in an order that changes every round; drmtop_cpu: drmtop's own CPU during each loop;
+#             with BENCH_BASE_DRMTOP, "base" too: that drmtop (another revision's) run as "on"
+#             is, so that on/base is paired within each round of one boot
 #   progs     per-program cost from BPF stats (kernel.bpf_stats_enabled=1), per loop
 #   refresh   drmtop's CPU time per refresh, --source fdinfo vs --source bpf, with N
 #             sleeping processes and C clients
@@ -23,7 +25,7 @@
 #             once than the tracer's clients map holds
 # Knobs (environment): BENCH_ROUNDS (10), BENCH_SECS (2), BENCH_SCALE_CLIENTS (10000),
 # BENCH_SMOKE=1 (everything once, briefly), BENCH_PARTS ("overhead progs refresh snapshot
-# peers scale").
+# peers scale"), BENCH_BASE_DRMTOP (absolute path of the base phase's drmtop; none: no base).
 set -u
 
 ROUNDS=${BENCH_ROUNDS:-10}
@@ -31,6 +33,7 @@ SECS=${BENCH_SECS:-2}
 SCALE=${BENCH_SCALE_CLIENTS:-10000}
 PARTS=${BENCH_PARTS:-overhead progs refresh snapshot peers scale}
 PEERS_ROOT=${BENCH_PEERS_ROOT:-}
+BASE_DRMTOP=${BENCH_BASE_DRMTOP:-}
 PEER_REPS=4
 PEER_SECS=15
 # Refresh points "procs:clients"; the first is measured REFRESH_REPS times per mode.
@@ -70,6 +73,10 @@ field() { echo "$2" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
 
 NODE=/dev/dri/renderD$(sed -n 's/.*render_minor=\([0-9]*\).*/\1/p' /sys/kernel/debug/simgpu/device)
 [ -c "$NODE" ] || { log "no simgpu render node"; exit 1; }
+# A base asked for and not found would leave a run without what it was for: stop here, not
+# after the boot's hour.
+[ -z "$BASE_DRMTOP" ] || [ -x "$BASE_DRMTOP" ] ||
+	{ log "no base drmtop at $BASE_DRMTOP (BENCH_BASE_DRMTOP)"; exit 1; }
 
 # The guest's own load average, for the report only: the host's decides whether a target is judged
 # (bench/run-bench.sh), the guest's is high by design while the loops run.
@@ -87,10 +94,14 @@ raw guest loadavg_before run 1 "$(cut -d ' ' -f 1 /proc/loadavg)"
 TOP_PID=
 # top_start ARGS...: drmtop -J ARGS in the background, output in $T/top.jsonl; returns once
 # its first frame is out (no simgpu client then, so that frame comes at once: attached).
-top_start() {
+top_start() { top_start_bin "$DRMTOP" "$@"; }
+# top_start_bin BIN ARGS...: the same with the drmtop BIN
+top_start_bin() {
+	_bin=$1
+	shift
 	rm -f "$T/top.jsonl"	# the background shell truncates it only after we look
 	: >"$T/top.jsonl"
-	"$DRMTOP" -J "$@" >"$T/top.jsonl" 2>"$T/top.err" &
+	"$_bin" -J "$@" >"$T/top.jsonl" 2>"$T/top.err" &
 	TOP_PID=$!
 	_t=0
 	until [ -s "$T/top.jsonl" ] || [ $_t -ge 1200 ]; do
@@ -175,13 +186,26 @@ loops() {
 	loop jobs_per_s ops_per_s "$1" "$2" $B/bench-jobs -D "$NODE" -t "$SECS" -c 6 -b 16
 }
 
+# rotate K WORD...: the words, the first K of them moved to the end
+rotate() {
+	_k=$1
+	shift
+	while [ "$_k" -gt 0 ]; do
+		_w=$1
+		shift
+		set -- "$@" "$_w"
+		_k=$((_k - 1))
+	done
+	echo "$*"
+}
+
 # settle: the kernel frees an exited tracer's maps and trampolines in the background (workqueue,
 # RCU): a second for that, so the next phase's loops do not share the vCPUs with it.
 settle() {
 	[ "${BENCH_SMOKE:-0}" = 1 ] || sleep 1
 }
 
-# --- overhead: off, hooks, on, floor, lookup, rotated----------------------------------------------
+# --- overhead: off, hooks, on, [base,] floor, lookup, rotated----------------------------------------
 if want overhead; then
 	sysctl -qw kernel.bpf_stats_enabled=0
 	# The floor phase hooks what drmtop hooks on this kernel, with empty programs.
@@ -189,21 +213,23 @@ if want overhead; then
 		jq -r '[.bpf.programs[]?.name] | join(" ")')
 	[ -n "$FLOOR_PROGS" ] || log "drmtop listed no programs: no floor phase"
 	raw floor programs floor 1 "$(echo $FLOOR_PROGS | wc -w)"
+	# base right after on: each then follows a drmtop's exit, so neither pays alone for what
+	# that leaves behind. The smoke's one round: bench-floor with the lookup object checks the
+	# floor's programs as well (one source, the same names), in less of make test's time.
+	phases="off hooks on"
+	[ -n "$BASE_DRMTOP" ] && phases="$phases base"
+	if [ "${BENCH_SMOKE:-0}" = 1 ]; then
+		phases="$phases lookup"
+	else
+		phases="$phases floor lookup"
+	fi
+	nphases=$(echo "$phases" | wc -w)
 	i=1
 	while [ $i -le "$ROUNDS" ]; do
 		# The phase order changes every round: a phase run later in a round was measured
 		# slower (whatever drmtop's start and stop leave behind), so each phase takes each
-		# place equally often (every 5 rounds; 10 rounds twice).
-		case $(((i - 1) % 5)) in
-		# the smoke's one round: bench-floor with the lookup object checks the floor's
-		# programs as well (one source, the same names), in less of make test's time
-		0) order="off hooks on floor lookup"
-		   [ "${BENCH_SMOKE:-0}" = 1 ] && order="off hooks on lookup" ;;
-		1) order="hooks on floor lookup off" ;;
-		2) order="on floor lookup off hooks" ;;
-		3) order="floor lookup off hooks on" ;;
-		*) order="lookup off hooks on floor" ;;
-		esac
+		# place equally often (every nphases rounds: 10 rounds of 5 phases, 12 of 6).
+		order=$(rotate "$(((i - 1) % nphases))" $phases)
 		for ph in $order; do
 			log "overhead round $i/$ROUNDS: $ph"
 			if [ $ph = off ]; then
@@ -222,6 +248,8 @@ if want overhead; then
 			t0=$(date +%s%N)
 			if [ $ph = hooks ]; then
 				top_start -d 86400 --source bpf
+			elif [ $ph = base ]; then
+				top_start_bin "$BASE_DRMTOP" -d 1 --source bpf
 			else
 				top_start -d 1 --source bpf
 			fi

@@ -8,16 +8,20 @@
 # "not judged"); it is a `make test` stage, so changes to drmtop's JSON or the tracer that break
 # the benchmark scripts show up there.
 # It writes "<passed> <failed>" to $(RESULTS)/bench-smoke.
-# Knobs: BENCH_KERNELS (default 6.12; "6.1 6.12" for both), BENCH_ROUNDS (default 10: the 5 phases rotated twice),
+# Knobs: BENCH_KERNELS (default 6.12; "6.1 6.12" for both), BENCH_ROUNDS (default 10: the 5 phases rotated twice;
+# 12 with BENCH_BASE: 6 phases),
 # BENCH_SECS (seconds per loop, default 2), BENCH_SCALE_CLIENTS (default 10000),
 # BENCH_TIMEOUT (seconds per boot, default 3600; 900 for the smoke), BENCH_MAX_LOAD (default 1.0:
 # above this host load, before, during or after a boot, the report judges no target),
-# BENCH_SETTLE (seconds to wait first for the host load to fall to it; 120, 0 for the smoke).
+# BENCH_SETTLE (seconds to wait first for the host load to fall to it; 120, 0 for the smoke),
+# BENCH_BASE (a git revision: its drmtop, built in build/bench/base-<sha>/ by bench/build-base.sh,
+# runs as a sixth overhead phase "base" in the same rounds, and the report adds on/base: two
+# boots gave the same code 1.43x and 1.60x, so a small change shows only paired within one).
 
 BENCH_BINS := $(addprefix $(OUTPUT)/bench/,bench-ioctl bench-open bench-gem bench-jobs bench-spawn bench-tui \
 	bench-refresh bench-rss bench-floor floor.bpf.o floor-lookup.bpf.o)
 BENCH_KERNELS ?= 6.12
-BENCH_ROUNDS ?= 10
+BENCH_ROUNDS ?= $(if $(BENCH_BASE),12,10)
 BENCH_SECS ?= 2
 BENCH_SCALE_CLIENTS ?= 10000
 BENCH_MAX_LOAD ?= 1.0
@@ -45,7 +49,7 @@ $(OUTPUT)/bench/bench-floor: bench/bench-floor.c | $(OUTPUT)/bench
 bench-bins: $(BENCH_BINS)
 
 bench: all simgpu-modules $(OUTPUT)/tests/simgpu-workload $(BENCH_BINS)
-	@BENCH_ROUNDS=$(BENCH_ROUNDS) BENCH_SECS=$(BENCH_SECS) \
+	@BENCH_ROUNDS=$(BENCH_ROUNDS) BENCH_SECS=$(BENCH_SECS) BENCH_BASE='$(BENCH_BASE)' \
 		BENCH_SCALE_CLIENTS=$(BENCH_SCALE_CLIENTS) BENCH_MAX_LOAD=$(BENCH_MAX_LOAD) bench/run-bench.sh $(BENCH_KERNELS)
 
 TEST_TARGETS += bench-smoke

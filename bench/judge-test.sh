@@ -4,7 +4,8 @@
 # judge-test.sh: bench/judge.sh's verdicts and bench/check-targets.sh on canned raw.tsv figures
 # (no VM): targets met, not met (one just over each limit; a limit reached exactly is met), a
 # loaded host (none judged, the figures still shown; BENCH_MAX_LOAD raises the limit), an
-# unknown load, too few rounds, too few clients for the RSS target, and check-targets.sh
+# unknown load, too few rounds, too few clients for the RSS target, a base phase (on/base
+# shown, verdicts on/off's; none without one), and check-targets.sh
 # accepting a loaded host's report but not one that lost a target line. Run by the harness
 # stage (scripts/harness-test.sh); prints PASS/FAIL lines, exits non-zero on a failure.
 set -u
@@ -211,6 +212,56 @@ expect "few clients" "$T/few/out" "peak RSS, 5,000 clients open" \
 	"with 300 clients +not judged: 300 clients open \(at least 5000\)"
 expect "few rounds" "$T/few/out" "refresh bpf/fdinfo, 2000:100" "  met"
 
+# A base phase (BENCH_BASE): open+close's base such that on/base is, by round, 0.90 0.94 0.96
+# 1.00 0.92 0.98: median (0.94 + 0.96) / 2 = 0.950, and base/off = 1.20 / those, median
+# (1.20 / 0.96 + 1.20 / 0.94) / 2 = (1.250 + 1.2766) / 2 = 1.263, range 1.20 / 1.00 to 1.20 /
+# 0.90 = 1.200-1.333; jobs/s's base 0.98 of off: on/base 0.97 / 0.98 = 0.990 (under 1: fewer
+# jobs/s than the base, as on/off). The verdicts stay on/off's; the other loops, without base
+# figures, get no base line.
+sha=3318fe5abcdef0123456789abcdef0123456789a
+{ echo "$quiet"; refresh_scale 0.45 5000 20480; echo "base rev run 1 $sha"
+  r=1
+  for q in 0.90 0.94 0.96 1.00 0.92 0.98; do
+	echo "overhead open_close_ns base $r $(awk -v r=$r -v q=$q 'BEGIN { print 15000 * (1 + r / 10) * 1.20 / q }')"
+	echo "overhead jobs_per_s base $r $(awk -v r=$r 'BEGIN { print 9800 / (1 + r / 10) * 0.98 }')"
+	echo "drmtop_cpu open_close_ns base $r $((40 + 2 * r))"
+	r=$((r + 1))
+  done; } | canned "$T/base" 6 1.20 1.10 0.97 1.01 1.05
+judge "$T/base"
+# under_expect NAME FILE TARGET LINE: the line under FILE's line of TARGET is LINE, exactly
+under_expect() {
+	_got=$(awk -v t="$3 " 'found { print; exit } index($0, t) == 1 { found = 1 }' "$2")
+	if [ "$_got" = "$4" ]; then
+		passed=$((passed + 1))
+	else
+		echo "FAIL judge-test: $1: under '$3': '$_got', expected '$4'"
+		failed=$((failed + 1))
+	fi
+}
+expect_all "base" "$T/base/out" "met"
+expect "base" "$T/base/out" "render-node open + close" "1\.200 \[1\.200-1\.200\] n=6 +met"
+under_expect "base" "$T/base/out" "render-node open + close" \
+	"  vs base 3318fe5abcde:            on/base   0.950 [0.900-1.000] n=6, base/off 1.263 [1.200-1.333]"
+under_expect "base" "$T/base/out" "zero-length jobs/s" \
+	"  vs base 3318fe5abcde:            on/base   0.990 [0.990-0.990] n=6, base/off 0.980 [0.980-0.980]"
+under_expect "base, none for GEM" "$T/base/out" "GEM create + close (4 KiB)" \
+	"zero-length jobs/s                 >= 0.95x  0.970 [0.970-0.970] n=6                       met"
+expect "base" "$T/base/out" "vs base:" "drmtop of $sha \(BENCH_BASE\) .*, not judged"
+summary "base" "$T/base/out" "targets: 7 met, 0 not met, 0 not judged, 2 not measured"
+bench/report.sh "$T/base" >"$T/base/report" 2>&1
+expect "base report" "$T/base/report" "open_close_ns" \
+	" 1\.263 \[1\.200-1\.333\] n=6 +0\.950 \[0\.900-1\.000\] n=6"
+expect "base report" "$T/base/report" "open_close_ns" "  +47 \[42-52\] n=6"
+expect "base report" "$T/base/report" "6 rounds are not a multiple of the 4 phases:" ".*"
+# ... and without one, no word of a base anywhere
+bench/report.sh "$T/met" >"$T/met/report" 2>&1
+if grep -qi 'base' "$T/met/out" "$T/met/report"; then
+	echo "FAIL judge-test: no base: a base mentioned: $(grep -i base "$T/met/out" "$T/met/report")"
+	failed=$((failed + 1))
+else
+	passed=$((passed + 1))
+fi
+
 # check-targets.sh (bench-smoke's check) passes a loaded host's whole report, and fails one
 # that lost a target's line, or its summary, or says an overhead target was not measured.
 bench/report.sh "$T/loaded" >"$T/report" 2>&1
@@ -225,6 +276,7 @@ check() {	# check NAME WANT_RC FILE
 	fi
 }
 MAXLOAD= check "a loaded host's report" 0 "$T/report"
+check "a report with a base phase" 0 "$T/base/report"
 grep -v '^GEM create' "$T/report" >"$T/report-nogem"
 check "no GEM line" 1 "$T/report-nogem"
 grep -v '^targets: ' "$T/report" >"$T/report-nosum"

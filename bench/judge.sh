@@ -7,6 +7,8 @@
 # No target is judged when the host's load (the "host" lines bench/run-bench.sh
 # adds) is unknown or above BENCH_MAX_LOAD (default 1.0) before, during or after the boot, nor
 # from fewer than 6 rounds (3 repetitions for the refresh); the figure is printed all the same.
+# With a base phase (BENCH_BASE), each overhead target has a "vs base" line under it: on/base
+# and base/off, information only; the verdicts are on/off's, as without one.
 # Called by bench/report.sh; bench/judge-test.sh checks it on canned figures.
 set -u
 d=$1
@@ -79,14 +81,24 @@ function overhead(name, metric, loop, limit, atleast,   tgt, fl, f, lk, l, v) {
 	else if (v == "not met" && lk != "" && (atleast ? l < limit : l > limit))
 		v = sprintf("not met: a lookup a program alone is %.3f", l)
 	line(name, tgt, sprintf("%.3f [%.3f-%.3f] n=%d%s%s%s", M, LO, HI, N, bpf(loop), fl, lk), v)
+	vsbase(metric)
+}
+# vsbase(METRIC): the line under a target with on/base and base/off, when a base phase ran
+function vsbase(metric,   fig) {
+	if (!paired(metric, "on", "base")) return
+	fig = sprintf("%.3f [%.3f-%.3f] n=%d", M, LO, HI, N)
+	if (paired(metric, "base", "off")) fig = fig sprintf(", base/off %.3f [%.3f-%.3f]", M, LO, HI)
+	printf "%-34s %-9s %s\n", "  vs base " (rev == "" ? "?" : substr(rev, 1, 12)) ":", "on/base", fig
 }
 FILENAME == progs { if ($1 == "progs") bpf_ns[$2] += $7; next }
 $5 == "" || $5 == "-" { next }
 $1 == "host" { host[$2] = $5; next }
+$1 == "base" && $2 == "rev" { rev = $5; next }
 $1 == "guest" { guest[$2] = $5; next }
 $1 == "scale" { scale[$2] = $5; next }
 $1 == "peers" && $2 ~ /^missing_/ { missing[substr($2, 9)] = 1; next }
 $1 == "peers" && $2 ~ /^sched_ms_per_s_/ { peerkey = $2 }
+$1 == "overhead" && $3 == "base" { base = 1 }
 $1 == "overhead" || $1 == "refresh" || $1 == "snapshot" || $1 == "peers" {
 	byr[$2, $3, $4] = $5
 	if ($4 > maxr[$2]) maxr[$2] = $4
@@ -107,6 +119,9 @@ END {
 		get(host, "load_samples"), get(host, "loadavg_after")
 	printf " /proc/loadavg after %s; guest %s -> %s\n", get(host, "loadavg_after_raw"),
 		get(guest, "loadavg_before"), get(guest, "loadavg_after")
+	if (base)
+		printf "vs base: drmtop of %s (BENCH_BASE) run as on in the same rounds; on/base ="\
+			" median [min-max] of the per-round ratios, not judged\n", rev == "" ? "?" : rev
 	line("target", "limit", "measured", "verdict")
 	overhead("render-node open + close", "open_close_ns", "open_close", 1.25, 0)
 	overhead("GEM create + close (4 KiB)", "gem_create_close_ns", "gem_create_close", 1.15, 0)

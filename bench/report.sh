@@ -7,6 +7,8 @@
 # one boot), then the median and range of those per-round ratios. It ends with issue 19's
 # targets, each with its figure and "met", "not met", "not judged" or "not measured"
 # (bench/judge.sh; BENCH_MAX_LOAD, default 1.0, is the host load above which none is judged).
+# A run with a base phase (BENCH_BASE: another revision's drmtop run as "on") has its columns
+# and on/base, the same round's on over base; without one the tables are as they always were.
 set -u
 d=$1
 [ -f "$d/raw.tsv" ] || { echo "report: no $d/raw.tsv" >&2; exit 1; }
@@ -28,37 +30,60 @@ function stat(key,   n, i, a, s) {
 	m = med(a, n)
 	return sprintf(fmt, m) sprintf(" [" fmt "-" fmt "]", a[1], a[n])
 }
-function ratio(metric, ph,   n, r, a) {
+# ratio(METRIC, PH[, DEN]): per round PH / DEN (off if not given), median [min-max]
+function ratio(metric, ph, den,   n, r, a) {
+	if (den == "") den = "off"
 	n = 0
 	for (r = 1; r <= maxr; r++)
-		if ((metric, ph, r) in byr && (metric, "off", r) in byr && byr[metric, "off", r] > 0)
-			a[++n] = byr[metric, ph, r] / byr[metric, "off", r]
+		if ((metric, ph, r) in byr && (metric, den, r) in byr && byr[metric, den, r] > 0)
+			a[++n] = byr[metric, ph, r] / byr[metric, den, r]
 	if (!n) return "-"
 	m = med(a, n)
 	return sprintf("%.3f [%.3f-%.3f] n=%d", m, a[1], a[n], n)
 }
+$1 == "base" && $2 == "rev" { rev = substr($5, 1, 12); next }
 $1 == "overhead" && $5 != "" {
 	k = $2 SUBSEP $3; v[k, ++cnt[k]] = $5; byr[$2, $3, $4] = $5
 	if ($4 > maxr) maxr = $4
 	if (!($2 in seen)) { seen[$2] = 1; order[++no] = $2 }
+	if (!($3 in phseen)) { phseen[$3] = 1; nph++ }
+	if ($3 == "base") base = 1
 }
 END {
 	if (!no) exit
 	printf "\n== overhead (median [min-max] over rounds; ratio = per-round phase/off, median [min-max];"
 	printf " floor = empty programs on the hooks drmtop attaches, lookup = one hash lookup in each)\n"
-	printf "%-19s %-26s %-26s %-26s %-26s %-26s %-26s %-26s %-26s %s\n", "metric", "off", "hooks",
-		"on", "floor", "lookup", "hooks/off", "on/off", "floor/off", "lookup/off"
+	if (base) {
+		printf "   base = drmtop of %s (BENCH_BASE) run as on, in the same rounds;", rev == "" ? "an unnamed revision" : rev
+		printf " on/base = per-round on/base, median [min-max]\n"
+		if (maxr % nph)
+			printf "   %d rounds are not a multiple of the %d phases: not every phase took every place of the order equally often\n", maxr, nph
+	}
+	# The base columns go last, so that a run without them prints the table it always did.
+	printf "%-19s %-26s %-26s %-26s %-26s %-26s %-26s %-26s %-26s ", "metric", "off", "hooks",
+		"on", "floor", "lookup", "hooks/off", "on/off", "floor/off"
+	if (base)
+		printf "%-26s %-26s %-26s %s\n", "lookup/off", "base", "base/off", "on/base"
+	else
+		printf "%s\n", "lookup/off"
 	for (i = 1; i <= no; i++) {
 		mt = order[i]
 		fmt = "%.0f"
 		if (mt == "attach_ms") continue
-		printf "%-19s %-26s %-26s %-26s %-26s %-26s %-26s %-26s %-26s %s\n", mt,
+		printf "%-19s %-26s %-26s %-26s %-26s %-26s %-26s %-26s %-26s ", mt,
 			stat(mt SUBSEP "off"), stat(mt SUBSEP "hooks"), stat(mt SUBSEP "on"),
 			stat(mt SUBSEP "floor"), stat(mt SUBSEP "lookup"), ratio(mt, "hooks"),
-			ratio(mt, "on"), ratio(mt, "floor"), ratio(mt, "lookup")
+			ratio(mt, "on"), ratio(mt, "floor")
+		if (base)
+			printf "%-26s %-26s %-26s %s\n", ratio(mt, "lookup"), stat(mt SUBSEP "base"),
+				ratio(mt, "base"), ratio(mt, "on", "base")
+		else
+			printf "%s\n", ratio(mt, "lookup")
 	}
 	fmt = "%.0f"
-	printf "drmtop start to first frame (BPF load+attach), ms: hooks %s, on %s\n", stat("attach_ms" SUBSEP "hooks"), stat("attach_ms" SUBSEP "on")
+	printf "drmtop start to first frame (BPF load+attach), ms: hooks %s, on %s", stat("attach_ms" SUBSEP "hooks"), stat("attach_ms" SUBSEP "on")
+	if (base) printf ", base %s", stat("attach_ms" SUBSEP "base")
+	printf "\n"
 }' "$d/raw.tsv"
 
 # drmtop's own CPU while each loop ran: on this bench's guest (both vCPUs on one host thread)
@@ -67,6 +92,7 @@ awk "$median"'
 $1 == "drmtop_cpu" && $5 != "" {
 	v[$2, $3, ++cnt[$2, $3]] = $5
 	if (!($2 in seen)) { seen[$2] = 1; order[++no] = $2 }
+	if ($3 == "base") base = 1
 }
 function fig(k, ph,   n, i, a) {
 	n = 0
@@ -77,6 +103,13 @@ END {
 	if (!no) exit
 	printf "\n== drmtop'"'"'s own CPU during each loop, ms per second of the loop (run time of all its threads,\n"
 	printf "   schedstat), median [min-max] over rounds\n"
+	if (base) {
+		printf "%-19s %-26s %-26s %s\n", "metric", "hooks", "on", "base"
+		for (i = 1; i <= no; i++)
+			printf "%-19s %-26s %-26s %s\n", order[i], fig(order[i], "hooks"),
+				fig(order[i], "on"), fig(order[i], "base")
+		exit
+	}
 	printf "%-19s %-26s %s\n", "metric", "hooks", "on"
 	for (i = 1; i <= no; i++)
 		printf "%-19s %-26s %s\n", order[i], fig(order[i], "hooks"), fig(order[i], "on")

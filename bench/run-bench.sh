@@ -6,11 +6,27 @@
 # in build/bench/run-<kernel>-<UTC time>/ (raw.tsv and friends, report.txt); run-<kernel> links
 # to the latest. Nothing of an earlier run is overwritten. `make bench` runs this after
 # building what it needs; BENCH_SMOKE=1 makes it a quick check that every part works.
+# BENCH_BASE=REV adds drmtop of git revision REV as the overhead part's "base" phase
+# (bench/build-base.sh builds it; BENCH_ROUNDS then defaults to 12).
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
 [ $# -gt 0 ] || set -- 6.12
 rc=0
+# BENCH_BASE=REV: drmtop of REV runs as a sixth overhead phase, "base", beside "on" in every
+# round of the same boot: two boots gave the same code 1.43x and 1.60x, so only ratios paired
+# within rounds tell a small change. Built first, so that the build's load can settle below.
+base_sha=
+base_bin=
+rounds=${BENCH_ROUNDS:-10}
+if [ -n "${BENCH_BASE:-}" ]; then
+	base_sha=$(git rev-parse -q --verify "$BENCH_BASE^{commit}") ||
+		{ echo "bench: BENCH_BASE '$BENCH_BASE' is no commit of this repository" >&2; exit 1; }
+	base_bin=$(bench/build-base.sh "$base_sha") || exit 1
+	echo "bench: base $base_sha: $base_bin" >&2
+	# six phases: each takes each place of the order twice
+	rounds=${BENCH_ROUNDS:-12}
+fi
 # The host's load beside the VM, ours excluded (bench/host-load.sh): report.sh judges no target
 # when it is above BENCH_MAX_LOAD before, during or after a boot.
 # A build just before (make bench builds first) lifts the 1-minute average for a minute or two:
@@ -62,9 +78,10 @@ for k in "$@"; do
 	start=$(date +%s)
 	load_before=$(load_avg)
 	tests/vm/run-in-vm.sh --kernel "$k" --timeout "${BENCH_TIMEOUT:-3600}" --run-dir "$dir" \
-		--env BENCH_ROUNDS="${BENCH_ROUNDS:-10}" --env BENCH_SECS="${BENCH_SECS:-2}" \
+		--env BENCH_ROUNDS="$rounds" --env BENCH_SECS="${BENCH_SECS:-2}" \
 		--env BENCH_SCALE_CLIENTS="${BENCH_SCALE_CLIENTS:-}" --env BENCH_SMOKE="${BENCH_SMOKE:-0}" \
 		--env BENCH_PARTS="$parts" --env BENCH_PEERS_ROOT="$peers_root" \
+		--env BENCH_BASE_DRMTOP="$base_bin" \
 		-- sh bench/bench-guest.sh || { echo "bench: the VM run on $k failed" >&2; rc=1; continue; }
 	echo "bench: $k took $(($(date +%s) - start)) s" >&2
 	# The host's load, as raw.tsv lines: before and after (1-minute averages without ours),
@@ -76,6 +93,7 @@ for k in "$@"; do
 			"$loadlog"
 		echo "host loadavg_after run 1 $(load_avg)"
 		echo "host loadavg_after_raw run 1 $(cut -d ' ' -f 1 /proc/loadavg)"
+		[ -z "$base_sha" ] || echo "base rev run 1 $base_sha"
 	} >>"$dir/bench/raw.tsv"
 	{
 		echo "drmtop bench, kernel $k, $(date -u +%Y-%m-%dT%H:%MZ), host: $(nproc) CPUs," \
@@ -95,6 +113,8 @@ for k in "$@"; do
 		# happened)
 		grep -q '^overhead [a-z_]* lookup 1 [0-9]' "$dir/bench/raw.tsv" ||
 			{ echo "bench-smoke: no 'lookup' figures (bench/floor.bpf.c)" >&2; rc=1; }
+		[ -z "$base_bin" ] || grep -q '^drmtop_cpu open_close_ns base 1 [1-9]' "$dir/bench/raw.tsv" ||
+			{ echo "bench-smoke: no 'base' figures (BENCH_BASE)" >&2; rc=1; }
 		# Both of drmtop's objects ran on the loops: a drm object the kernel refused leaves
 		# the sched one alone, and every figure still comes (seen: a verifier rejection)
 		for p in drmtop_file_alloc drmtop_handle_create drmtop_run_btf; do
