@@ -989,9 +989,10 @@ static int add_running(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
 		struct drmtop_bpf_client *cl;
 		struct drmtop_engine zero = {};
 		struct drmtop_ring r = {};
+		bool ring_known;
 		__u64 start;
 
-		bpf_map_lookup_elem(b->map_fd[MAP_RINGS], &rw.old[i].ring, &r);
+		ring_known = !bpf_map_lookup_elem(b->map_fd[MAP_RINGS], &rw.old[i].ring, &r);
 		if (drmtop_bpf_aged_out(b, &rw.old[i], &r, now, next, &n_next))
 			continue;
 		cl = live_client(s, rw.old[i].uid);
@@ -1005,6 +1006,12 @@ static int add_running(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
 						  cl->engines[j].ring_seq != r.seq); j++)
 			;
 		if (j == cl->n_engines) {
+			/*
+			 * No row for a scheduler gone (its queue freed at close, the job's end
+			 * not yet read): it would have no name, only this instant's time.
+			 */
+			if (!ring_known)
+				continue;
 			err = add_engine(cl, rw.old[i].ring, r.seq, &zero, b->map_fd[MAP_RINGS]);
 			if (err)
 				break;

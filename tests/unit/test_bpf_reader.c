@@ -744,6 +744,42 @@ static void test_engine_read_before_its_name(void **state)
 	drmtop_bpf_close(b);
 }
 
+/*
+ * A job still in the jobs map on a scheduler whose rings entry is gone (a queue freed at its
+ * client's close, its job's end not yet read: case 80's fw churn on 6.1, a slow host): no
+ * engine row is made for it, which would have no name (it was shown, and recorded, as a ring
+ * named "?" with nothing on it). A ring the full rings map never held but whose jobs the client
+ * has figures under (ring_seq 0) still gets the running part.
+ */
+static void test_running_on_a_scheduler_gone(void **state)
+{
+	struct drmtop_bpf *b = fake_tracer();
+	struct drmtop_bpf_snapshot s;
+	__u64 gone = 0xdead, unheld = 0xfade, fence = 0xf00d, run = mono_ns() - 1000000000ull;
+	struct drmtop_job j = { .uid = 1, .ring = gone, .queue_ns = run - 5, .run_ns = run };
+
+	(void)state;
+	put_client(b, 1);
+	assert_int_equal(bpf_map_update_elem(b->map_fd[MAP_JOBS], &fence, &j, BPF_ANY), 0);
+	assert_int_equal(drmtop_bpf_snapshot(b, &s), 0);
+	assert_int_equal(s.n_clients, 1);
+	if (s.clients[0].n_engines)
+		fail_msg("an engine row \"%s\" for a job on a scheduler gone",
+			 s.clients[0].engines[0].name);
+	drmtop_bpf_snapshot_free(&s);
+	put_engine(b, 1, unheld, 7000, 3);
+	j.ring = unheld;
+	fence++;
+	assert_int_equal(bpf_map_update_elem(b->map_fd[MAP_JOBS], &fence, &j, BPF_ANY), 0);
+	assert_int_equal(drmtop_bpf_snapshot(b, &s), 0);
+	assert_int_equal(s.clients[0].n_engines, 1);
+	assert_int_equal(s.clients[0].engines[0].ring, unheld);
+	assert_int_equal(s.clients[0].engines[0].busy_ns, 7000);
+	assert_true(s.clients[0].engines[0].running_ns >= 1000000000ull);
+	drmtop_bpf_snapshot_free(&s);
+	drmtop_bpf_close(b);
+}
+
 /* Running ns of @uid's engine on @ring in one snapshot (0 if none), and jobs_aged_out. */
 static __u64 running_of(struct drmtop_bpf *b, __u64 uid, __u64 ring, __u64 *aged)
 {
@@ -1700,6 +1736,7 @@ int main(void)
 		cmocka_unit_test(test_running_time_at_taken_ns),
 		cmocka_unit_test(test_running_on_the_scheduler_now_at_the_address),
 		cmocka_unit_test(test_engine_read_before_its_name),
+		cmocka_unit_test(test_running_on_a_scheduler_gone),
 		cmocka_unit_test(test_leaked_jobs_age_out),
 		cmocka_unit_test(test_leaked_jobs_age_out_past_timeout),
 		cmocka_unit_test(test_lost_close_record_settled),
