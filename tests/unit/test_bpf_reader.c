@@ -1481,8 +1481,9 @@ static void session_costs(size_t n, int rounds, double best[3])
  * a closed or unknown client looked its client up by a linear search of this snapshot's closed
  * list, of the 4,096 retired clients and of the unknown uids, and each closed client's entry
  * deleted scanned all reported entries, so a burst of closes made snapshots quadratic. The
- * fastest of 3 rounds at 256 and at 16,384 clients, per entry: indexed lookups give a ratio
- * near 1 (up to 1.8 seen on this loaded machine), the linear searches 4.9 to 8.7; 3 between.
+ * fastest of 5 rounds at 256 and at 16,384 clients, per entry: indexed lookups give a ratio
+ * near 1 (up to 1.8 seen on a loaded machine, 3.1 once on a slower one, where 3 failed a
+ * fresh-clone run), the linear searches 4.9 to 8.7; 4 between.
  */
 static void test_snapshot_cost_does_not_grow_with_closed_clients(void **state)
 {
@@ -1492,14 +1493,14 @@ static void test_snapshot_cost_does_not_grow_with_closed_clients(void **state)
 	int k;
 
 	(void)state;
-	session_costs(SESSION_SMALL, 3, small);
-	session_costs(SESSION_LARGE, 3, large);
+	session_costs(SESSION_SMALL, 5, small);
+	session_costs(SESSION_LARGE, 5, large);
 	for (k = 0; k < 3; k++) {
 		ratio = large[k] / small[k];
 		print_message("%s: %.2f us an entry at %d clients, %.2f us at %d (ratio %.1f)\n",
 			      what[k], small[k] / 1e3, SESSION_SMALL, large[k] / 1e3,
 			      SESSION_LARGE, ratio);
-		grew |= ratio >= 3;
+		grew |= ratio >= 4;
 	}
 	assert_false(grew);
 }
