@@ -453,10 +453,16 @@ static __always_inline bool drmtop_idle_add(void *idle, struct drmtop_idle_sync 
  * file is not yet (or no longer) the id's, so it checks the client it finds by its id
  * (drmtop_client_of_id); ids are never reused, so a slot's id names one client only.
  */
-static __always_inline void drmtop_id_add(void *slots, void *spill, __u64 id, __u64 file)
+static __always_inline struct drmtop_client_slot *drmtop_id_slot(void *slots, __u64 id)
 {
 	__u32 k = id & (DRMTOP_CLIENT_SLOTS - 1);
-	struct drmtop_client_slot *s = bpf_map_lookup_elem(slots, &k);
+
+	return bpf_map_lookup_elem(slots, &k);
+}
+
+static __always_inline void drmtop_id_add(void *slots, void *spill, __u64 id, __u64 file)
+{
+	struct drmtop_client_slot *s = drmtop_id_slot(slots, id);
 
 	if (s && __sync_val_compare_and_swap(&s->id, 0, id) == 0) {
 		s->file = file;
@@ -468,8 +474,7 @@ static __always_inline void drmtop_id_add(void *slots, void *spill, __u64 id, __
 /* The file of client @id as drmtop_id_add recorded it, 0 if none. */
 static __always_inline __u64 drmtop_id_file(void *slots, void *spill, __u64 id)
 {
-	__u32 k = id & (DRMTOP_CLIENT_SLOTS - 1);
-	struct drmtop_client_slot *s = bpf_map_lookup_elem(slots, &k);
+	struct drmtop_client_slot *s = drmtop_id_slot(slots, id);
 	__u64 *f;
 
 	if (s && s->id == id)
@@ -480,8 +485,7 @@ static __always_inline __u64 drmtop_id_file(void *slots, void *spill, __u64 id)
 
 static __always_inline void drmtop_id_del(void *slots, void *spill, __u64 id)
 {
-	__u32 k = id & (DRMTOP_CLIENT_SLOTS - 1);
-	struct drmtop_client_slot *s = bpf_map_lookup_elem(slots, &k);
+	struct drmtop_client_slot *s = drmtop_id_slot(slots, id);
 
 	if (s && __sync_val_compare_and_swap(&s->id, id, 0) == id)
 		return;
