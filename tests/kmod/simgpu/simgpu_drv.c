@@ -64,6 +64,11 @@ module_param_named(job_timeout_ms, simgpu_job_timeout_ms, uint, 0444);
 MODULE_PARM_DESC(job_timeout_ms,
 		 "drm_sched job timeout of every scheduler, for drmtop's aging of jobs it lost; jobs never hang, so it must outlast any job's wait on its ring (default 0: none, MAX_SCHEDULE_TIMEOUT)");
 
+unsigned int simgpu_free_delay_ms;
+module_param_named(free_delay_ms, simgpu_free_delay_ms, uint, 0644);
+MODULE_PARM_DESC(free_delay_ms,
+		 "free_job sleeps this long before drm_sched_job_cleanup, as a scheduler whose free worker runs late: later jobs end before a job is freed (default 0)");
+
 unsigned int simgpu_profiling;
 module_param_named(profiling, simgpu_profiling, uint, 0644);
 MODULE_PARM_DESC(profiling,
@@ -448,6 +453,8 @@ static void simgpu_kernel_fini(struct simgpu_device *sdev)
 		drm_sched_entity_destroy(&sdev->kentity);
 	sdev->kentity_ready = false;
 	simgpu_wait_jobs_freed(sdev);
+	/* the free worker may still be past its last job's free */
+	cancel_delayed_work_sync(&sdev->free_work);
 	simgpu_engines_fini(sdev);
 	list_for_each_entry_safe(client, tmp, &sdev->closed_clients, node) {
 		list_del_init(&client->node);
@@ -468,6 +475,9 @@ static int simgpu_kernel_init(struct simgpu_device *sdev)
 	INIT_LIST_HEAD(&sdev->closed_clients);
 	atomic64_set(&sdev->next_client_id, 0);
 	atomic_set(&sdev->jobs_alive, 0);
+	spin_lock_init(&sdev->free_lock);
+	INIT_LIST_HEAD(&sdev->free_list);
+	INIT_DELAYED_WORK(&sdev->free_work, simgpu_free_work);
 	atomic64_set(&sdev->bo_alive, 0);
 	atomic64_set(&sdev->bo_alive_bytes, 0);
 

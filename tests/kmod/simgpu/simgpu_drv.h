@@ -16,6 +16,7 @@
 #include <linux/sched.h>
 #include <linux/spinlock.h>
 #include <linux/wait.h>
+#include <linux/workqueue.h>
 #include <drm/drm_device.h>
 #include <drm/drm_gem_shmem_helper.h>
 #include <drm/gpu_scheduler.h>
@@ -40,6 +41,8 @@ extern unsigned int simgpu_clear_ns_per_mib;
 extern unsigned int simgpu_max_bo_mib;
 extern unsigned int simgpu_keep_closed;
 extern unsigned int simgpu_job_timeout_ms;
+extern unsigned int simgpu_free_delay_ms;
+void simgpu_free_work(struct work_struct *work);
 
 extern unsigned int simgpu_profiling;
 
@@ -211,6 +214,10 @@ struct simgpu_device {
 
 	atomic_t next_queue_id;		/* queue numbers, as xe's GuC ids (simgpu_queue.c) */
 	atomic_t jobs_alive;		/* allocated, not yet freed: module exit waits for 0 */
+	/* free_delay_ms: jobs drm_sched handed back, freed by free_work in that order */
+	spinlock_t free_lock;
+	struct list_head free_list;
+	struct delayed_work free_work;
 	atomic64_t bo_alive;		/* GEM objects of this device not yet freed */
 	atomic64_t bo_alive_bytes;
 
@@ -232,6 +239,8 @@ struct simgpu_job {
 	ktime_t end;
 	struct drm_gem_object **bos;
 	u32 nr_bos;
+	struct list_head free_node;	/* on the device's free_list (free_delay_ms) */
+	unsigned long free_at;		/* jiffies */
 };
 
 struct simgpu_bo {

@@ -35,14 +35,13 @@ static void simgpu_job_put_bos(struct simgpu_job *job)
 	job->nr_bos = 0;
 }
 
-static void simgpu_sched_free_job(struct drm_sched_job *sched_job)
+static void simgpu_job_free(struct simgpu_job *job)
 {
-	struct simgpu_job *job = to_simgpu_job(sched_job);
 	struct simgpu_client *client = job->client;
 	struct simgpu_hw_engine *eng = &client->sdev->engines[job->engine];
 	unsigned long flags;
 
-	drm_sched_job_cleanup(sched_job);
+	drm_sched_job_cleanup(&job->base);
 	simgpu_job_put_bos(job);
 	if (!job->ran) {
 		spin_lock_irqsave(&eng->lock, flags);
@@ -60,6 +59,55 @@ static void simgpu_sched_free_job(struct drm_sched_job *sched_job)
 	atomic_dec(&client->sdev->jobs_alive);
 	simgpu_client_put(client);
 	dma_fence_put(&job->hw_fence);	/* the job's reference; the last one frees the job */
+}
+
+/*
+ * free_delay_ms: the device's jobs freed that long after drm_sched hands them back, in the order
+ * it did (its own, the order they ran), without holding up the scheduler's run_job the way a
+ * sleep in free_job would. Only jobs of the engines' schedulers, which outlive every job: a
+ * queue's scheduler goes at its file's close.
+ */
+void simgpu_free_work(struct work_struct *work)
+{
+	struct simgpu_device *sdev = container_of(to_delayed_work(work), struct simgpu_device,
+						  free_work);
+	struct simgpu_job *job;
+	unsigned long flags, wait = 0;
+
+	for (;;) {
+		spin_lock_irqsave(&sdev->free_lock, flags);
+		job = list_first_entry_or_null(&sdev->free_list, struct simgpu_job, free_node);
+		if (job && time_before(jiffies, job->free_at)) {
+			wait = job->free_at - jiffies;
+			job = NULL;
+		} else if (job) {
+			list_del_init(&job->free_node);
+		}
+		spin_unlock_irqrestore(&sdev->free_lock, flags);
+		if (!job)
+			break;
+		simgpu_job_free(job);
+	}
+	if (wait)
+		queue_delayed_work(system_wq, &sdev->free_work, wait);
+}
+
+static void simgpu_sched_free_job(struct drm_sched_job *sched_job)
+{
+	struct simgpu_job *job = to_simgpu_job(sched_job);
+	struct simgpu_device *sdev = job->client->sdev;
+	unsigned int delay = READ_ONCE(simgpu_free_delay_ms);
+	unsigned long flags;
+
+	if (!delay || sched_job->sched != &sdev->engines[job->engine].sched) {
+		simgpu_job_free(job);
+		return;
+	}
+	job->free_at = jiffies + msecs_to_jiffies(delay);
+	spin_lock_irqsave(&sdev->free_lock, flags);
+	list_add_tail(&job->free_node, &sdev->free_list);
+	spin_unlock_irqrestore(&sdev->free_lock, flags);
+	queue_delayed_work(system_wq, &sdev->free_work, msecs_to_jiffies(delay));
 }
 
 static enum drm_gpu_sched_stat simgpu_sched_timedout_job(struct drm_sched_job *sched_job)
