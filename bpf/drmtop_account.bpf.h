@@ -117,6 +117,11 @@ static __always_inline bool drmtop_flags_update(__u32 *count, long new_count, __
 	return false;
 }
 
+/* In and out of drmtop_timeline_busy_ns()'s *@flags */
+#define DRMTOP_LANE_MAY_HOLD	(1u << 0)	/* in: a job past an unaccounted one is held */
+#define DRMTOP_LANE_MADE	(1u << 1)	/* out: this call put the timeline in the map */
+#define DRMTOP_LANE_HELD	(1u << 2)	/* out: nothing counted, the timeline unchanged */
+
 /*
  * Busy time of a job that ran on the hardware timeline @ctx from @run_ns to @done_ns:
  * drmtop_busy_ns() against that timeline's previous completion, kept in @timelines.
@@ -131,29 +136,50 @@ static __always_inline bool drmtop_flags_update(__u32 *count, long new_count, __
  * to know how many units there are. A ring whose hardware fences all come from one context (every
  * in-tree drm_sched driver checked, see drmtop_sched.bpf.c) gets the per-ring rule as before.
  *
+ * @seqno is the job's hardware fence seqno (0: none). With DRMTOP_LANE_MAY_HOLD, a job whose
+ * seqno is not the one after the timeline's latest accounted job is held: nothing counted,
+ * DRMTOP_LANE_HELD set, for the caller to count it at its cleanup. The job before it on the unit
+ * lost its done event and waits for its cleanup (drm_sched frees jobs in the order they ran, so
+ * that one's comes first): counted now, this job would start at its run event, take the unit's
+ * time the other ran, and leave that one nothing. A seqno the driver spent on a fence that is
+ * no job (a gap that is no lost job) holds a job until its cleanup too: late, not wrong.
+ *
  * A timeline the map cannot hold (an LRU map: evicted after about its size of busier ones)
  * starts again with no previous completion: its next job counts from its run event.
- * *@made is set when this call put @ctx in the map.
  */
-static __always_inline __u64 drmtop_timeline_busy_ns(void *timelines, __u64 ctx, __u64 run_ns,
-						     __u64 done_ns, bool *made)
+static __always_inline __u64 drmtop_timeline_busy_ns(void *timelines, __u64 ctx, __u64 seqno,
+						     __u64 run_ns, __u64 done_ns,
+						     unsigned int *flags)
 {
 	struct drmtop_timeline zero = {}, *t;
-	__u64 last = 0;
+	__u64 last = 0, busy;
 
-	*made = false;
 	t = bpf_map_lookup_elem(timelines, &ctx);
 	if (!t) {
-		*made = !bpf_map_update_elem(timelines, &ctx, &zero, BPF_NOEXIST);
+		if (!bpf_map_update_elem(timelines, &ctx, &zero, BPF_NOEXIST))
+			*flags |= DRMTOP_LANE_MADE;
 		t = bpf_map_lookup_elem(timelines, &ctx);
 	}
 	if (!t)
 		return drmtop_busy_ns(run_ns, done_ns, &last);
+	if ((*flags & DRMTOP_LANE_MAY_HOLD) && seqno && t->last_seqno &&
+	    seqno != t->last_seqno + 1) {
+		*flags |= DRMTOP_LANE_HELD;
+		return 0;
+	}
 	/*
 	 * One context's fences signal in order, but their done callbacks may run on two CPUs at
 	 * once (a job made up at its cleanup, or two completion paths).
 	 */
-	return drmtop_busy_ns_shared(run_ns, done_ns, &t->last_done_ns);
+	busy = drmtop_busy_ns_shared(run_ns, done_ns, &t->last_done_ns);
+	/*
+	 * After the end, and a plain store: a job that reads this seqno then finds the end moved
+	 * on in its compare-and-swap. The latest stored, not the highest: a seqno that went back
+	 * (a 32-bit counter wrapped, a job made up late) holds the next job once, no more.
+	 */
+	if (seqno)
+		t->last_seqno = seqno;
+	return busy;
 }
 
 /* When the last job on hardware timeline @ctx ended; 0 if the map holds no such timeline. */

@@ -417,21 +417,26 @@ static __always_inline __u64 scheduled_time(struct drm_sched_fence *s_fence, __u
  * two were merged; read in upstream sched_main.c's history, and the done events of Debian
  * 6.1.0-56 and 6.12.117+deb12 all found it set in VM case 50: none counted done_no_hw_time).
  * The ring's latest completion is kept either way: the reader starts the running part of a
- * ring's oldest unfinished job there (bpf_reader.c, add_running).
+ * ring's oldest unfinished job there (bpf_reader.c, add_running). With @may_hold, *@held says
+ * the job was held instead (an earlier one on its timeline unaccounted): nothing changed.
  */
 static __always_inline __u64 job_busy(struct drm_sched_fence *s_fence, struct drmtop_ring *r,
-				      __u64 start, __u64 now, bool btf)
+				      __u64 start, __u64 now, bool may_hold, bool *held, bool btf)
 {
 	struct dma_fence *hw = DRMTOP_READ(btf, s_fence, parent);
+	unsigned int lane = may_hold ? DRMTOP_LANE_MAY_HOLD : 0;
 	__u64 last = r ? r->last_done_ns : 0, busy;
-	bool made;
 
 	if (!start)
 		start = now;
 	if (hw) {
-		busy = drmtop_timeline_busy_ns(&timelines, DRMTOP_READ(btf, hw, context), start,
-					       now, &made);
-		if (made) {
+		busy = drmtop_timeline_busy_ns(&timelines, DRMTOP_READ(btf, hw, context),
+					       DRMTOP_READ(btf, hw, seqno), start, now, &lane);
+		if (lane & DRMTOP_LANE_HELD) {
+			*held = true;
+			return 0;
+		}
+		if (lane & DRMTOP_LANE_MADE) {
 			drmtop_count(DRMTOP_CNT_TIMELINES);
 			if (r)
 				__sync_fetch_and_add(&r->lanes, 1);
@@ -442,6 +447,15 @@ static __always_inline __u64 job_busy(struct drm_sched_fence *s_fence, struct dr
 	if (r)
 		drmtop_raise(&r->last_done_ns, now);
 	return r || hw ? busy : 0;
+}
+
+/* A job's end that no job of the tracer's is charged with: it still ends its timeline's last. */
+static __always_inline void end_only(struct drm_sched_fence *s_fence, struct drmtop_ring *r,
+				     __u64 now, bool btf)
+{
+	bool held = false;
+
+	job_busy(s_fence, r, 0, now, false, &held, btf);
 }
 
 /*
@@ -471,8 +485,14 @@ static __always_inline bool job_from_done(struct drm_sched_fence *s_fence, struc
 	return true;
 }
 
-/* A job's end: at its done event, or at its cleanup (@late) when the kernel skipped that. */
-static __always_inline void on_done(struct drm_sched_fence *s_fence, bool late, bool btf)
+/* Where on_done() accounts a job's end */
+enum end_at {
+	END_AT_DONE,		/* its done event: held if one before it on its unit is not ended */
+	END_MADE_UP,		/* its cleanup, the kernel having skipped its done event */
+	END_HELD,		/* its cleanup, held at its done event */
+};
+
+static __always_inline void on_done(struct drm_sched_fence *s_fence, enum end_at at, bool btf)
 {
 	__u64 fence = (__u64)s_fence;
 	__u64 now = done_time(s_fence, bpf_ktime_get_ns(), btf);
@@ -482,6 +502,7 @@ static __always_inline void on_done(struct drm_sched_fence *s_fence, bool late, 
 	__u64 busy, slack, start, fence_ns, latest, began;
 	struct drmtop_engine *e;
 	struct drmtop_job j = {};
+	bool held = false;
 	__u32 b;
 
 	/*
@@ -489,21 +510,24 @@ static __always_inline void on_done(struct drm_sched_fence *s_fence, bool late, 
 	 * done event alone (job_from_done), and dropping that would lose the job, not test the
 	 * make-up at cleanup (case 50 saw 7.2 skip both for 4 jobs of 372).
 	 */
-	if (!late && jm && test_drop(2)) {
+	if (at == END_AT_DONE && jm && test_drop(2)) {
 		drmtop_test_leak_fence = fence;
 		return;
 	}
-	drmtop_count(late ? DRMTOP_CNT_DONE_AT_CLEANUP : DRMTOP_CNT_JOBS_DONE);
+	if (at != END_HELD)
+		drmtop_count(at == END_MADE_UP ? DRMTOP_CNT_DONE_AT_CLEANUP :
+						 DRMTOP_CNT_JOBS_DONE);
 	/* a copy: a pointer to either the map or the stack is more than the verifier takes */
 	if (jm && !jm->uid) {
 		/* its client unknown at its run event, counted there (job_from_run) */
-		job_busy(s_fence, r, 0, now, btf);
+		end_only(s_fence, r, now, btf);
 		bpf_map_delete_elem(&jobs, &fence);
 		drmtop_count(DRMTOP_CNT_DONE_UNKNOWN);
 		return;
 	} else if (jm) {
 		j = *jm;
-	} else if (late) {
+		j.uid &= ~(DRMTOP_JOB_ENDED | DRMTOP_JOB_HELD);
+	} else if (at != END_AT_DONE) {
 		return;		/* its done event came after all, and accounted it */
 	} else if (job_from_done(s_fence, &j, btf)) {
 		/*
@@ -511,14 +535,15 @@ static __always_inline void on_done(struct drm_sched_fence *s_fence, bool late, 
 		 * its end ends its unit's previous job now, for the jobs after it.
 		 */
 		drmtop_count(DRMTOP_CNT_JOB_FROM_DONE);
-		job_busy(s_fence, r, 0, now, btf);
+		end_only(s_fence, r, now, btf);
 		j.run_ns = now;
+		j.end_ns = now;
 		j.uid |= DRMTOP_JOB_ENDED;
 		if (drmtop_insert_lost(bpf_map_update_elem(&jobs, &fence, &j, BPF_NOEXIST)))
 			drmtop_count(DRMTOP_CNT_JOBS_FULL);
 		return;
 	} else {
-		job_busy(s_fence, r, 0, now, btf);
+		end_only(s_fence, r, now, btf);
 		drmtop_count(DRMTOP_CNT_DONE_UNKNOWN);
 		return;
 	}
@@ -530,9 +555,16 @@ static __always_inline void on_done(struct drm_sched_fence *s_fence, bool late, 
 	 */
 	fence_ns = scheduled_time(s_fence, now, btf);
 	start = drmtop_job_start(j.run_ns, j.queue_ns, fence_ns);
+	busy = job_busy(s_fence, r, start, now, at == END_AT_DONE, &held, btf);
+	if (held) {
+		/* the map's entry, for the cleanup, which reads the end from the fence again */
+		jm->end_ns = now;
+		jm->uid |= DRMTOP_JOB_ENDED | DRMTOP_JOB_HELD;
+		drmtop_count(DRMTOP_CNT_DONE_HELD);
+		return;
+	}
 	if (!j.run_ns)
 		drmtop_count(start ? DRMTOP_CNT_START_FROM_FENCE : DRMTOP_CNT_DONE_WITHOUT_RUN);
-	busy = job_busy(s_fence, r, start, now, btf);
 	if (r && j.run_ns)
 		drmtop_raise(&r->done_run_ns, j.run_ns);
 	latest = drmtop_latest_start(j.run_ns, fence_ns, now);
@@ -584,7 +616,7 @@ int BPF_PROG(drmtop_done_btf, struct drm_sched_fence *fence)
 {
 	if (!fence)
 		return 0;
-	on_done(fence, false, true);
+	on_done(fence, END_AT_DONE, true);
 	return 0;
 }
 
@@ -611,7 +643,7 @@ int BPF_PROG(drmtop_done_raw, struct drm_sched_fence *fence)
 {
 	if (!fence)
 		return 0;
-	on_done(fence, false, false);
+	on_done(fence, END_AT_DONE, false);
 	return 0;
 }
 
@@ -639,7 +671,7 @@ int BPF_PROG(drmtop_done_btf_617, struct drm_sched_fence *fence)
 {
 	if (!fence)
 		return 0;
-	on_done(fence, false, true);
+	on_done(fence, END_AT_DONE, true);
 	return 0;
 }
 
@@ -666,7 +698,7 @@ int BPF_PROG(drmtop_done_raw_617, struct drm_sched_fence *fence)
 {
 	if (!fence)
 		return 0;
-	on_done(fence, false, false);
+	on_done(fence, END_AT_DONE, false);
 	return 0;
 }
 
@@ -701,7 +733,10 @@ static __always_inline void done_only(struct drm_sched_job *job, struct drm_sche
  * fence still holds its end (the job holds its fences until here): accounted now, as the done
  * event would have (done_at_cleanup); or it never finished (a GPU reset, an entity killed with
  * jobs queued): ended_without_done. An entry of a job whose client was unknown (uid 0) was
- * counted at its run event; one made from its done event is counted here (done_only).
+ * counted at its run event; one made from its done event is counted here (done_only), and so is
+ * one held at its done event (DRMTOP_JOB_HELD): drm_sched frees a scheduler's jobs in the order
+ * they ran (drm_sched_get_finished_job takes the pending list's head, 6.1 to 7.2), so the job
+ * before it on its unit, whose made-up end it waited for, was accounted here first.
  */
 SEC("fentry/drm_sched_job_cleanup")
 int BPF_PROG(drmtop_job_cleanup, struct drm_sched_job *job)
@@ -715,6 +750,10 @@ int BPF_PROG(drmtop_job_cleanup, struct drm_sched_job *job)
 	j = fence ? bpf_map_lookup_elem(&jobs, &fence) : NULL;
 	if (!j || (drmtop_test_leak && fence == drmtop_test_leak_fence))
 		return 0;
+	if (j->uid & DRMTOP_JOB_HELD) {
+		on_done(s_fence, END_HELD, true);
+		return 0;
+	}
 	if (j->uid & DRMTOP_JOB_ENDED) {
 		/* deleted first: a cleanup racing with this one counts it once */
 		ended = *j;
@@ -723,7 +762,7 @@ int BPF_PROG(drmtop_job_cleanup, struct drm_sched_job *job)
 		return 0;
 	}
 	if (j->uid && (s_fence->finished.flags & (1ull << bit))) {
-		on_done(s_fence, true, true);
+		on_done(s_fence, END_MADE_UP, true);
 		return 0;
 	}
 	if (!bpf_map_delete_elem(&jobs, &fence) && j->uid)

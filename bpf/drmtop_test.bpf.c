@@ -51,7 +51,7 @@ int BPF_PROG(test_gpu_mem, __u32 gpu_id, __u32 pid, __u64 size)
 /* Hardware timelines of test_timeline_busy, as the tracer's own map (drmtop_sched.bpf.c). */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 64);
+	__uint(max_entries, 1024);
 	__type(key, __u64);
 	__type(value, struct drmtop_timeline);
 } timelines SEC(".maps");
@@ -59,9 +59,23 @@ struct {
 SEC("raw_tp/drmtop_test_timeline_busy")
 int BPF_PROG(test_timeline_busy, __u64 ctx_id, __u64 run_ns, __u64 done_ns)
 {
-	bool made;
+	unsigned int lane = 0;
 
-	out_busy = drmtop_timeline_busy_ns(&timelines, ctx_id, run_ns, done_ns, &made);
+	out_busy = drmtop_timeline_busy_ns(&timelines, ctx_id, 0, run_ns, done_ns, &lane);
+	return 0;
+}
+
+__u32 out_held;
+
+/* A job's end with its hardware fence seqno, held or not as on_done (drmtop_sched.bpf.c) does. */
+SEC("raw_tp/drmtop_test_lane_end")
+int BPF_PROG(test_lane_end, __u64 ctx_id, __u64 seqno, __u64 run_ns, __u64 done_ns,
+	     __u64 may_hold)
+{
+	unsigned int lane = may_hold ? DRMTOP_LANE_MAY_HOLD : 0;
+
+	out_busy = drmtop_timeline_busy_ns(&timelines, ctx_id, seqno, run_ns, done_ns, &lane);
+	out_held = !!(lane & DRMTOP_LANE_HELD);
 	return 0;
 }
 
@@ -74,9 +88,12 @@ int BPF_PROG(test_job_time, __u64 ctx_id, __u64 run_ns, __u64 queue_ns, __u64 fe
 {
 	__u64 start = drmtop_job_start(run_ns, queue_ns, fence_ns);
 	__u64 latest = drmtop_latest_start(run_ns, fence_ns, done_ns);
-	bool made;
+	unsigned int lane = 0;
 
-	out_busy = start ? drmtop_timeline_busy_ns(&timelines, ctx_id, start, done_ns, &made) : 0;
+	if (start)
+		out_busy = drmtop_timeline_busy_ns(&timelines, ctx_id, 0, start, done_ns, &lane);
+	else
+		out_busy = 0;
 	out_slack = drmtop_start_slack(run_ns, start, latest, out_busy, done_ns);
 	return 0;
 }
@@ -261,7 +278,7 @@ int BPF_PROG(test_done_only, __u64 unit_end, __u64 queue_ns, __u64 fence_ns, __u
  * their kernel addresses (from out_fake_kernel) to the tracer's own programs, whose
  * BPF_CORE_READs read them as they read the kernel's.
  */
-__u8 fake_kernel[4096];
+__u8 fake_kernel[16384];
 __u64 out_fake_kernel;
 
 SEC("raw_tp/drmtop_test_fake_kernel")

@@ -202,6 +202,11 @@ struct drmtop_opening {
  */
 struct drmtop_timeline {
 	__u64 last_done_ns;
+	/*
+	 * The hardware fence seqno of the latest job accounted on it (0: none yet): a job ending
+	 * past the next one waits for its predecessor's made-up end (drmtop_timeline_busy_ns).
+	 */
+	__u64 last_seqno;
 };
 
 /* Per (client, ring) engine figures: key and value of the "engines" map. */
@@ -264,17 +269,27 @@ struct drmtop_ring {
 };
 
 /*
- * In drmtop_job.uid: a job made from its done event alone, ended (run_ns holds its end, queue_ns
- * its unit's previous end), counted when it is freed, where its queue time can be read.
+ * In drmtop_job.uid: a job made from its done event alone, ended (run_ns holds its end too,
+ * queue_ns its unit's previous end), counted when it is freed, where its queue time can be read.
  */
 #define DRMTOP_JOB_ENDED	(1ull << 63)
+/*
+ * With DRMTOP_JOB_ENDED: a job whose done event came while an earlier job on its execution unit
+ * was still unaccounted (that job's done skipped): counted at its own cleanup, after that job's.
+ */
+#define DRMTOP_JOB_HELD		(1ull << 62)
 
 /* A job between the queue tracepoint and its end: "jobs" map, keyed by drm_sched_fence address. */
 struct drmtop_job {
-	__u64 uid;		/* client charged (0: unknown, counted); | DRMTOP_JOB_ENDED */
+	__u64 uid;		/* client charged (0: unknown, counted); | DRMTOP_JOB_ENDED, ... */
 	__u64 ring;		/* scheduler, known from run (or from queue's entity where cheap) */
 	__u64 queue_ns;
 	__u64 run_ns;		/* 0 until the run tracepoint */
+	/*
+	 * With DRMTOP_JOB_ENDED, its end: the reader drops one whose cleanup has not come a while
+	 * after it (bpf_job_aging.c), however long it ran.
+	 */
+	__u64 end_ns;
 };
 
 /* GEM: "handles" map (key: file + handle) and "objects" map (key: drm_gem_object address). */
@@ -361,6 +376,9 @@ struct drmtop_fd_rec {
 	X(ENDED_WITHOUT_DONE, ended_without_done, LOSS)	/* cleanup while in flight */	\
 	/* a finished job whose done event the kernel skipped, accounted when freed */	\
 	X(DONE_AT_CLEANUP, done_at_cleanup, NOTE)				\
+	/* a job that ended before an earlier job on its unit was made up: counted at	\
+	 * its cleanup, from that job's end (DRMTOP_JOB_HELD) */			\
+	X(DONE_HELD, done_held, NOTE)						\
 	/* counted by the reader: jobs that lost their done and their cleanup (overtaken on a	\
 	 * ring of one unit, or made from their done and never freed), deleted */	\
 	X(JOBS_AGED_OUT, jobs_aged_out, LOSS)					\

@@ -13,7 +13,7 @@
 #include "bpf_snapshot_parts.h"
 #include "drmtop/kernel_hz.h"
 
-/* A job made from its done event is counted at its cleanup, a few ms later; 10 s is never. */
+/* A job ended (made from its done event, or held) is counted at its cleanup: ms; 10 s is never. */
 #define ENDED_GRACE_NS	10000000000ull
 
 /* Deletes a job that lost its done and cleanup, counted. */
@@ -27,7 +27,7 @@ static bool age(struct drmtop_bpf *b, __u64 fence)
 bool drmtop_bpf_ended_unfreed(const struct drmtop_job *job, __u64 now)
 {
 	/* ended, waiting for its cleanup to be counted: its cleanup run was lost */
-	return (job->uid & DRMTOP_JOB_ENDED) && now > job->run_ns + ENDED_GRACE_NS;
+	return (job->uid & DRMTOP_JOB_ENDED) && now > job->end_ns + ENDED_GRACE_NS;
 }
 
 void drmtop_bpf_age_ended(struct drmtop_bpf *b, const __u64 *keys, size_t n)

@@ -393,6 +393,166 @@ static void test_timeline_busy_lanes(void **state)
 	}
 }
 
+/* busy ns of a job's end on timeline @ctx (its fence's @seqno); *@held if it was held instead */
+static __u64 lane_end(__u64 ctx, __u64 seqno, __u64 run_ns, __u64 done_ns, bool may_hold,
+		      bool *held)
+{
+	__u64 a[5] = { ctx, seqno, run_ns, done_ns, may_hold };
+
+	run(skel->progs.test_lane_end, a, 5);
+	*held = skel->bss->out_held;
+	return skel->bss->out_busy;
+}
+
+/*
+ * One unit: job 1 runs 100..200; job 2 (handed over at 120) ends at 300, its done event skipped;
+ * job 3 (handed over at 150) ends at 400 and its done comes before job 2's cleanup. Job 3 is held,
+ * job 2 made up at its cleanup counts 200..300, job 3 at its own 300..400. Counted at its done,
+ * job 3 took 200..400 and job 2 nothing.
+ */
+static void test_lane_end_held(void **state)
+{
+	bool held;
+
+	(void)state;
+	assert_int_equal(lane_end(8101, 1, 100, 200, true, &held), 100);
+	assert_false(held);
+	assert_int_equal(lane_end(8101, 3, 150, 400, true, &held), 0);
+	assert_true(held);
+	/* cleanups: job 2 made up, then job 3 counted */
+	assert_int_equal(lane_end(8101, 2, 120, 300, false, &held), 100);
+	assert_false(held);
+	assert_int_equal(lane_end(8101, 3, 150, 400, false, &held), 100);
+	assert_int_equal(lane_end(8101, 4, 500, 600, true, &held), 100);
+	assert_false(held);
+	/* a seqno that went back (a 32-bit counter wrapped): held once, then followed */
+	assert_int_equal(lane_end(8101, 1, 700, 800, true, &held), 0);
+	assert_true(held);
+	assert_int_equal(lane_end(8101, 1, 700, 800, false, &held), 100);
+	assert_int_equal(lane_end(8101, 2, 900, 950, true, &held), 50);
+	assert_false(held);
+	/* no seqno (a fence the tracer cannot read one from), or a new timeline: never held */
+	assert_int_equal(lane_end(8101, 0, 1000, 1100, true, &held), 100);
+	assert_false(held);
+	assert_int_equal(lane_end(8102, 9, 100, 200, true, &held), 100);
+	assert_false(held);
+}
+
+/*
+ * Not a unit's first job: a timeline first seen at a done has no seqno to find a gap from (at
+ * attach, or after the LRU map dropped it), and its job counts from its run event as before.
+ */
+static bool skipped(int i, __u64 seqno, int skip_every)
+{
+	return seqno > 1 && i % skip_every == skip_every - 1;
+}
+
+/*
+ * simulate()'s ring, with every @skip_every-th done event lost (7.x skips the program; the fence
+ * still signals, so the job's credit comes back and its cleanup follows). drm_sched's free worker
+ * takes finished jobs in the order they ran, @free_lag after the later of the job's end event and
+ * the previous free: done events of later jobs on the same unit come before it. A skipped job is
+ * made up at its cleanup; a held one counted there. Every client's busy time must be exact, and
+ * the case must have held jobs (else it proved nothing).
+ */
+static void simulate_skipped_done(int cap, int depth, __u64 ctx_base, unsigned int seed,
+				  int skip_every, __u64 free_lag)
+{
+	static struct sim_job j[SIM_JOBS];
+	static bool held[SIM_JOBS];
+	__u64 lane_until[SIM_MAX_LANES] = { 0 }, lane_event[SIM_MAX_LANES] = { 0 };
+	__u64 lane_seq[SIM_MAX_LANES] = { 0 }, seq[SIM_JOBS];
+	__u64 truth[SIM_CLIENTS] = { 0 }, got[SIM_CLIENTS] = { 0 };
+	__u64 t = 0, arrive = 0, last_free = 0;
+	int i, l, next_run = 0, in_flight = 0, freed = 0, n_held = 0;
+
+	srand(seed);
+	memset(held, 0, sizeof(held));
+	for (i = 0; i < SIM_JOBS; i++) {
+		j[i].client = i % SIM_CLIENTS;
+		arrive += i % 100 == 99 ? 10000 + rand() % 5000 : rand() % 50;
+		j[i].arrive = arrive;
+		j[i].dur = (__u64)(200 + 400 * j[i].client) + rand() % 300;
+		truth[j[i].client] += j[i].dur;
+		j[i].state = 0;
+	}
+	while (freed < SIM_JOBS) {
+		__u64 free_at = 0;
+		int best = -1;
+		bool h;
+
+		while (next_run < SIM_JOBS && in_flight < depth && j[next_run].arrive <= t) {
+			struct sim_job *x = &j[next_run];
+
+			x->run = t + rand() % 20;
+			x->lane = 0;
+			for (l = 1; l < cap; l++)
+				if (lane_until[l] < lane_until[x->lane])
+					x->lane = l;
+			x->start = lane_until[x->lane] > x->run ? lane_until[x->lane] : x->run;
+			x->end = x->start + x->dur;
+			lane_until[x->lane] = x->end;
+			x->event = x->end + rand() % 100;
+			if (x->event < lane_event[x->lane])
+				x->event = lane_event[x->lane];
+			lane_event[x->lane] = x->event;
+			seq[next_run++] = ++lane_seq[x->lane];
+			x->state = 1;
+			in_flight++;
+		}
+		/* the free worker's next job: the oldest, once finished */
+		if (freed < next_run && j[freed].state == 2) {
+			free_at = j[freed].event > last_free ? j[freed].event : last_free;
+			free_at += free_lag;
+		}
+		for (i = 0; i < next_run; i++)
+			if (j[i].state == 1 && (best < 0 || j[i].event < j[best].event))
+				best = i;
+		if (best >= 0 && (!free_at || j[best].event <= free_at)) {
+			/* a done event: the fence signals whether or not the program runs */
+			t = j[best].event;
+			j[best].state = 2;
+			in_flight--;
+			if (skipped(best, seq[best], skip_every))
+				continue;
+			got[j[best].client] += lane_end(ctx_base + (__u64)j[best].lane, seq[best],
+							j[best].run, j[best].end, true, &h);
+			held[best] = h;
+			n_held += h;
+		} else if (free_at) {
+			/* the free worker: made up if its done was lost, counted if held */
+			t = last_free = free_at;
+			i = freed++;
+			if (held[i] || skipped(i, seq[i], skip_every))
+				got[j[i].client] += lane_end(ctx_base + (__u64)j[i].lane, seq[i],
+							     j[i].run, j[i].end, false, &h);
+		} else {
+			t = j[next_run].arrive;
+		}
+	}
+	for (i = 0; i < SIM_CLIENTS; i++)
+		if (got[i] != truth[i])
+			fail_msg("capacity %d depth %d skip %d lag %llu: client %d busy %llu, "
+				 "truth %llu (%d held)", cap, depth, skip_every,
+				 (unsigned long long)free_lag, i, (unsigned long long)got[i],
+				 (unsigned long long)truth[i], n_held);
+	if (!n_held)
+		fail_msg("capacity %d depth %d skip %d lag %llu: no job held", cap, depth,
+			 skip_every, (unsigned long long)free_lag);
+}
+
+static void test_skipped_done_lanes(void **state)
+{
+	int cap;
+
+	(void)state;
+	for (cap = 1; cap <= 4; cap++) {
+		simulate_skipped_done(cap, 2 * cap, 9000 + 100 * (__u64)cap, 11, 5, 700);
+		simulate_skipped_done(cap, 3 * cap, 9020 + 100 * (__u64)cap, 12, 3, 2500);
+		simulate_skipped_done(cap, cap + 1, 9040 + 100 * (__u64)cap, 13, 7, 300);
+	}
+}
+
 static __u32 bucket(__u64 ns)
 {
 	__u64 a[1] = { ns };
@@ -1076,6 +1236,8 @@ int main(void)
 		cmocka_unit_test(test_busy_deep_ring_matches_union),
 		cmocka_unit_test(test_timeline_busy_basic),
 		cmocka_unit_test(test_timeline_busy_lanes),
+		cmocka_unit_test(test_lane_end_held),
+		cmocka_unit_test(test_skipped_done_lanes),
 		cmocka_unit_test(test_lost_run_start),
 		cmocka_unit_test(test_done_only_start),
 		cmocka_unit_test(test_lat_bucket),

@@ -810,12 +810,14 @@ static bool job_present(struct drmtop_bpf *b, __u64 fence)
  * after it that finished says it ended: found so in two snapshots running, it is aged out,
  * counted, and runs no more. On a ring of two units the same is normal (a long job beside short
  * ones): never judged. A job made from its done event that its cleanup never counted goes after
- * 10 s.
+ * 10 s; so does one held at its done event, 10 s after its end: one that ran a minute and ended
+ * a moment ago stays, for its cleanup to count (it went at once when judged by its run).
  */
 static void test_leaked_jobs_age_out(void **state)
 {
 	struct drmtop_bpf *b = fake_tracer();
-	__u64 one = 0xa1, two = 0xa2, leaked = 0xf1, beside = 0xf2, ended = 0xf3, aged, now;
+	__u64 one = 0xa1, two = 0xa2, leaked = 0xf1, beside = 0xf2, ended = 0xf3, held = 0xf4;
+	__u64 aged, now;
 	__u64 run = mono_ns() - 2000000000ull;
 	struct drmtop_job j = { .uid = 1, .ring = one, .queue_ns = run - 5, .run_ns = run };
 	struct drmtop_ring r1 = { .last_done_ns = run + 900, .done_run_ns = run + 500, .lanes = 1 };
@@ -830,8 +832,12 @@ static void test_leaked_jobs_age_out(void **state)
 	j.ring = two;
 	assert_int_equal(bpf_map_update_elem(b->map_fd[MAP_JOBS], &beside, &j, BPF_ANY), 0);
 	j = (struct drmtop_job){ .uid = 1 | DRMTOP_JOB_ENDED, .ring = two, .queue_ns = run - 50,
-				 .run_ns = run - 11000000000ull };
+				 .run_ns = run - 11000000000ull, .end_ns = run - 11000000000ull };
 	assert_int_equal(bpf_map_update_elem(b->map_fd[MAP_JOBS], &ended, &j, BPF_ANY), 0);
+	j = (struct drmtop_job){ .uid = 1 | DRMTOP_JOB_ENDED | DRMTOP_JOB_HELD, .ring = two,
+				 .queue_ns = run - 60000000000ull, .run_ns = run - 60000000000ull,
+				 .end_ns = run };
+	assert_int_equal(bpf_map_update_elem(b->map_fd[MAP_JOBS], &held, &j, BPF_ANY), 0);
 
 	now = mono_ns();
 	assert_true(running_of(b, 1, one, &aged) >= now - (run + 900));	/* found overtaken */
@@ -843,6 +849,7 @@ static void test_leaked_jobs_age_out(void **state)
 	assert_true(running_of(b, 1, two, &aged) > 0);
 	assert_true(job_present(b, beside));
 	assert_int_equal(aged, 2);
+	assert_true(job_present(b, held));
 	drmtop_bpf_close(b);
 }
 
