@@ -27,7 +27,7 @@
  * fails (a full map) bumps a DRMTOP_CNT_*_FULL counter. The hash maps are preallocated: an
  * insert on a hot path (every job, every buffer) never allocates, so it costs no allocator
  * call and never fails for want of memory in atomic context. With these sizes they hold about
- * 14.5 MiB of kernel memory (src/sources/bpf_limits.c), under the 16 MiB drmtop promises.
+ * 14.6 MiB of kernel memory (src/sources/bpf_limits.c), under the 16 MiB drmtop promises.
  */
 #define DRMTOP_MAX_CLIENTS	4096
 #define DRMTOP_MAX_ENGINES	8192	/* (client, ring) pairs */
