@@ -286,51 +286,80 @@ enum { SIM_JOBS = 400, SIM_CLIENTS = 3, SIM_MAX_LANES = 8 };
 struct sim_job {
 	int client;
 	__u64 arrive, dur, run, fence, start, end, event;
+	__u64 seqno;	/* of its hardware fence, on its lane */
 	int lane;
 	int state;	/* 0 waiting, 1 on the hardware, 2 done */
 };
 
+struct sim_lanes {
+	__u64 until[SIM_MAX_LANES];	/* end of the lane's last job */
+	__u64 event[SIM_MAX_LANES];	/* its done event */
+	__u64 seqno[SIM_MAX_LANES];
+};
+
+/*
+ * SIM_JOBS jobs of SIM_CLIENTS clients, each client's of its own length (@unit ns times 1, 3, 5,
+ * and a little): mostly a backlog, every 100 jobs a pause that lets the ring drain. Each client's
+ * total into @truth.
+ */
+static void sim_jobs(struct sim_job *j, __u64 unit, __u64 *truth)
+{
+	__u64 arrive = 0;
+	int i;
+
+	for (i = 0; i < SIM_JOBS; i++) {
+		j[i] = (struct sim_job){ .client = i % SIM_CLIENTS };
+		arrive += i % 100 == 99 ? 10000 + rand() % 5000 : rand() % 50;
+		j[i].arrive = arrive;
+		j[i].dur = unit * (__u64)(1 + 2 * j[i].client) + rand() % (unit * 7 / 10);
+		truth[j[i].client] += j[i].dur;
+	}
+}
+
+/*
+ * drm_sched hands job @x to the hardware at about @t: it goes to the lane that frees up first
+ * (of @cap), starts at max(run, that lane's previous end), and its completion interrupt comes up
+ * to @late ns after its end, in order on its lane.
+ */
+static void sim_hand_over(struct sim_job *x, struct sim_lanes *ln, int cap, __u64 t, int late)
+{
+	int l;
+
+	x->run = t + rand() % 20;
+	x->fence = x->run + 1 + rand() % 5;
+	x->lane = 0;
+	for (l = 1; l < cap; l++)
+		if (ln->until[l] < ln->until[x->lane])
+			x->lane = l;
+	x->start = ln->until[x->lane] > x->run ? ln->until[x->lane] : x->run;
+	x->end = x->start + x->dur;
+	ln->until[x->lane] = x->end;
+	x->event = x->end + rand() % late;
+	if (x->event < ln->event[x->lane])
+		x->event = ln->event[x->lane];
+	ln->event[x->lane] = x->event;
+	x->seqno = ++ln->seqno[x->lane];
+	x->state = 1;
+}
+
 static void simulate(int cap, int depth, __u64 ctx_base, unsigned int seed, int drop_every)
 {
 	static struct sim_job j[SIM_JOBS];
-	__u64 lane_until[SIM_MAX_LANES] = { 0 }, lane_event[SIM_MAX_LANES] = { 0 };
+	struct sim_lanes ln = { 0 };
 	__u64 truth[SIM_CLIENTS] = { 0 }, got[SIM_CLIENTS] = { 0 }, ring[SIM_CLIENTS] = { 0 };
 	__u64 slack[SIM_CLIENTS] = { 0 };
-	__u64 t = 0, arrive = 0, ring_last = 0, total = 0, wall;
-	int i, next_run = 0, done = 0, in_flight = 0, l, pending = 0;
+	__u64 t = 0, ring_last = 0, total = 0, wall;
+	int i, next_run = 0, done = 0, in_flight = 0, pending = 0;
 
 	srand(seed);
-	for (i = 0; i < SIM_JOBS; i++) {
-		j[i].client = i % SIM_CLIENTS;
-		/* mostly a backlog; every 100 jobs a pause that lets the ring drain */
-		arrive += i % 100 == 99 ? 10000 + rand() % 5000 : rand() % 50;
-		j[i].arrive = arrive;
-		j[i].dur = (__u64)(1000 + 2000 * j[i].client) + rand() % 700;
-		truth[j[i].client] += j[i].dur;
-	}
+	sim_jobs(j, 1000, truth);
 	while (done < SIM_JOBS) {
 		int best = -1, lost;
 		__u64 s_ns;
 
 		/* drm_sched: hand over in submission order while the ring has room */
 		while (next_run < SIM_JOBS && in_flight < depth && j[next_run].arrive <= t) {
-			struct sim_job *x = &j[next_run++];
-
-			x->run = t + rand() % 20;
-			x->fence = x->run + 1 + rand() % 5;
-			x->lane = 0;
-			for (l = 1; l < cap; l++)
-				if (lane_until[l] < lane_until[x->lane])
-					x->lane = l;
-			x->start = lane_until[x->lane] > x->run ? lane_until[x->lane] : x->run;
-			x->end = x->start + x->dur;
-			lane_until[x->lane] = x->end;
-			/* the completion interrupt: late, and in order on its lane */
-			x->event = x->end + rand() % 300;
-			if (x->event < lane_event[x->lane])
-				x->event = lane_event[x->lane];
-			lane_event[x->lane] = x->event;
-			x->state = 1;
+			sim_hand_over(&j[next_run++], &ln, cap, t, 300);
 			in_flight++;
 		}
 		for (i = 0; i < next_run; i++)
@@ -460,44 +489,21 @@ static void simulate_skipped_done(int cap, int depth, __u64 ctx_base, unsigned i
 {
 	static struct sim_job j[SIM_JOBS];
 	static bool held[SIM_JOBS];
-	__u64 lane_until[SIM_MAX_LANES] = { 0 }, lane_event[SIM_MAX_LANES] = { 0 };
-	__u64 lane_seq[SIM_MAX_LANES] = { 0 }, seq[SIM_JOBS];
+	struct sim_lanes ln = { 0 };
 	__u64 truth[SIM_CLIENTS] = { 0 }, got[SIM_CLIENTS] = { 0 };
-	__u64 t = 0, arrive = 0, last_free = 0;
-	int i, l, next_run = 0, in_flight = 0, freed = 0, n_held = 0;
+	__u64 t = 0, last_free = 0;
+	int i, next_run = 0, in_flight = 0, freed = 0, n_held = 0;
 
 	srand(seed);
 	memset(held, 0, sizeof(held));
-	for (i = 0; i < SIM_JOBS; i++) {
-		j[i].client = i % SIM_CLIENTS;
-		arrive += i % 100 == 99 ? 10000 + rand() % 5000 : rand() % 50;
-		j[i].arrive = arrive;
-		j[i].dur = (__u64)(200 + 400 * j[i].client) + rand() % 300;
-		truth[j[i].client] += j[i].dur;
-		j[i].state = 0;
-	}
+	sim_jobs(j, 200, truth);
 	while (freed < SIM_JOBS) {
 		__u64 free_at = 0;
 		int best = -1;
 		bool h;
 
 		while (next_run < SIM_JOBS && in_flight < depth && j[next_run].arrive <= t) {
-			struct sim_job *x = &j[next_run];
-
-			x->run = t + rand() % 20;
-			x->lane = 0;
-			for (l = 1; l < cap; l++)
-				if (lane_until[l] < lane_until[x->lane])
-					x->lane = l;
-			x->start = lane_until[x->lane] > x->run ? lane_until[x->lane] : x->run;
-			x->end = x->start + x->dur;
-			lane_until[x->lane] = x->end;
-			x->event = x->end + rand() % 100;
-			if (x->event < lane_event[x->lane])
-				x->event = lane_event[x->lane];
-			lane_event[x->lane] = x->event;
-			seq[next_run++] = ++lane_seq[x->lane];
-			x->state = 1;
+			sim_hand_over(&j[next_run++], &ln, cap, t, 100);
 			in_flight++;
 		}
 		/* the free worker's next job: the oldest, once finished */
@@ -513,19 +519,22 @@ static void simulate_skipped_done(int cap, int depth, __u64 ctx_base, unsigned i
 			t = j[best].event;
 			j[best].state = 2;
 			in_flight--;
-			if (skipped(best, seq[best], skip_every))
+			if (skipped(best, j[best].seqno, skip_every))
 				continue;
-			got[j[best].client] += lane_end(ctx_base + (__u64)j[best].lane, seq[best],
-							j[best].run, j[best].end, true, &h);
+			got[j[best].client] += lane_end(ctx_base + (__u64)j[best].lane,
+							j[best].seqno, j[best].run, j[best].end,
+							true, &h);
 			held[best] = h;
 			n_held += h;
 		} else if (free_at) {
+			struct sim_job *f = &j[freed];
+
 			/* the free worker: made up if its done was lost, counted if held */
 			t = last_free = free_at;
-			i = freed++;
-			if (held[i] || skipped(i, seq[i], skip_every))
-				got[j[i].client] += lane_end(ctx_base + (__u64)j[i].lane, seq[i],
-							     j[i].run, j[i].end, false, &h);
+			if (held[freed] || skipped(freed, f->seqno, skip_every))
+				got[f->client] += lane_end(ctx_base + (__u64)f->lane, f->seqno,
+							   f->run, f->end, false, &h);
+			freed++;
 		} else {
 			t = j[next_run].arrive;
 		}
