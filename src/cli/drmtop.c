@@ -58,12 +58,12 @@ static int run_stream(struct drmtop_sampler *s, const struct drmtop_options *opt
 	while (!*stop && (!opts->iterations || shown < opts->iterations)) {
 		if (drmtop_sleep_until(deadline, stop))
 			break;
-		deadline += step;
 		if (drmtop_sampler_next(s, &m))
 			goto fail;
 		rc = emit(opts, &m, shown++);
 		if (rc)
 			break;
+		deadline = drmtop_next_tick(deadline, step, drmtop_mono_ns());
 	}
 out:
 	drmtop_model_fini(&m);

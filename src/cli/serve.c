@@ -323,9 +323,7 @@ static void *sample_loop(void *arg)
 		else if (drmtop_series_update(&srv->series, &m, dt))
 			fprintf(stderr, "drmtop serve: out of memory folding a sample in\n");
 		now = drmtop_mono_ns();
-		deadline += srv->step_ns;
-		if (deadline < now)	/* a slow sample: skip the missed ticks */
-			deadline = now + srv->step_ns;
+		deadline = drmtop_next_tick(deadline, srv->step_ns, now);
 		ts.tv_sec = (time_t)(deadline / 1000000000u);
 		ts.tv_nsec = (long)(deadline % 1000000000u);
 		while (!srv->stop && drmtop_mono_ns() < deadline)

@@ -20,3 +20,9 @@ uint64_t drmtop_real_ns(void)
 {
 	return read_ns(CLOCK_REALTIME);
 }
+
+uint64_t drmtop_next_tick(uint64_t deadline, uint64_t step_ns, uint64_t now)
+{
+	deadline += step_ns;
+	return deadline < now ? now + step_ns : deadline;
+}

@@ -134,6 +134,21 @@ dts=$(printf '%s\n' "$out" | jq -s '[.[].clients[] | select(.client_id == 5)] |
 [ "$dts" = 0 ] && ok "sample_ns per client" || bad "sample_ns per client" "$dts"
 iv=$(jq '.interval_ns' <<<"$last")
 in_range "$iv" 1900000000 2300000000 && ok "interval measured ($iv ns)" || bad "interval measured" "$iv"
+# A stall of 1.2 s (SIGSTOP, as a slow sample or the tracer attaching when gpu_sched loads) is one
+# long interval: the ticks it passed are skipped, not caught up in a burst of frames milliseconds
+# apart whose rates are noise (seen in VM case 60 on 7.2: 5-28 ms intervals after the attach).
+"$DRMTOP" --proc-root "$T/proc" --sys-root "" --source fdinfo -J -n 6 -d 0.2 >"$T/stall.jsonl" \
+	2>"$T/stall.err" &
+stall_pid=$!
+sleep 0.5
+kill -STOP "$stall_pid"
+sleep 1.2
+kill -CONT "$stall_pid"
+wait "$stall_pid"
+ivs=$(jq -s -c '[.[].interval_ns / 1000000 | floor]' "$T/stall.jsonl")
+jq -e 'length == 6 and (.[1:] | min) >= 100 and max >= 1000' <<<"$ivs" >/dev/null &&
+	ok "a stall is one long interval, no burst after it ($ivs ms)" ||
+	bad "a stall is one long interval" "intervals $ivs ms: $(cat "$T/stall.err")"
 
 pidf=$(timeout 60 "$DRMTOP" --proc-root "$T/proc" --sys-root "" --source fdinfo -J -n 1 -d 0.2 -p 101 | jq -c '[.clients[].client_id]')
 [ "$pidf" = '[5]' ] && ok "-p matches any holder" || bad "-p filter" "$pidf"
