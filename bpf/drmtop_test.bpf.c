@@ -48,22 +48,13 @@ int BPF_PROG(test_gpu_mem, __u32 gpu_id, __u32 pid, __u64 size)
 	return 0;
 }
 
-/* Hardware timelines of test_timeline_busy, as the tracer's own map (drmtop_sched.bpf.c). */
+/* Hardware timelines of test_lane_end, as the tracer's own map (drmtop_sched.bpf.c). */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 1024);
 	__type(key, __u64);
 	__type(value, struct drmtop_timeline);
 } timelines SEC(".maps");
-
-SEC("raw_tp/drmtop_test_timeline_busy")
-int BPF_PROG(test_timeline_busy, __u64 ctx_id, __u64 run_ns, __u64 done_ns)
-{
-	unsigned int lane = 0;
-
-	out_busy = drmtop_timeline_busy_ns(&timelines, ctx_id, 0, run_ns, done_ns, &lane);
-	return 0;
-}
 
 __u32 out_held;
 

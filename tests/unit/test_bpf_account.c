@@ -157,12 +157,23 @@ static void test_busy_deep_ring_matches_union(void **state)
 	assert_int_equal(last, done_ns[N - 1]);
 }
 
+/* busy ns of a job's end on timeline @ctx (its fence's @seqno); *@held if it was held instead */
+static __u64 lane_end(__u64 ctx, __u64 seqno, __u64 run_ns, __u64 done_ns, bool may_hold,
+		      bool *held)
+{
+	__u64 a[5] = { ctx, seqno, run_ns, done_ns, may_hold };
+
+	run(skel->progs.test_lane_end, a, 5);
+	*held = skel->bss->out_held;
+	return skel->bss->out_busy;
+}
+
+/* busy ns of a job's end on timeline @ctx, no seqno: never held */
 static __u64 timeline_busy(__u64 ctx, __u64 run_ns, __u64 done_ns)
 {
-	__u64 a[3] = { ctx, run_ns, done_ns };
+	bool held;
 
-	run(skel->progs.test_timeline_busy, a, 3);
-	return skel->bss->out_busy;
+	return lane_end(ctx, 0, run_ns, done_ns, false, &held);
 }
 
 /* busy ns of a job (run_ns 0: its run event lost), its start slack in *@slack */
@@ -420,17 +431,6 @@ static void test_timeline_busy_lanes(void **state)
 		simulate(cap, 2 * cap, 4000 + 100 * (__u64)cap, 4, 7);
 		simulate(cap, cap + 1, 5000 + 100 * (__u64)cap, 5, 3);
 	}
-}
-
-/* busy ns of a job's end on timeline @ctx (its fence's @seqno); *@held if it was held instead */
-static __u64 lane_end(__u64 ctx, __u64 seqno, __u64 run_ns, __u64 done_ns, bool may_hold,
-		      bool *held)
-{
-	__u64 a[5] = { ctx, seqno, run_ns, done_ns, may_hold };
-
-	run(skel->progs.test_lane_end, a, 5);
-	*held = skel->bss->out_held;
-	return skel->bss->out_busy;
 }
 
 /*

@@ -334,20 +334,25 @@ static void client_open(const struct drmtop_client *c, bool slotted)
 }
 
 /* Jobs of client @uid on the made-up scheduler @ring (0: no engine entry). */
-static __u64 engine_jobs(__u64 uid, __u64 ring)
+/* Client @uid's figures on the made-up scheduler @ring; false if it has no engine entry. */
+static bool engine_of(__u64 uid, __u64 ring, struct drmtop_engine *e)
 {
 	struct drmtop_engine_key key = { .uid = uid, .ring = ring };
-	struct drmtop_engine e;
 	struct drmtop_ring r;
 
 	/* the engine entry is the scheduler's of this life: its rings entry's sequence number */
 	if (bpf_map_lookup_elem(bpf_map__fd(sched->maps.rings), &key.ring, &r))
-		return 0;
+		return false;
 	assert_true(r.seq != 0);
 	key.ring_seq = r.seq;
-	if (bpf_map_lookup_elem(bpf_map__fd(sched->maps.engines), &key, &e))
-		return 0;
-	return e.jobs;
+	return !bpf_map_lookup_elem(bpf_map__fd(sched->maps.engines), &key, e);
+}
+
+static __u64 engine_jobs(__u64 uid, __u64 ring)
+{
+	struct drmtop_engine e;
+
+	return engine_of(uid, ring, &e) ? e.jobs : 0;
 }
 
 /* Ground truth for the made-up objects: a job of a known client is its, and counts no loss. */
@@ -398,18 +403,6 @@ static void test_slot_of_another_client(void **state)
 	run(sched->progs.drmtop_done_raw, k.fence);
 	assert_int_equal(counter(DRMTOP_CNT_JOB_CLIENT_UNKNOWN), 1);
 	assert_int_equal(engine_jobs(c.uid, k.sched), 0);
-}
-
-/* Client @uid's figures on the made-up scheduler @ring; false if it has no engine entry. */
-static bool engine_of(__u64 uid, __u64 ring, struct drmtop_engine *e)
-{
-	struct drmtop_engine_key key = { .uid = uid, .ring = ring };
-	struct drmtop_ring r;
-
-	if (bpf_map_lookup_elem(bpf_map__fd(sched->maps.rings), &key.ring, &r))
-		return false;
-	key.ring_seq = r.seq;
-	return !bpf_map_lookup_elem(bpf_map__fd(sched->maps.engines), &key, e);
 }
 
 /* A job of @uid handed to the hardware at @run_ns, as its queue and run events leave it. */
