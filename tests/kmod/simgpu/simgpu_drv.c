@@ -67,7 +67,7 @@ MODULE_PARM_DESC(job_timeout_ms,
 unsigned int simgpu_free_delay_ms;
 module_param_named(free_delay_ms, simgpu_free_delay_ms, uint, 0644);
 MODULE_PARM_DESC(free_delay_ms,
-		 "free_job sleeps this long before drm_sched_job_cleanup, as a scheduler whose free worker runs late: later jobs end before a job is freed (default 0)");
+		 "the engines' jobs are freed (drm_sched_job_cleanup) this long after drm_sched hands them back, in that order, as by a free worker running late: later jobs end before a job is freed (default 0)");
 
 unsigned int simgpu_profiling;
 module_param_named(profiling, simgpu_profiling, uint, 0644);
