@@ -16,8 +16,10 @@
 # nothing flagged, nothing unmapped.
 # The default simgpu is loaded again at the end, with the suite's parameters.
 # CASE80_PARTS (default: all) names the parts to run, comma-separated, among: v3d, amdgpu, fw,
-# fw-churn, lima, etnaviv, nouveau, powervr, panthor, rocket (the arm64 stage runs v3d and the drivers without
-# engine time; the others' logic is the architecture's neither).
+# fw-churn, lima, etnaviv, nouveau, powervr, panthor, rocket. make test picks per kernel
+# (tests/vm/vm.mk): the drivers without engine time on 6.12 and arm64 (panthor on 7.2 too), the
+# churn on 6.1 and 7.2; the arm64 stage runs v3d and the drivers without engine time (the
+# others' logic is the architecture's neither).
 set -u
 
 . tests/workload/vmcheck.sh
@@ -494,15 +496,20 @@ personality_tracer() {
 	fi
 }
 
-# part NAME: whether CASE80_PARTS asks for part NAME; a part left out is said so, once.
+# part NAME: whether CASE80_PARTS asks for part NAME; a part left out is said so, once. A part
+# run is said with the case's seconds so far: what each part costs the suite shows in its log.
 part() {
 	case ",${CASE80_PARTS:-all}," in
-	*,all,* | *",$1,"*) return 0 ;;
+	*,all,* | *",$1,"*)
+		echo "# part $1: from $(($(date +%s) - case_start)) s"
+		return 0
+		;;
 	esac
 	echo "# part $1: not run here (CASE80_PARTS=$CASE80_PARTS)"
 	return 1
 }
 
+case_start=$(date +%s)
 ! part v3d || personality v3d "" '["v3d_render", "v3d_csd", "v3d_tfu"]' \
 	'["render", "csd", "tfu"]'
 ! part amdgpu || personality amdgpu "clear_jobs=1" '["gfx_0.0.0", "comp_1.0.0", "sdma0"]' \
