@@ -153,7 +153,7 @@ test-build: $(TEST_BUILD)
 TEST_JOBS ?= 2
 TEST_HOST = $(filter-out $(TEST_PARALLEL) $(TEST_TIMED),$(TEST_TARGETS))
 test: all
-	@rm -rf $(RESULTS) && mkdir -p $(RESULTS)
+	@rm -rf $(RESULTS) && mkdir -p $(RESULTS) && date +%s >$(RESULTS)/test.start
 	@$(MAKE) --no-print-directory -k -j$(TEST_JOBS) test-build || true
 	@$(MAKE) --no-print-directory -k unit-test $(TEST_HOST) || true
 	@$(MAKE) --no-print-directory -k -j$(TEST_JOBS) --output-sync=recurse VM_SID_BUILT=1 \

@@ -51,6 +51,20 @@ rc=$?
 [ $rc -eq 3 ] && [ "$(cat "$T/clean")" = "7 0" ] && ok "a clean stage keeps its status and counts" ||
 	bad "clean stage" "rc=$rc result '$(cat "$T/clean")'"
 
+# Each stage's time is kept, and its summary line says it, counted from make test's start.
+RESULTS=$T scripts/run-stage.py timed -- sh -c 'sleep 1.2; echo "1 0" >"$RESULTS/timed"'
+read -r start end <"$T/timed.time"
+[ $((end - start)) -ge 1 ] && [ $((end - start)) -le 3 ] &&
+	ok "a stage's start and end kept ($((end - start)) s for a 1.2 s stage)" ||
+	bad "stage time" "'$(cat "$T/timed.time")'"
+echo "$((start - 30))" >"$T/test.start"
+echo "$start $((start + 7))" >"$T/timed.time"
+scripts/summarise-tests.sh "$T" timed >"$T/summary" 2>&1
+grep -qx 'stage timed: 1 passed, 0 failed (7 s, from 30 s)' "$T/summary" &&
+	grep -q '^make test: [0-9]* s$' "$T/summary" && ok "the summary says each stage's time and start" ||
+	bad "summary times" "$(cat "$T/summary")"
+rm -f "$T/test.start"
+
 # A failing stage's FAIL lines are kept and repeated after the totals (CI shows only the tail).
 RESULTS=$T scripts/run-stage.py failing -- sh -c 'echo "PASS a"; echo "FAIL b: why b"
 	echo "not FAIL c"; echo "FAIL d: why d"; echo "1 2" >"$RESULTS/failing"' >"$T/failing.out"

@@ -12,7 +12,9 @@ Otherwise it exits with CMD's status. A leftover of one stage would otherwise ta
 every later one, and pass unnoticed.
 
 CMD's output is passed through, and its "FAIL ..." lines are also kept in $RESULTS/STAGE.fails:
-scripts/summarise-tests.sh repeats them under the totals, since CI shows only a log's tail.
+scripts/summarise-tests.sh repeats them under the totals, since CI shows only a log's tail. When
+the stage started and ended (seconds since the epoch) go to $RESULTS/STAGE.time, which the
+summary turns into each stage's time and start: where `make test`'s time went, in CI's log.
 """
 import ctypes
 import os
@@ -128,12 +130,29 @@ def keep_fails(stage, fails):
         f.write(b"".join(x + b"\n" for x in fails))
 
 
+def keep_time(stage, start):
+    results = os.environ.get("RESULTS")
+    if not results:
+        return
+    os.makedirs(results, exist_ok=True)
+    with open(os.path.join(results, f"{stage}.time"), "w") as f:
+        f.write(f"{start:.0f} {time.time():.0f}\n")
+
+
 def main():
     args = sys.argv[1:]
     if len(args) < 3 or args[1] != "--":
         sys.stderr.write("usage: run-stage.py STAGE -- CMD...\n")
         return 2
     stage, cmd = args[0], args[2:]
+    start = time.time()
+    try:
+        return supervise(stage, cmd)
+    finally:
+        keep_time(stage, start)
+
+
+def supervise(stage, cmd):
     grace = float(os.environ.get("STAGE_GRACE", "5"))
     libc = ctypes.CDLL(None, use_errno=True)
     if libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
