@@ -17,9 +17,8 @@
 # The default simgpu is loaded again at the end, with the suite's parameters.
 # CASE80_PARTS (default: all) names the parts to run, comma-separated, among: v3d, amdgpu, fw,
 # fw-churn, lima, etnaviv, nouveau, powervr, panthor, rocket. make test picks per kernel
-# (tests/vm/vm.mk): the drivers without engine time on 6.12 and arm64 (panthor on 7.2 too), the
-# churn on 6.1 and 7.2; the arm64 stage runs v3d and the drivers without engine time (the
-# others' logic is the architecture's neither).
+# (tests/vm/vm.mk): the drivers without engine time in the arm64 stage (panthor on 7.2 too), with
+# v3d there (the others' logic is the architecture's neither), and the churn on 6.1 and 7.2.
 set -u
 
 . tests/workload/vmcheck.sh
