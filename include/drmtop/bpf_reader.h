@@ -133,6 +133,7 @@ struct drmtop_bpf_prog_stat {
 	__u64 run_cnt;			/* runs; with BPF stats enabled only */
 	__u64 run_time_ns;
 	__u64 recursion_misses;		/* runs the kernel skipped: events the tracer missed */
+	__u32 verified_insns;		/* the verifier's walk at load (5.16+): its start's cost */
 	enum drmtop_bpf_skip_cost skip_cost;
 	unsigned int made_up_by;	/* enum drmtop_counter, for DRMTOP_SKIP_MADE_UP */
 	unsigned int made_up_also;	/* a second such counter, or DRMTOP_CNT_MAX */

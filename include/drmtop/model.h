@@ -348,6 +348,7 @@ struct drmtop_model_prog {
 	uint64_t recursion_misses;	/* runs the kernel skipped: events never seen */
 	uint64_t misses_delta;		/* in the last interval */
 	uint64_t run_cnt, run_time_ns;	/* with sysctl kernel.bpf_stats_enabled only */
+	uint32_t verified_insns;	/* instructions the verifier walked to load it */
 };
 
 /*

@@ -1177,6 +1177,7 @@ static void build_bpf_summary(struct build *b)
 					  before ? &before->recursion_misses : NULL);
 		mp->run_cnt = ps->run_cnt;
 		mp->run_time_ns = ps->run_time_ns;
+		mp->verified_insns = ps->verified_insns;
 		m->missed.skipped_runs += mp->recursion_misses;
 		m->missed.skipped_runs_interval += mp->misses_delta;
 		skipped_lost(m, ps, mp, &lost, &lost_delta);

@@ -112,6 +112,7 @@ static size_t add_object(const struct drmtop_bpf *b, struct bpf_object *obj,
 		out[n].run_cnt = info.run_cnt;
 		out[n].run_time_ns = info.run_time_ns;
 		out[n].recursion_misses = info.recursion_misses;
+		out[n].verified_insns = info.verified_insns;
 		skip_cost(b, &out[n]);
 		n++;
 	}

@@ -306,6 +306,7 @@ static void json_bpf_summary(struct json_writer *w, const struct drmtop_model *m
 			jw_kv_u64(w, "recursion_misses_interval", p->misses_delta);
 			jw_kv_u64(w, "run_cnt", p->run_cnt);
 			jw_kv_u64(w, "run_time_ns", p->run_time_ns);
+			jw_kv_u64(w, "verified_insns", p->verified_insns);
 			jw_object_end(w);
 		}
 		jw_array_end(w);

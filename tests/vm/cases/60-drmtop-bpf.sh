@@ -62,6 +62,11 @@ if ! want steady; then
 elif wl_start "$d" --hold steady >"$d/why"; then
 	drmtop_bg_last "$d/honest.json.all" "$d/honest.json"
 	jq_check drmtop-bpf-active '.bpf.active == true' "$d/honest.json" '.bpf'
+	# Every program loaded walking under a tenth of the verifier's limit (1,000,000 insns): the
+	# walk is paid at each tracer start (done took 270,560 on 7.2 with 64-try CAS loops).
+	jq_check drmtop-bpf-verifier-budget '.bpf.programs | length > 0 and
+		all(.verified_insns > 0 and .verified_insns < 100000)' "$d/honest.json" \
+		'[.bpf.programs[] | {name, verified_insns}]'
 	# The refresh read the fds the tracer's iterator listed, not every process's: the figures
 	# checked below come from that path.
 	jq_check drmtop-bpf-scan-from-tracer '.scan.from_tracer == true and .scan.drm_fds >= 5 and
