@@ -121,22 +121,22 @@ def pump(src, fails):
             fails.append(line.strip()[:400])
 
 
-def keep_fails(stage, fails):
+def keep(name, data):
+    """Writes data (bytes) to $RESULTS/name, if there is a $RESULTS."""
     results = os.environ.get("RESULTS")
     if not results:
         return
     os.makedirs(results, exist_ok=True)
-    with open(os.path.join(results, f"{stage}.fails"), "wb") as f:
-        f.write(b"".join(x + b"\n" for x in fails))
+    with open(os.path.join(results, name), "wb") as f:
+        f.write(data)
+
+
+def keep_fails(stage, fails):
+    keep(f"{stage}.fails", b"".join(x + b"\n" for x in fails))
 
 
 def keep_time(stage, start):
-    results = os.environ.get("RESULTS")
-    if not results:
-        return
-    os.makedirs(results, exist_ok=True)
-    with open(os.path.join(results, f"{stage}.time"), "w") as f:
-        f.write(f"{start:.0f} {time.time():.0f}\n")
+    keep(f"{stage}.time", f"{start:.0f} {time.time():.0f}\n".encode())
 
 
 def main():
