@@ -18,7 +18,8 @@ VM_ARM64_CASES ?= 00-environment 10-simgpu-load 20-workload-selfcheck 39-bpf-tra
 # rests on ordered atomics that arm64 runs as such only when asked (drmtop_ordered_add).
 VM_ARM64_CASE60_PARTS ?= idle
 # Of case 80: v3d (arm64's own GPU) and the drivers without engine time, whose figures are the
-# tracer's alone; amdgpu's and the firmware-scheduled parts hold nothing arm64-specific.
+# tracer's alone (run here only, where those GPUs ship: tests/vm/vm.mk); amdgpu's and the
+# firmware-scheduled parts hold nothing arm64-specific.
 VM_ARM64_CASE80_PARTS ?= v3d,$(CASE80_ENGINELESS)
 
 .PHONY: arm64 arm64-vm-deps vm-test-arm64

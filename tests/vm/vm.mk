@@ -78,7 +78,7 @@ VM_SKIP_7.2 := 35-drmtop-tui,39-bpf-trampolines,63-drmtop-cgroups,65-drmtop-sign
 # each, 36 s on 6.1, 57 % of the case) run in the arm64 stage only, where those GPUs ship: what
 # they prove is the driver table's names and timing, the same on every kernel and architecture;
 # 7.2 keeps panthor, whose fdinfo time with its profiling on is checked on 7.x only. They ran on
-# every kernel until 2026-11-29: some 10 minutes of the timed pool (two slots), which ends make test.
+# every kernel until 2026-11-29: some 10 minutes of the timed pool, whose end is make test's.
 CASE80_ENGINELESS := lima,etnaviv,nouveau,powervr,panthor,rocket
 vm-test-6.12 vm-test-6.12-timed: VM_ENV ?= CASE80_PARTS=v3d,amdgpu,fw
 vm-test-6.1 vm-test-6.1-timed: VM_ENV ?= CASE80_PARTS=v3d,amdgpu,fw,fw-churn
