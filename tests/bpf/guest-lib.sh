@@ -230,8 +230,13 @@ def bpf_engine($c; $e): {busy: ([$c.engines[] | select(.name == $e) | .busy_ns] 
 # Engine figures of BPF client $c against simgpu client $tc: jobs exact, busy within tolerance.
 def engine_checks($lbl; $c; $tc; $busy):
 	engines[] as $e | bpf_engine($c; $e) as $g |
-	check("\($lbl)-\($e)-jobs"; $g.jobs == $tc["\($e)_completed"];
-		"bpf \($g.jobs) jobs, simgpu completed \($tc["\($e)_completed"])"),
+	# A job made from its done event, or held there, is counted at its cleanup: a cleanup run the
+	# kernel skipped (7.2-rt, 3 in a run of case 50) leaves it out, unflagged until the reader
+	# ages it out 10 s later (jobs_aged_out): short by at most those runs, never over.
+	skipped_prog("drmtop_job_cleanup") as $sc |
+	check("\($lbl)-\($e)-jobs"; $g.jobs <= $tc["\($e)_completed"] and
+		$g.jobs >= $tc["\($e)_completed"] - $sc;
+		"bpf \($g.jobs) jobs, simgpu completed \($tc["\($e)_completed"]), cleanup runs skipped \($sc)"),
 	# every job that ran has one queue-to-run latency sample, but one made from its done event
 	# (its queue and run events lost: no queue time), of all clients at most job_from_done
 	([$c.engines[] | select(.name == $e) | .lat_hist[]] | add // 0) as $h |
