@@ -333,7 +333,6 @@ static void client_open(const struct drmtop_client *c, bool slotted)
 						     &c->client_id, &c->file, BPF_ANY), 0);
 }
 
-/* Jobs of client @uid on the made-up scheduler @ring (0: no engine entry). */
 /* Client @uid's figures on the made-up scheduler @ring; false if it has no engine entry. */
 static bool engine_of(__u64 uid, __u64 ring, struct drmtop_engine *e)
 {
@@ -348,6 +347,7 @@ static bool engine_of(__u64 uid, __u64 ring, struct drmtop_engine *e)
 	return !bpf_map_lookup_elem(bpf_map__fd(sched->maps.engines), &key, e);
 }
 
+/* Jobs of client @uid on the made-up scheduler @ring (0: no engine entry). */
 static __u64 engine_jobs(__u64 uid, __u64 ring)
 {
 	struct drmtop_engine e;
