@@ -110,6 +110,13 @@ static __always_inline struct drmtop_client *unknown_entity_client(__u64 entity,
 __u32 drmtop_by_client_id;
 
 /*
+ * Set by the loader once drmtop_job_cleanup is attached: only then may a done event hold a job
+ * for its cleanup to count (DRMTOP_LANE_MAY_HOLD). Without it (no BPF trampolines: Debian's
+ * arm64 6.1) a held job would never be counted, and nothing there makes up a skipped done.
+ */
+__u32 drmtop_cleanup_hooked;
+
+/*
  * The client of a job being queued; NULL for the driver's own jobs. *@unknown is set for a
  * user client's job whose client the tracer does not know (its open event missed, or opened
  * before attach and not used since): such a job is not charged to anyone here, never to
@@ -555,7 +562,8 @@ static __always_inline void on_done(struct drm_sched_fence *s_fence, enum end_at
 	 */
 	fence_ns = scheduled_time(s_fence, now, btf);
 	start = drmtop_job_start(j.run_ns, j.queue_ns, fence_ns);
-	busy = job_busy(s_fence, r, start, now, at == END_AT_DONE, &held, btf);
+	busy = job_busy(s_fence, r, start, now, at == END_AT_DONE && drmtop_cleanup_hooked, &held,
+			btf);
 	if (held) {
 		/* the map's entry, for the cleanup, which reads the end from the fence again */
 		jm->end_ns = now;

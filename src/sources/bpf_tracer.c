@@ -510,6 +510,9 @@ static int try_sched(struct drmtop_bpf *b, const struct btf *btf, bool v617, boo
 		drmtop_sched_bpf__destroy(skel);
 		return -EAGAIN;
 	}
+	/* after every attach: a job held before its cleanup program ran would never be counted */
+	if (skel->bss)
+		skel->bss->drmtop_cleanup_hooked = hook_attached(b, "drmtop_job_cleanup");
 	b->sched = skel;
 	return 1;
 fail:
