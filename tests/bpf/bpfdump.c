@@ -24,9 +24,10 @@
  *   --fds       include the task_file iterator's records (taken at stop)
  *   --drop-queue N, --drop-run N, --drop-done N
  *               test only: the scheduler part drops every Nth queue / run / done event as if
- *               the kernel had skipped the program (bpf/drmtop_sched.bpf.c, test_drop); the
- *               JSON then has "test_dropped": {"queue": n, "run": n, "done": n, "open": n,
- *               "close": n, "release": n, "object": n}
+ *               the kernel had skipped the program (bpf/drmtop_sched.bpf.c, test_drop; done:
+ *               of jobs not the first counted on their execution unit); the JSON then has
+ *               "test_dropped": {"queue": n, "run": n, "done": n, "open": n, "close": n,
+ *               "release": n, "object": n}
  *   --leak      with --drop-done: the job whose done was dropped last is not made up at its
  *               cleanup either (both lost, as in a GPU reset on 7.x): the reader must age it out
  *   --drop-open N, --drop-close N, --drop-release N, --drop-object N
