@@ -146,7 +146,11 @@ struct drmtop_model_bpf {
 	bool mem_diverged;
 	bool mem_inconclusive;		/* they differ, but the tracer lost memory events */
 	uint64_t fdinfo_total_bytes;
-	uint64_t missed;		/* its buffers and jobs full maps refused: totals short */
+	/*
+	 * Its buffers and jobs full maps refused, and its ended jobs whose cleanup (where they
+	 * are counted) is over a second late: totals short
+	 */
+	uint64_t missed;
 };
 
 struct drmtop_model_device;

@@ -30,6 +30,17 @@ bool drmtop_bpf_ended_unfreed(const struct drmtop_job *job, __u64 now)
 	return (job->uid & DRMTOP_JOB_ENDED) && now > job->end_ns + ENDED_GRACE_NS;
 }
 
+/*
+ * Ended, and its cleanup a second late: that run may have been skipped (7.x), and the job is then
+ * counted nowhere until it ages out. Its client's figures are marked short meanwhile.
+ */
+#define ENDED_OVERDUE_NS	1000000000ull
+
+bool drmtop_bpf_ended_overdue(const struct drmtop_job *job, __u64 now)
+{
+	return (job->uid & DRMTOP_JOB_ENDED) && now > job->end_ns + ENDED_OVERDUE_NS;
+}
+
 void drmtop_bpf_age_ended(struct drmtop_bpf *b, const __u64 *keys, size_t n)
 {
 	size_t i;

@@ -921,6 +921,8 @@ struct running_walk {
 	__u64 now;
 	__u64 *stale;		/* ended jobs never freed: keys to delete */
 	size_t n_stale, cap_stale;
+	__u64 *overdue;		/* clients of ended jobs whose cleanup is late: uids */
+	size_t n_overdue, cap_overdue;
 };
 
 static int each_job(const void *key, const void *value, void *ctx)
@@ -932,12 +934,17 @@ static int each_job(const void *key, const void *value, void *ctx)
 	size_t i;
 
 	if (job->uid & DRMTOP_JOB_ENDED) {
-		if (!drmtop_bpf_ended_unfreed(job, rw->now))
-			return 0;
-		k = vec_push(rw->stale, rw->n_stale, rw->cap_stale);
-		if (!k)
-			return -ENOMEM;
-		*k = *(const __u64 *)key;
+		if (drmtop_bpf_ended_unfreed(job, rw->now)) {
+			k = vec_push(rw->stale, rw->n_stale, rw->cap_stale);
+			if (!k)
+				return -ENOMEM;
+			*k = *(const __u64 *)key;
+		} else if (drmtop_bpf_ended_overdue(job, rw->now)) {
+			k = vec_push(rw->overdue, rw->n_overdue, rw->cap_overdue);
+			if (!k)
+				return -ENOMEM;
+			*k = job->uid & ~(DRMTOP_JOB_ENDED | DRMTOP_JOB_HELD);
+		}
 		return 0;
 	}
 	if (!job->run_ns)
@@ -980,6 +987,13 @@ static int add_running(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
 	err = drmtop_bpf_walk(b, MAP_JOBS, each_job, &rw);
 	if (!err)
 		drmtop_bpf_age_ended(b, rw.stale, rw.n_stale);
+	for (i = 0; !err && i < rw.n_overdue; i++) {
+		struct drmtop_bpf_client *cl = live_client(s, rw.overdue[i]);
+
+		/* its figures short by a job only its cleanup counts (this copy, not the map's) */
+		if (cl)
+			cl->c.missed++;
+	}
 	if (!err && rw.n) {
 		next = calloc(rw.n, sizeof(*next));
 		if (!next)
@@ -1026,6 +1040,7 @@ static int add_running(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
 	free(rw.old);
 	strmap_fini(&rw.old_at);
 	free(rw.stale);
+	free(rw.overdue);
 	return err;
 }
 

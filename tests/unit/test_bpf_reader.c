@@ -853,6 +853,56 @@ static void test_leaked_jobs_age_out(void **state)
 	drmtop_bpf_close(b);
 }
 
+/* Client @uid's missed figure in one snapshot (~0 if it is not there). */
+static __u64 missed_of(struct drmtop_bpf *b, __u64 uid)
+{
+	struct drmtop_bpf_snapshot s;
+	__u64 missed = ~0ull;
+	size_t i;
+
+	assert_int_equal(drmtop_bpf_snapshot(b, &s), 0);
+	for (i = 0; i < s.n_clients; i++)
+		if (s.clients[i].c.uid == uid)
+			missed = s.clients[i].c.missed;
+	drmtop_bpf_snapshot_free(&s);
+	return missed;
+}
+
+/*
+ * A job held at its done event, or made from it, is counted at its cleanup; one whose cleanup
+ * run the kernel skipped was counted nowhere, and unflagged, until it aged out 10 s later. Its
+ * client's figures are marked short once the cleanup is a second late; not before (a cleanup
+ * on its way), and no other client's.
+ */
+static void test_overdue_cleanup_marks_client(void **state)
+{
+	struct drmtop_bpf *b = fake_tracer();
+	__u64 ring = 0xc1, late = 0xe1, fresh = 0xe2, now = mono_ns(), aged;
+	struct drmtop_ring r = { .last_done_ns = now - 3000000000ull, .lanes = 2 };
+	struct drmtop_job j = { .uid = 1 | DRMTOP_JOB_ENDED | DRMTOP_JOB_HELD, .ring = ring,
+				.queue_ns = now - 2600000000ull, .run_ns = now - 2500000000ull,
+				.end_ns = now - 2000000000ull };
+
+	(void)state;
+	put_client(b, 1);
+	put_client(b, 2);
+	put_client(b, 3);
+	assert_int_equal(bpf_map_update_elem(b->map_fd[MAP_RINGS], &ring, &r, BPF_ANY), 0);
+	assert_int_equal(bpf_map_update_elem(b->map_fd[MAP_JOBS], &late, &j, BPF_ANY), 0);
+	j.uid = 2 | DRMTOP_JOB_ENDED;
+	j.end_ns = now - 1000000;
+	assert_int_equal(bpf_map_update_elem(b->map_fd[MAP_JOBS], &fresh, &j, BPF_ANY), 0);
+	if (missed_of(b, 1) != 1)
+		fail_msg("a held job 2 s past its end, its cleanup not come: client missed %llu",
+			 (unsigned long long)missed_of(b, 1));
+	assert_int_equal(missed_of(b, 2), 0);
+	assert_int_equal(missed_of(b, 3), 0);
+	assert_int_equal(running_of(b, 1, ring, &aged), 0);
+	assert_int_equal(aged, 0);
+	assert_true(job_present(b, late));
+	drmtop_bpf_close(b);
+}
+
 /*
  * A job not done twice its scheduler's timeout and a second after max(its run, its ring's
  * previous end) went through the driver's timeout handler: it lost its done and cleanup. Aged
@@ -1747,6 +1797,7 @@ int main(void)
 		cmocka_unit_test(test_running_on_a_scheduler_gone),
 		cmocka_unit_test(test_leaked_jobs_age_out),
 		cmocka_unit_test(test_leaked_jobs_age_out_past_timeout),
+		cmocka_unit_test(test_overdue_cleanup_marks_client),
 		cmocka_unit_test(test_lost_close_record_settled),
 		cmocka_unit_test(test_pending_close_keeps_late_jobs),
 		cmocka_unit_test(test_closed_zero_entry_deleted),
