@@ -49,6 +49,12 @@ static __always_inline __u64 drmtop_busy_ns(__u64 run_ns, __u64 done_ns, __u64 *
  */
 #define DRMTOP_CAS_TRIES	8
 
+/*
+ * A loop that gave up, its update lost or its figure possibly off: never silent. Each object
+ * including this defines it (the tracer's count cas_gave_up, a loss, in drmtop_common.bpf.h).
+ */
+static __always_inline void drmtop_cas_gave_up(void);
+
 /* *@v raised to @t if lower, against concurrent raises on other CPUs. */
 static __always_inline void drmtop_raise(__u64 *v, __u64 t)
 {
@@ -60,6 +66,7 @@ static __always_inline void drmtop_raise(__u64 *v, __u64 t)
 		if (old >= t || __sync_val_compare_and_swap(v, old, t) == old)
 			return;
 	}
+	drmtop_cas_gave_up();
 }
 
 /* *@v lowered to @t if higher, as drmtop_raise(). */
@@ -73,6 +80,7 @@ static __always_inline void drmtop_lower(__u64 *v, __u64 t)
 		if (old <= t || __sync_val_compare_and_swap(v, old, t) == old)
 			return;
 	}
+	drmtop_cas_gave_up();
 }
 
 /*
@@ -95,6 +103,7 @@ static __always_inline __u64 drmtop_busy_ns_shared(__u64 run_ns, __u64 done_ns,
 		if (next == last || __sync_val_compare_and_swap(last_done_ns, last, next) == last)
 			return busy;
 	}
+	drmtop_cas_gave_up();
 	drmtop_raise(last_done_ns, done_ns);
 	return busy;
 }
@@ -121,6 +130,7 @@ static __always_inline bool drmtop_flags_update(__u32 *count, long new_count, __
 		if (next == old || __sync_val_compare_and_swap(w, old, next) == old)
 			return true;
 	}
+	drmtop_cas_gave_up();
 	return false;
 }
 

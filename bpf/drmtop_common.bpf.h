@@ -201,6 +201,11 @@ static __always_inline void drmtop_count(enum drmtop_counter c)
 		__sync_fetch_and_add(v, 1);
 }
 
+static __always_inline void drmtop_cas_gave_up(void)
+{
+	drmtop_count(DRMTOP_CNT_CAS_GAVE_UP);
+}
+
 /*
  * Test only (bpfdump --drop-*): true on every @every-th call (never when 0), as if the kernel
  * had skipped the program there; calls counted in *@seen, drops in *@dropped.

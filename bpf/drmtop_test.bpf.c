@@ -11,6 +11,14 @@
 
 #include "drmtop_account.bpf.h"
 
+/* compare-and-swap loops that gave up (the tracer counts cas_gave_up): the race tests want none */
+__u64 out_cas_gave_up;
+
+static __always_inline void drmtop_cas_gave_up(void)
+{
+	__sync_fetch_and_add(&out_cas_gave_up, 1);
+}
+
 char LICENSE[] SEC("license") = "GPL";
 
 /* Results of the latest run, read back by the test through the skeleton's bss. */

@@ -430,7 +430,10 @@ struct drmtop_fd_rec {
 	X(KERNEL_JOBS, kernel_jobs, TOTAL)	/* jobs charged to a kernel client */	\
 	/* handle events and exports of GEM objects shared before or after them: the	\
 	 * reader recounts clients' shared bytes only after this moved */		\
-	X(SHARED_EVENTS, shared_events, TOTAL)
+	X(SHARED_EVENTS, shared_events, TOTAL)					\
+	/* compare-and-swap loops that gave up after DRMTOP_CAS_TRIES tries, other CPUs	\
+	 * moving the word on at every one: a unit's end or an object's flags not stored */	\
+	X(CAS_GAVE_UP, cas_gave_up, LOSS)
 
 /*
  * gpu_mem/gpu_mem_total (include/trace/events/gpu_mem.h, CONFIG_TRACE_GPU_MEM): the last total a

@@ -1074,12 +1074,15 @@ static enum drmtop_counter_kind counter_kind(unsigned int i)
 	return i < DRMTOP_CNT_MAX ? kinds[i] : DRMTOP_COUNTER_LOSS;
 }
 
-/* Losses that may leave a client's memory figure (a running sum) wrong until it closes. */
+/*
+ * Losses that may leave a client's memory figure (a running sum) wrong until it closes; a
+ * compare-and-swap that gave up may have left a GEM object's shared flags wrong.
+ */
 static bool memory_counter(unsigned int i)
 {
 	return i == DRMTOP_CNT_CLIENTS_FULL || i == DRMTOP_CNT_HANDLES_FULL ||
 	       i == DRMTOP_CNT_OBJECTS_FULL || i == DRMTOP_CNT_ADOPT_TRUNCATED ||
-	       i == DRMTOP_CNT_MEM_UNDERFLOW;
+	       i == DRMTOP_CNT_MEM_UNDERFLOW || i == DRMTOP_CNT_CAS_GAVE_UP;
 }
 
 static const struct drmtop_bpf_prog_stat *prev_prog(const struct drmtop_model_input *in,

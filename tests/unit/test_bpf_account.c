@@ -904,14 +904,17 @@ static void test_busy_concurrent_done(void **state)
 	(void)state;
 	skel->bss->race_last = 0;
 	skel->bss->race_busy = 0;
+	skel->bss->out_cas_gave_up = 0;
 	for (i = 0; i < 3; i++)
 		t[i] = (struct prog_thread){ .prog = skel->progs.test_busy_race,
 					     .args = { 0, 1000000 }, .calls = 20 };
 	run_threads(t, 3);
-	if (skel->bss->race_busy != skel->bss->race_last || !skel->bss->race_last)
-		fail_msg("busy %llu counted for a timeline covering %llu ns",
+	if (skel->bss->race_busy != skel->bss->race_last || !skel->bss->race_last ||
+	    skel->bss->out_cas_gave_up)
+		fail_msg("busy %llu counted for a timeline covering %llu ns, %llu loops gave up",
 			 (unsigned long long)skel->bss->race_busy,
-			 (unsigned long long)skel->bss->race_last);
+			 (unsigned long long)skel->bss->race_last,
+			 (unsigned long long)skel->bss->out_cas_gave_up);
 }
 
 /*
@@ -926,14 +929,16 @@ static void test_flags_concurrent_update(void **state)
 
 	(void)state;
 	skel->bss->flags_broken = 0;
+	skel->bss->out_cas_gave_up = 0;
 	memset(&skel->bss->race_obj, 0, sizeof(skel->bss->race_obj));
 	for (i = 0; i < 3; i++)
 		t[i] = (struct prog_thread){ .prog = skel->progs.test_flags_race,
 					     .args = { (__u64)i, 1000000 }, .calls = 20 };
 	run_threads(t, 3);
-	if (skel->bss->flags_broken || skel->bss->race_obj.flags)
-		fail_msg("%llu updates undone by another CPU's, flags left %#x",
-			 (unsigned long long)skel->bss->flags_broken, skel->bss->race_obj.flags);
+	if (skel->bss->flags_broken || skel->bss->race_obj.flags || skel->bss->out_cas_gave_up)
+		fail_msg("%llu updates undone by another CPU's, flags left %#x, %llu loops gave up",
+			 (unsigned long long)skel->bss->flags_broken, skel->bss->race_obj.flags,
+			 (unsigned long long)skel->bss->out_cas_gave_up);
 }
 
 static int count_record(void *ctx, void *data, size_t len)
