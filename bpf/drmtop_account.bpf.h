@@ -41,13 +41,23 @@ static __always_inline __u64 drmtop_busy_ns(__u64 run_ns, __u64 done_ns, __u64 *
 
 /*
  * Tries of a compare-and-swap loop: each failed try means another CPU moved the value on within
- * the few instructions of one try, so eight in a row take eight other CPUs ending jobs of the same
- * ring or unit at that instant. The verifier walks every try on every path: 64 tries made the
- * done program 270,560 instructions to verify on Debian 7.2 (a quarter of the kernel's limit,
- * paid at every tracer start), 8 make it 30,130 (`drmtop -J -n 1 --source bpf`,
- * bpf.programs[].verified_insns; VM case 60 holds each program under 100,000).
+ * the few instructions of one try, so eight in a row take CPUs ending jobs of the same ring or
+ * unit back to back, which done events a job apart do not. The verifier walks every try on
+ * every path: 64 tries made the done program 270,560 instructions to verify on Debian 7.2 (a
+ * quarter of the kernel's limit, paid at every tracer start), 8 make it 30,130
+ * (`drmtop -J -n 1 --source bpf`, bpf.programs[].verified_insns; VM case 60 holds each program
+ * under 100,000).
  */
 #define DRMTOP_CAS_TRIES	8
+
+/*
+ * drmtop_flags_update()'s: it swaps on every call (a bit set or cleared, the count stored), so
+ * CPUs updating one object at once collide at every try. The race test (three threads on two
+ * CPUs, 60,000,000 updates) once saw 54,760 give up at 8 tries. What it costs the verifier:
+ * drmtop_handle_create 4,129 instructions to 10,249 on Debian 7.2, 6,846 to 18,975 on 6.1
+ * (case 60's bpf.programs[].verified_insns).
+ */
+#define DRMTOP_FLAGS_CAS_TRIES	32
 
 /*
  * A loop that gave up, its update lost or its figure possibly off: never silent. Each object
@@ -113,8 +123,7 @@ static __always_inline __u64 drmtop_busy_ns_shared(__u64 run_ns, __u64 done_ns,
  * (the word starts at @count, the flags its upper half: little-endian, as x86-64 and arm64), and
  * stores @new_count (if not negative) in the same swap: BPF has no 32-bit atomic or/and before
  * -mcpu=v3, so a compare-and-swap of the whole word. A read-modify-write of the flags lost a
- * bit another CPU set meanwhile. False if other CPUs kept changing the word (never seen: each
- * try is a few instructions).
+ * bit another CPU set meanwhile. False if other CPUs kept changing the word.
  */
 static __always_inline bool drmtop_flags_update(__u32 *count, long new_count, __u32 set,
 						__u32 clear)
@@ -122,7 +131,7 @@ static __always_inline bool drmtop_flags_update(__u32 *count, long new_count, __
 	__u64 *w = (__u64 *)count, old, next;
 	int i;
 
-	for (i = 0; i < DRMTOP_CAS_TRIES; i++) {
+	for (i = 0; i < DRMTOP_FLAGS_CAS_TRIES; i++) {
 		old = *(volatile __u64 *)w;
 		next = (old | (__u64)set << 32) & ~((__u64)clear << 32);
 		if (new_count >= 0)
