@@ -97,8 +97,10 @@ static __always_inline void drmtop_lower(__u64 *v, __u64 t)
  * drmtop_busy_ns() on a *@last_done_ns in a map, that done events on other CPUs update at the
  * same time: each job counts only the time between the value it replaced and its end, so two
  * jobs never both count the same stretch (a read, then a store, let both count it, and let an
- * earlier end overwrite a later one). Should the value move on at every try (never seen: each
- * try is a few instructions), the last try's figure stands.
+ * earlier end overwrite a later one). Should the value move on at every try, the last try's
+ * figure stands and the end is not stored: counted (cas_gave_up), with no second loop to raise
+ * it, which the verifier walked on every path once the give-up was counted (the done program
+ * 63,293 instructions to verify on Debian 7.2, 44,626 without it: case 60's verified_insns).
  */
 static __always_inline __u64 drmtop_busy_ns_shared(__u64 run_ns, __u64 done_ns,
 						   __u64 *last_done_ns)
@@ -114,7 +116,6 @@ static __always_inline __u64 drmtop_busy_ns_shared(__u64 run_ns, __u64 done_ns,
 			return busy;
 	}
 	drmtop_cas_gave_up();
-	drmtop_raise(last_done_ns, done_ns);
 	return busy;
 }
 
