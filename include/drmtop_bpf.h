@@ -431,8 +431,9 @@ struct drmtop_fd_rec {
 	/* handle events and exports of GEM objects shared before or after them: the	\
 	 * reader recounts clients' shared bytes only after this moved */		\
 	X(SHARED_EVENTS, shared_events, TOTAL)					\
-	/* compare-and-swap loops that gave up after DRMTOP_CAS_TRIES tries, other CPUs	\
-	 * moving the word on at every one: a unit's end or an object's flags not stored */	\
+	/* compare-and-swap loops that gave up after their tries (DRMTOP_CAS_TRIES, GEM	\
+	 * flags DRMTOP_FLAGS_CAS_TRIES), other CPUs moving the word on at every one: a	\
+	 * unit's end or an object's flags not stored */					\
 	X(CAS_GAVE_UP, cas_gave_up, LOSS)
 
 /*

@@ -24,21 +24,27 @@ static bool age(struct drmtop_bpf *b, __u64 fence)
 	return true;
 }
 
-bool drmtop_bpf_ended_unfreed(const struct drmtop_job *job, __u64 now)
-{
-	/* ended, waiting for its cleanup to be counted: its cleanup run was lost */
-	return (job->uid & DRMTOP_JOB_ENDED) && now > job->end_ns + ENDED_GRACE_NS;
-}
-
 /*
  * Ended, and its cleanup a second late: that run may have been skipped (7.x), and the job is then
  * counted nowhere until it ages out. Its client's figures are marked short meanwhile.
  */
 #define ENDED_OVERDUE_NS	1000000000ull
 
+/* Ended (counted at its cleanup) more than @late_ns before @now, its cleanup not come. */
+static bool ended_waiting(const struct drmtop_job *job, __u64 now, __u64 late_ns)
+{
+	return (job->uid & DRMTOP_JOB_ENDED) && now > job->end_ns + late_ns;
+}
+
+bool drmtop_bpf_ended_unfreed(const struct drmtop_job *job, __u64 now)
+{
+	/* ended, waiting for its cleanup to be counted: its cleanup run was lost */
+	return ended_waiting(job, now, ENDED_GRACE_NS);
+}
+
 bool drmtop_bpf_ended_overdue(const struct drmtop_job *job, __u64 now)
 {
-	return (job->uid & DRMTOP_JOB_ENDED) && now > job->end_ns + ENDED_OVERDUE_NS;
+	return ended_waiting(job, now, ENDED_OVERDUE_NS);
 }
 
 void drmtop_bpf_age_ended(struct drmtop_bpf *b, const __u64 *keys, size_t n)

@@ -921,15 +921,16 @@ struct running_walk {
 	__u64 now;
 	__u64 *stale;		/* ended jobs never freed: keys to delete */
 	size_t n_stale, cap_stale;
-	__u64 *overdue;		/* clients of ended jobs whose cleanup is late: uids */
-	size_t n_overdue, cap_overdue;
+	struct drmtop_bpf_snapshot *s;	/* its live clients, sorted: those of late cleanups */
 };
 
 static int each_job(const void *key, const void *value, void *ctx)
 {
 	const struct drmtop_job *job = value;
 	struct running_walk *rw = ctx;
+	struct drmtop_bpf_client *cl;
 	struct drmtop_bpf_oldest *p;
+	__u64 uid;
 	__u64 *k;
 	size_t i;
 
@@ -940,10 +941,11 @@ static int each_job(const void *key, const void *value, void *ctx)
 				return -ENOMEM;
 			*k = *(const __u64 *)key;
 		} else if (drmtop_bpf_ended_overdue(job, rw->now)) {
-			k = vec_push(rw->overdue, rw->n_overdue, rw->cap_overdue);
-			if (!k)
-				return -ENOMEM;
-			*k = job->uid & ~(DRMTOP_JOB_ENDED | DRMTOP_JOB_HELD);
+			/* short by a job only its cleanup counts (this copy, not the map) */
+			uid = job->uid & ~(DRMTOP_JOB_ENDED | DRMTOP_JOB_HELD);
+			cl = live_client(rw->s, uid);
+			if (cl)
+				cl->c.missed++;
 		}
 		return 0;
 	}
@@ -977,7 +979,7 @@ static int each_job(const void *key, const void *value, void *ctx)
  */
 static int add_running(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
 {
-	struct running_walk rw = { .now = s->taken_ns };
+	struct running_walk rw = { .now = s->taken_ns, .s = s };
 	struct drmtop_aging *next = NULL;
 	__u64 now = s->taken_ns;
 	size_t i, j, n_next = 0;
@@ -987,13 +989,6 @@ static int add_running(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
 	err = drmtop_bpf_walk(b, MAP_JOBS, each_job, &rw);
 	if (!err)
 		drmtop_bpf_age_ended(b, rw.stale, rw.n_stale);
-	for (i = 0; !err && i < rw.n_overdue; i++) {
-		struct drmtop_bpf_client *cl = live_client(s, rw.overdue[i]);
-
-		/* its figures short by a job only its cleanup counts (this copy, not the map's) */
-		if (cl)
-			cl->c.missed++;
-	}
 	if (!err && rw.n) {
 		next = calloc(rw.n, sizeof(*next));
 		if (!next)
@@ -1040,7 +1035,6 @@ static int add_running(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
 	free(rw.old);
 	strmap_fini(&rw.old_at);
 	free(rw.stale);
-	free(rw.overdue);
 	return err;
 }
 

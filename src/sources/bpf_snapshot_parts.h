@@ -37,6 +37,7 @@ struct drmtop_bpf_oldest {
 
 /* Whether @job, made from its done event, was never counted at its cleanup (as of @now). */
 bool drmtop_bpf_ended_unfreed(const struct drmtop_job *job, __u64 now);
+/* Whether such a job's cleanup is a second late: its client's figures are then short. */
 bool drmtop_bpf_ended_overdue(const struct drmtop_job *job, __u64 now);
 /* Deletes such jobs (the jobs map's keys @keys), counting them jobs_aged_out. */
 void drmtop_bpf_age_ended(struct drmtop_bpf *b, const __u64 *keys, size_t n);
