@@ -32,7 +32,8 @@ export LSAN_OPTIONS="${LSAN_OPTIONS:-}"
 
 # One make with its own OUTPUT: build/san gets its own objects, skeletons and results, so the
 # normal build is never touched. Its unit-test and cli stages write to $san/test-results.
-# Built on every core first (nothing else runs in a host stage), then run one stage at a time.
+# Built on every core first (make test runs another host stage beside this one), then run one
+# stage at a time.
 rm -rf "$san/test-results"
 for targets in "-j$(nproc) unit-build" "unit-test cli"; do
 	# shellcheck disable=SC2086 # the job count and targets are words

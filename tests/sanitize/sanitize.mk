@@ -3,6 +3,8 @@
 # built into $(OUTPUT)/san so the normal build is untouched; then batch runs of $(OUTPUT)/drmtop
 # under valgrind on a hostile proc tree. Root, as the CLI test and the BPF unit tests need.
 TEST_TARGETS += sanitize
+# The longest host stage (about 3 minutes): started first, beside the others one after another.
+TEST_HOST_FIRST += sanitize
 
 SAN_DIR := $(OUTPUT)/san
 
