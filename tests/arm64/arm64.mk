@@ -33,6 +33,14 @@ arm64: $(OUTPUT)/drmtop $(BPF_OBJS)
 arm64-vm-deps:
 	@MAKE="$(MAKE)" tests/arm64/cross.sh $(ARM64_DIR) vm-guest-bins \
 		$(abspath $(ARM64_DIR))/build/kmod/simgpu-smoke simgpu
+# The arm64 root the guest boots into (run-in-vm.sh's default place for it).
+.PHONY: arm64-root
+arm64-root:
+	@tests/vm/arm64-root.sh $(ARM64_DIR)/root
+# What vm-test-arm64 makes before its first boot, made in make test's build phase (the kernels
+# through vm-kernels): at the stage's start it held a slot of the timed pool (tests/vm/vm.mk).
+TEST_BUILD += arm64-vm-deps arm64-root
+VM_PREPARE_KERNELS += arm64-6.12 arm64-6.1
 
 vm-test-arm64: $(OUTPUT)/drmtop
 	@MAKE="$(MAKE)" ARM64_DIR=$(ARM64_DIR) VM_TIMEOUT=$(VM_TIMEOUT) \
