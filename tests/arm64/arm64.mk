@@ -37,9 +37,9 @@ arm64-vm-deps:
 .PHONY: arm64-root
 arm64-root:
 	@tests/vm/arm64-root.sh $(ARM64_DIR)/root
-# What vm-test-arm64 makes before its first boot, made in make test's build phase (the kernels
-# through vm-kernels): at the stage's start it held a slot of the timed pool (tests/vm/vm.mk).
-TEST_BUILD += arm64-vm-deps arm64-root
+# What vm-test-arm64 fetches before its first boot, fetched beside make test's build and host
+# stages (TEST_PREPARE, the Makefile): at the stage's start it held a slot of the timed pool.
+TEST_PREPARE += arm64-root
 VM_PREPARE_KERNELS += arm64-6.12 arm64-6.1
 
 vm-test-arm64: $(OUTPUT)/drmtop

@@ -203,11 +203,9 @@ vm-shell:
 		$(if $(VM_SIMGPU_PARAMS),--simgpu-params "$(VM_SIMGPU_PARAMS)") -- /bin/bash -i
 
 # Fetch every kernel and make its initramfs ahead of time (CI caches build/vm/kernels, and
-# build/sid for unstable's). make test does it in its build phase (TEST_BUILD), beside the
-# compiles: each stage did it before its first boot until 2026-11-29, in the pools whose end is
-# make test's (7-15 s a kernel; the arm64 stage's two and its root about 50 s).
+# build/sid for unstable's); make test does it beside its build and host stages (TEST_PREPARE).
 VM_PREPARE_KERNELS += $(VM_KERNELS) $(VM_SID_KERNELS) $(VM_RT_KERNELS)
-TEST_BUILD += vm-kernels
+TEST_PREPARE += vm-kernels
 vm-kernels:
 	@for k in $(VM_SID_KERNELS) $(VM_RT_KERNELS); do \
 		tests/vm/sid-root.sh prepare $$k >/dev/null || exit 1; done
