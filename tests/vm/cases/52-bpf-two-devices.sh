@@ -6,7 +6,7 @@
 # each with its own device's jobs and busy time, and the devices' GEM totals apart. A tool that
 # keyed kernel clients by driver would merge them; so would an exporter. Unbound, both devices
 # and their kernel clients leave the tracer's maps, the kernel clients' figures in close records.
-# Checked on 6.1, 6.12 and 7.2.
+# make test runs it on 6.1 and 7.2 (tests/vm/vm.mk says why not on 6.12).
 . tests/vm/case-lib.sh
 
 KO=${VM_SIMGPU:-build/kmod/$(uname -r)/simgpu.ko}
