@@ -151,7 +151,8 @@ test-build: $(TEST_BUILD)
 # then the VM stages of TEST_PARALLEL the same way, longest first, each stage's output held back
 # and printed whole when it ends (--output-sync), then TEST_TIMED's, beside each other only
 # (tests/vm/vm.mk). Host stages ran one at a time until 2026-11-29: 468 s of a fresh clone's
-# make test with a core idle through most of cli, serve and the unit tests; two at a time 214 s.
+# make test with a core idle through most of cli, serve and the unit tests; two at a time 340 s
+# (a fresh clone of e6e00c3, with the fetches below beside them).
 # What the VM stages fetch before their first boot (TEST_PREPARE: kernels, the arm64 root) is
 # fetched beside the build and the host stages, in the background (mostly the network's time: it
 # took 7-18 s an item at each stage's start, in the pools whose end is make test's; made a goal

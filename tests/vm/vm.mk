@@ -53,11 +53,11 @@ TEST_TIMED += vm-test-6.12-timed vm-test-6.1-timed vm-test-7.2-timed
 # output, exit status) and the kernel's fd-based lifetime of BPF links and maps, the same on
 # every kernel, and it takes about 3 minutes per kernel under TCG (175 s at b59b1dd).
 # Case 90 (churn soak) runs 600 s on 6.12 in a stage of its own (vm-soak, below), and 60 s on
-# 7.2-rt (vm-test-7.2-rt; 90 s until 2026-11-29, the timed pool's longer lane), where the kernel skips tracer programs under churn three times as
-# often as plain 7.2: each client still once, closed, with its jobs, no map left fuller than
-# before, every loss a skip the kernel made. Plain 7.2's exact half ran the same 90 s too until
-# 3363f77 (2.5 minutes of the parallel pool's longer slot, which then ended 2-3 minutes after
-# the soak's): the same churn on the same kernel with fewer skips.
+# 7.2-rt (vm-test-7.2-rt; 90 s until 2026-11-29, the timed pool's longer lane), where the kernel
+# skips tracer programs under churn three times as often as plain 7.2: each client still once,
+# closed, with its jobs, no map left fuller than before, every loss a skip the kernel made.
+# Plain 7.2's exact half ran the same 90 s too until 3363f77 (2.5 minutes of the parallel pool's
+# longer slot, which then ended 2-3 minutes after the soak's): the same churn, fewer skips.
 # (VM_SKIP_<short>: case names separated by commas; the guest splits VM_ENV at spaces.)
 # Cases 35 (the live view, fdinfo only) and 70 (a real Prometheus scraping drmtop serve) run on
 # 6.12 only too: what they prove is the views' and the exporter's (both read the model, which
@@ -74,9 +74,9 @@ VM_SKIP_7.2 := 35-drmtop-tui,39-bpf-trampolines,62-drmtop-pidns,63-drmtop-cgroup
 # 6.1 (jobs owned through entity hooks) and 7.2 (through the fence's client id, with the kernel's
 # skips), not on 6.12, whose attribution is 7.2's and whose churn under record the soak proves
 # (vm-soak, 6.12). Its six drivers without engine time (lima .. rocket: a reload and two drmtops
-# each, 36 s on 6.1, 57 % of the case) run in the arm64 stage only, where those GPUs ship: what
-# they prove is the driver table's names and timing, the same on every kernel and architecture;
-# panthor runs on 7.2 only, whose fdinfo time with its profiling on is checked on 7.x only. They
+# each, 36 s on 6.1, 57 % of the case) run once each: what they prove is the driver table's
+# names and timing, the same on every kernel and architecture; five in the arm64 stage, where
+# those GPUs ship, and panthor on 7.2, whose fdinfo time with its profiling on is 7.x's. They
 # ran on every kernel until 2026-11-29: some 10 minutes of the timed pool, whose end is make
 # test's. So does v3d (arm64's GPU: its rings' names and depth 1 are the table's and simgpu's,
 # 30 s a kernel). amdgpu runs on 6.1 and 6.12, whose kernel jobs (its buffer clears) the tracer
