@@ -1,5 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* Whole-file reads of proc files: st_size is 0 there, so read to EOF into a growing buffer. */
+/*
+ * Whole-file reads of proc files: st_size is 0 there, so read to EOF into a growing buffer.
+ * DRM_READ_ONE_RECORD relies on seq_read_iter() copying a single_open file's one record whole
+ * when the reader has room (fs/seq_file.c of 6.1, 6.12 and 7.2; the files' single_open in
+ * fs/proc/base.c and fs/proc/fd.c), no signal or page boundary cutting it short.
+ */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -9,7 +14,7 @@
 #include "drmtop/proc_read.h"
 #include "drmtop/util/vec.h"
 
-int drm_read_file(const char *path, char **buf, size_t *len)
+int drm_read_file_flags(const char *path, unsigned int flags, char **buf, size_t *len)
 {
 	size_t cap = 0, n = 0;
 	char *b = NULL;
@@ -24,6 +29,7 @@ int drm_read_file(const char *path, char **buf, size_t *len)
 		return -ENOMEM;
 	}
 	for (;;) {
+		size_t room;
 		ssize_t r;
 
 		/* room for at least one byte and the terminating NUL */
@@ -31,7 +37,8 @@ int drm_read_file(const char *path, char **buf, size_t *len)
 			err = -ENOMEM;
 			break;
 		}
-		r = read(fd, b + n, cap - n - 1);
+		room = cap - n - 1;
+		r = read(fd, b + n, room);
 		if (r < 0) {
 			if (errno == EINTR)
 				continue;
@@ -41,6 +48,9 @@ int drm_read_file(const char *path, char **buf, size_t *len)
 		if (r == 0)
 			break;
 		n += (size_t)r;
+		/* half the reads of a client's proc files found only the end */
+		if ((flags & DRM_READ_ONE_RECORD) && (size_t)r < room)
+			break;
 	}
 	close(fd);
 	if (err) {
@@ -53,7 +63,12 @@ int drm_read_file(const char *path, char **buf, size_t *len)
 	return 0;
 }
 
-int drm_read_comm(const char *path, char *comm, size_t size)
+int drm_read_file(const char *path, char **buf, size_t *len)
+{
+	return drm_read_file_flags(path, 0, buf, len);
+}
+
+int drm_read_comm(const char *path, unsigned int flags, char *comm, size_t size)
 {
 	size_t len;
 	char *buf;
@@ -61,7 +76,7 @@ int drm_read_comm(const char *path, char *comm, size_t size)
 
 	if (!size)
 		return -EINVAL;
-	err = drm_read_file(path, &buf, &len);
+	err = drm_read_file_flags(path, flags, &buf, &len);
 	if (err)
 		return err;
 	if (len && buf[len - 1] == '\n')
@@ -126,7 +141,7 @@ static const char *cgroup_line_path(const char *buf, const char *want)
 	return NULL;
 }
 
-int drm_read_cgroup(const char *path, char **cgroup)
+int drm_read_cgroup(const char *path, unsigned int flags, char **cgroup)
 {
 	const char *p;
 	size_t len;
@@ -134,7 +149,7 @@ int drm_read_cgroup(const char *path, char **cgroup)
 	int err;
 
 	*cgroup = NULL;
-	err = drm_read_file(path, &buf, &len);
+	err = drm_read_file_flags(path, flags, &buf, &len);
 	if (err)
 		return err;
 	p = cgroup_line_path(buf, ":");

@@ -1016,6 +1016,68 @@ static void cmdline_held_in_its_size(void **state)
 	free(cmdline);
 }
 
+/*
+ * A pipe holding @data whose write end stays open, read through its /proc/self/fd link with
+ * DRM_READ_ONE_RECORD. Without the flag the read waits for an end that never comes (the alarm
+ * fails the test); with it, the first read short of its room ends the file, however many reads
+ * it took to get there (a record larger than the first page). All of @data is in the pipe
+ * before the read starts: no read can come short of it early.
+ */
+static void read_one_record_from_pipe(const char *data, size_t size)
+{
+	char path[64], *buf;
+	int p[2];
+	size_t len;
+
+	assert_int_equal(pipe(p), 0);
+	assert_int_equal(write(p[1], data, size), (ssize_t)size);
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", p[0]);
+	alarm(10);
+	assert_int_equal(drm_read_file_flags(path, DRM_READ_ONE_RECORD, &buf, &len), 0);
+	alarm(0);
+	close(p[0]);
+	close(p[1]);
+	assert_int_equal(len, size);
+	assert_memory_equal(buf, data, size);
+	assert_int_equal(buf[len], '\0');
+	free(buf);
+}
+
+static void read_one_record_stops_at_short_read(void **state)
+{
+	static const char rec[] = "pos:\t0\nflags:\t02\ndrm-driver:\tsimgpu\ndrm-client-id:\t7\n";
+	char *big = malloc(10000);
+	size_t i;
+
+	(void)state;
+	read_one_record_from_pipe(rec, sizeof(rec) - 1);
+	assert_non_null(big);
+	for (i = 0; i < 10000; i++)
+		big[i] = i % 64 == 63 ? '\n' : 'a' + i % 26;
+	read_one_record_from_pipe(big, 10000);
+	free(big);
+}
+
+/* procfs's own one-record files read the same with and without it. */
+static void read_one_record_of_procfs(void **state)
+{
+	const char *files[] = { "/proc/self/comm", "/proc/self/cgroup", "/proc/self/stat" };
+	char *a, *b;
+	size_t i, la, lb;
+
+	(void)state;
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		assert_int_equal(drm_read_file(files[i], &a, &la), 0);
+		assert_int_equal(drm_read_file_flags(files[i], DRM_READ_ONE_RECORD, &b, &lb), 0);
+		/* the stat line's times move between the reads; its fields up to them do not */
+		assert_true(la > 0 && lb > 0);
+		assert_memory_equal(a, b, strcspn(a, ")") + 1);
+		assert_true(i == 2 || (la == lb && !memcmp(a, b, la)));
+		free(a);
+		free(b);
+	}
+}
+
 static void cmdline_read_once_per_process(void **state)
 {
 	struct fake_proc *fp = fp_new();
@@ -1143,6 +1205,8 @@ int main(void)
 		cmocka_unit_test_teardown(node_names, fp_teardown),
 		cmocka_unit_test(start_time_parse),
 		cmocka_unit_test(cmdline_held_in_its_size),
+		cmocka_unit_test(read_one_record_stops_at_short_read),
+		cmocka_unit_test(read_one_record_of_procfs),
 		cmocka_unit_test_teardown(cmdline_read_once_per_process, fp_teardown),
 		cmocka_unit_test_teardown(hung_cmdline_does_not_block_the_scan, fp_teardown),
 	};
