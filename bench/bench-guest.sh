@@ -20,12 +20,14 @@
 #   peers     the CPU per second of drmtop's live view (--source fdinfo and bpf), igt's gputop
 #             and nvtop, each on a terminal at one refresh a second, with the first refresh
 #             point's processes and clients; the peers run from the Debian unstable chroot
-#             BENCH_PEERS_ROOT (bench/run-bench.sh installs them there: Debian 12 has neither)
+#             BENCH_PEERS_ROOT (bench/run-bench.sh installs them there: Debian 12 has neither);
+#             with BENCH_BASE_DRMTOP, "drmtop-base" too: that drmtop's live view --source fdinfo
 #   scale     drmtop record while S short-lived clients come and go; then more clients at
 #             once than the tracer's clients map holds
 # Knobs (environment): BENCH_ROUNDS (10), BENCH_SECS (2), BENCH_SCALE_CLIENTS (10000),
 # BENCH_SMOKE=1 (everything once, briefly), BENCH_PARTS ("overhead progs refresh snapshot
-# peers scale"), BENCH_BASE_DRMTOP (absolute path of the base phase's drmtop; none: no base).
+# peers scale"), BENCH_BASE_DRMTOP (absolute path of the base phase's drmtop; none: no base),
+# BENCH_PEER_REPS (4: the peers' repetitions).
 set -u
 
 ROUNDS=${BENCH_ROUNDS:-10}
@@ -34,7 +36,7 @@ SCALE=${BENCH_SCALE_CLIENTS:-10000}
 PARTS=${BENCH_PARTS:-overhead progs refresh snapshot peers scale}
 PEERS_ROOT=${BENCH_PEERS_ROOT:-}
 BASE_DRMTOP=${BENCH_BASE_DRMTOP:-}
-PEER_REPS=4
+PEER_REPS=${BENCH_PEER_REPS:-4}
 PEER_SECS=15
 # Refresh points "procs:clients"; the first is measured REFRESH_REPS times per mode.
 POINTS="2000:100 200:100 1000:100 2000:10 2000:400"
@@ -356,6 +358,7 @@ peer() {
 	case $1 in
 	drmtop-fdinfo) echo "$DRMTOP -d 1 --source fdinfo" ;;
 	drmtop-bpf) echo "$DRMTOP -d 1 --source bpf" ;;
+	drmtop-base) echo "$BASE_DRMTOP -d 1 --source fdinfo" ;;
 	gputop | nvtop)
 		_args="-d 1"
 		[ "$1" = nvtop ] && _args="-d 10"	# nvtop counts tenths of a second
@@ -370,6 +373,7 @@ if want peers; then
 	c=${POINTS#*:}
 	c=${c%% *}
 	tools="drmtop-fdinfo drmtop-bpf gputop nvtop"
+	[ -n "$BASE_DRMTOP" ] && tools="$tools drmtop-base"
 	for t in gputop nvtop; do
 		[ -n "$PEERS_ROOT" ] && [ -x "$PEERS_ROOT/usr/bin/$t" ] && continue
 		log "peers: no $t in the chroot '$PEERS_ROOT' (BENCH_PEERS_ROOT): not measured"

@@ -16,7 +16,8 @@
 # BENCH_SETTLE (seconds to wait first for the host load to fall to it; 120, 0 for the smoke),
 # BENCH_BASE (a git revision: its drmtop, built in build/bench/base-<sha>/ by bench/build-base.sh,
 # runs as a sixth overhead phase "base" in the same rounds, and the report adds on/base: two
-# boots gave the same code 1.43x and 1.60x, so a small change shows only paired within one).
+# boots gave the same code 1.43x and 1.60x, so a small change shows only paired within one;
+# its live view runs among the peers too), BENCH_PEER_REPS (default 4: the peers' repetitions).
 
 BENCH_BINS := $(addprefix $(OUTPUT)/bench/,bench-ioctl bench-open bench-gem bench-jobs bench-spawn bench-tui \
 	bench-refresh bench-rss bench-floor floor.bpf.o floor-lookup.bpf.o)

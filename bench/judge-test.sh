@@ -5,7 +5,8 @@
 # (no VM): targets met, not met (one just over each limit; a limit reached exactly is met), a
 # loaded host (none judged, the figures still shown; BENCH_MAX_LOAD raises the limit), an
 # unknown load, too few rounds, too few clients for the RSS target, a base phase (on/base
-# shown, verdicts on/off's; none without one), and check-targets.sh
+# shown, verdicts on/off's; none without one; the base's live view among the peers), and
+# check-targets.sh
 # accepting a loaded host's report but not one that lost a target line. Run by the harness
 # stage (scripts/harness-test.sh); prints PASS/FAIL lines, exits non-zero on a failure.
 set -u
@@ -248,6 +249,19 @@ under_expect "base, none for GEM" "$T/base/out" "GEM create + close (4 KiB)" \
 	"zero-length jobs/s                 >= 0.95x  0.970 [0.970-0.970] n=6                       met"
 expect "base" "$T/base/out" "vs base:" "drmtop of $sha \(BENCH_BASE\) .*, not judged"
 summary "base" "$T/base/out" "targets: 7 met, 0 not met, 0 not judged, 2 not measured"
+# The base's live view among the peers: this drmtop's over the base's 0.95 in every repetition
+# (a median of 0.950), the base over gputop 0.90 / 0.95 = 0.947; the verdict stays drmtop's.
+{ echo "$quiet"; echo "base rev run 1 $sha"; peers 0.90 0.90 4
+  k=1
+  while [ "$k" -le 4 ]; do
+	echo "peers sched_ms_per_s_p2000_c100 drmtop-base $k $(awk -v k=$k 'BEGIN { print (250 + 10 * k) / 0.95 }')"
+	k=$((k + 1))
+  done; } | canned "$T/peersbase" 6 1.20 1.10 0.97 1.01 1.05
+judge "$T/peersbase"
+under_expect "peers, base" "$T/peersbase/out" "refresh vs gputop, nvtop" \
+	"  vs base 3318fe5abcde:            fdinfo/base 0.950 [0.950-0.950] n=4, base/gputop 0.95 [0.95-0.95]"
+expect "peers, base" "$T/peersbase/out" "refresh vs gputop, nvtop" \
+	"gputop 0\.90 \[0\.90-0\.90\] n=4, nvtop 0\.90 \[0\.90-0\.90\] n=4 +met"
 bench/report.sh "$T/base" >"$T/base/report" 2>&1
 expect "base report" "$T/base/report" "open_close_ns" \
 	" 1\.263 \[1\.200-1\.333\] n=6 +0\.950 \[0\.900-1\.000\] n=6"

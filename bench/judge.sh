@@ -157,6 +157,14 @@ END {
 	else
 		line(name, "<= 1.00x", fig (gone == "" ? "" : "; " gone " did not run"),
 			verdict(worst <= 1.0, min_reps, reps, "repetitions"))
+	# the live view of BENCH_BASE in the same repetitions: this drmtop against it, paired
+	if (peerkey != "" && paired(peerkey, "drmtop-fdinfo", "drmtop-base")) {
+		fig = sprintf("%.3f [%.3f-%.3f] n=%d", M, LO, HI, N)
+		if (paired(peerkey, "drmtop-base", "gputop"))
+			fig = fig sprintf(", base/gputop %.2f [%.2f-%.2f]", M, LO, HI)
+		printf "%-34s %-9s %s\n", "  vs base " (rev == "" ? "?" : substr(rev, 1, 12)) ":",
+			"fdinfo/base", fig
+	}
 	# The median over the frames of the snapshot part, judged only with the map full.
 	name = "snapshot, handles map full"
 	n = 0

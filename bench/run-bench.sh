@@ -81,7 +81,7 @@ for k in "$@"; do
 		--env BENCH_ROUNDS="$rounds" --env BENCH_SECS="${BENCH_SECS:-2}" \
 		--env BENCH_SCALE_CLIENTS="${BENCH_SCALE_CLIENTS:-}" --env BENCH_SMOKE="${BENCH_SMOKE:-0}" \
 		--env BENCH_PARTS="$parts" --env BENCH_PEERS_ROOT="$peers_root" \
-		--env BENCH_BASE_DRMTOP="$base_bin" \
+		--env BENCH_BASE_DRMTOP="$base_bin" --env BENCH_PEER_REPS="${BENCH_PEER_REPS:-}" \
 		-- sh bench/bench-guest.sh || { echo "bench: the VM run on $k failed" >&2; rc=1; continue; }
 	echo "bench: $k took $(($(date +%s) - start)) s" >&2
 	# The host's load, as raw.tsv lines: before and after (1-minute averages without ours),
