@@ -8,6 +8,7 @@
 #  - every stage of make test runs its recipe under $(STAGE_RUN) (make's own database);
 #  - make vm-deps builds every build/tests binary the guest cases run (dry run of make);
 #  - bench/judge-test.sh: make bench's target verdicts on canned figures;
+#  - tests/vm/mkinitramfs.sh: an initramfs made again for another busybox;
 #  - tests/vm/sid-root-test.sh: the sid chroot's locking.
 # Writes "<passed> <failed>" to $RESULTS/harness. Root (sid-root-test.sh: chroot, unshare).
 set -u
@@ -113,6 +114,33 @@ if bench/judge-test.sh >"$T/judge.out" 2>&1; then
 	ok "make bench's target verdicts ($(sed -n 's/^judge-test: \([0-9]*\) passed.*/\1/p' "$T/judge.out") checks)"
 else
 	bad "make bench's target verdicts" "$(grep -v '^PASS' "$T/judge.out" | head -c 1500)"
+fi
+
+# mkinitramfs.sh makes an initramfs again when another busybox is given, even one older than
+# the initramfs (an arm64 kernel's made with the host's busybox once stayed: dates only), and
+# not when nothing changed. A kernel tree of empty modules and a modprobe that lists them.
+k=$T/vm/kernels/9.9.9-test
+mkdir -p "$k/mods" "$T/bin"
+for m in virtio_pci 9pnet_virtio 9p; do : >"$k/mods/$m.ko"; done
+touch "$k/.complete"
+printf '#!/bin/sh\nfor m in virtio_pci 9pnet_virtio 9p; do echo "insmod %s/$m.ko"; done\n' \
+	"$k/mods" >"$T/bin/modprobe"
+chmod +x "$T/bin/modprobe"
+cp /bin/busybox "$T/bb-other" && printf 'x' >>"$T/bb-other" && touch -d 2001-01-01 "$T/bb-other"
+mkinit() { VM_BUILD_DIR=$T/vm PATH=$T/bin:$PATH BUSYBOX=$1 tests/vm/mkinitramfs.sh 9.9.9-test 2>&1; }
+# busybox of INITRAMFS: the /bin/busybox it holds
+initramfs_busybox() {
+	rm -rf "$T/x" && mkdir "$T/x" &&
+		(cd "$T/x" && gzip -dc "$T/vm/initramfs/9.9.9-test.cpio.gz" | cpio -id --quiet bin/busybox)
+}
+first=$(mkinit /bin/busybox)
+again=$(mkinit /bin/busybox)
+other=$(mkinit "$T/bb-other")
+if [ -n "$first" ] && [ -z "$again" ] && [ -n "$other" ] && initramfs_busybox &&
+	cmp -s "$T/x/bin/busybox" "$T/bb-other"; then
+	ok "mkinitramfs.sh makes the initramfs again for another busybox, only then"
+else
+	bad "mkinitramfs.sh busybox" "first '$first' again '$again' other '$other'"
 fi
 
 if tests/vm/sid-root-test.sh >"$T/sid.out" 2>&1; then

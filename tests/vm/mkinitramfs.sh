@@ -7,7 +7,8 @@
 # (9p, 9pnet_virtio, virtio_pci and what they depend on, as modprobe --show-depends lists them),
 # decompressed because busybox insmod only takes plain .ko files. Everything else (DRM modules,
 # simgpu, the tests) comes from the host root once it is mounted.
-# Default output: build/vm/initramfs/<release>.cpio.gz. Rebuilt only when an input changed.
+# Default output: build/vm/initramfs/<release>.cpio.gz. Rebuilt only when an input changed (the
+# busybox by its contents, in <output>.inputs).
 set -eu
 
 usage() {
@@ -41,9 +42,14 @@ for tool in cpio gzip modprobe readelf; do
 		{ echo "mkinitramfs: $tool not found (run scripts/install-deps.sh)" >&2; exit 1; }
 done
 
+# What no date tells: which busybox went in (an arm64 kernel's initramfs made with the host's
+# x86 busybox boots to an /init the guest cannot run, and is newer than either busybox).
+inputs="busybox $(sha256sum <"$busybox" | cut -d' ' -f1)
+modules $MODULES"
 # shellcheck disable=SC3013 # dash and busybox both have -nt
 if [ -f "$out" ] && [ "$out" -nt "$init" ] && [ "$out" -nt "$0" ] &&
-	[ "$out" -nt "$kdir/.complete" ] && [ "$out" -nt "$busybox" ]; then
+	[ "$out" -nt "$kdir/.complete" ] && [ "$out" -nt "$busybox" ] &&
+	[ "$(cat "$out.inputs" 2>/dev/null)" = "$inputs" ]; then
 	exit 0
 fi
 
@@ -82,4 +88,5 @@ done
 mkdir -p "$(dirname "$out")"
 (cd "$stage" && find . | LC_ALL=C sort | cpio -o -H newc --quiet -R 0:0) | gzip -1 >"$out.tmp.$$"
 mv "$out.tmp.$$" "$out"
+echo "$inputs" >"$out.inputs"
 echo "mkinitramfs: $out ($(tr '\n' ' ' <"$stage/lib/modules/modules.order"))" >&2
