@@ -88,7 +88,11 @@ function vsbase(metric,   fig) {
 	if (!paired(metric, "on", "base")) return
 	fig = sprintf("%.3f [%.3f-%.3f] n=%d", M, LO, HI, N)
 	if (paired(metric, "base", "off")) fig = fig sprintf(", base/off %.3f [%.3f-%.3f]", M, LO, HI)
-	printf "%-34s %-9s %s\n", "  vs base " (rev == "" ? "?" : substr(rev, 1, 12)) ":", "on/base", fig
+	baseline("on/base", fig)
+}
+# baseline(WHAT, FIGURE): a line under a target with a figure against BENCH_BASE, not judged
+function baseline(what, fig) {
+	printf "%-34s %-9s %s\n", "  vs base " (rev == "" ? "?" : substr(rev, 1, 12)) ":", what, fig
 }
 FILENAME == progs { if ($1 == "progs") bpf_ns[$2] += $7; next }
 $5 == "" || $5 == "-" { next }
@@ -162,8 +166,7 @@ END {
 		fig = sprintf("%.3f [%.3f-%.3f] n=%d", M, LO, HI, N)
 		if (paired(peerkey, "drmtop-base", "gputop"))
 			fig = fig sprintf(", base/gputop %.2f [%.2f-%.2f]", M, LO, HI)
-		printf "%-34s %-9s %s\n", "  vs base " (rev == "" ? "?" : substr(rev, 1, 12)) ":",
-			"fdinfo/base", fig
+		baseline("fdinfo/base", fig)
 	}
 	# The median over the frames of the snapshot part, judged only with the map full.
 	name = "snapshot, handles map full"
