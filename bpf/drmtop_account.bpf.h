@@ -546,4 +546,96 @@ static __always_inline void drmtop_id_del(void *slots, void *spill, __u64 id)
 	bpf_map_delete_elem(spill, &id);
 }
 
+/*
+ * Parked clients (struct drmtop_parked): @parked the array, @clients the clients map. A
+ * file's slot by a multiplicative hash: drm_file addresses share their low bits (one slab).
+ */
+static __always_inline struct drmtop_parked *drmtop_parked_slot(void *parked, __u64 file)
+{
+	__u32 k = (file * 0x9e3779b97f4a7c15ull) >> (64 - DRMTOP_PARKED_BITS);
+
+	/* a free slot's claim is 0: no file */
+	return file ? bpf_map_lookup_elem(parked, &k) : NULL;
+}
+
+/* Client @c of the new file @file parked; false if another open file holds its slot. */
+static __always_inline bool drmtop_park(void *parked, const struct drmtop_client *c,
+					__u64 file)
+{
+	struct drmtop_parked *p = drmtop_parked_slot(parked, file);
+
+	if (!p || __sync_val_compare_and_swap(&p->claim, 0, file) != 0)
+		return false;
+	/* odd while written: the reader and drmtop_unpark copy only what one write left */
+	__sync_fetch_and_add(&p->seq, 1);
+	p->promoted = 0;
+	p->closed = 0;
+	__builtin_memcpy(&p->c, c, sizeof(p->c));
+	__sync_fetch_and_add(&p->seq, 1);
+	return true;
+}
+
+/* Whether @file's slot is held by it: a client parked, or promoted and not yet closed. */
+static __always_inline bool drmtop_park_holds(void *parked, __u64 file)
+{
+	struct drmtop_parked *p = drmtop_parked_slot(parked, file);
+
+	return p && p->claim == file;
+}
+
+/*
+ * The parked client of @file moved into @clients, its entry there returned; NULL if @file parks
+ * none, or if its close took it meanwhile: a job's run or done event may meet the client as it
+ * closes, and the close, which announced itself in ->closed before it looked in @clients,
+ * reports the client as it was parked; the insert is undone.
+ */
+static __always_inline struct drmtop_client *drmtop_unpark(void *parked, void *clients,
+							   __u64 file)
+{
+	struct drmtop_parked *p = drmtop_parked_slot(parked, file);
+	struct drmtop_client *cp;
+	__u64 seq, uid;
+	long err;
+
+	if (!p || p->claim != file)
+		return NULL;
+	if (p->promoted)
+		return bpf_map_lookup_elem(clients, &file);
+	seq = __sync_fetch_and_add(&p->seq, 0);
+	uid = p->c.uid;
+	if (seq & 1)
+		return NULL;
+	err = bpf_map_update_elem(clients, &file, &p->c, BPF_NOEXIST);
+	/* full barriers: the insert is seen by the close, or its announcement here */
+	if (__sync_fetch_and_add(&p->seq, 0) != seq || p->claim != file ||
+	    __sync_fetch_and_add(&p->closed, 0) == uid) {
+		cp = err ? NULL : bpf_map_lookup_elem(clients, &file);
+		if (cp)
+			bpf_map_delete_elem(clients, &file);
+		return NULL;
+	}
+	p->promoted = 1;
+	return bpf_map_lookup_elem(clients, &file);
+}
+
+/*
+ * The close of @file begins: its slot if the file holds one (see drmtop_unpark), else NULL.
+ * Given up with drmtop_park_release once the client is reported.
+ */
+static __always_inline struct drmtop_parked *drmtop_park_closing(void *parked, __u64 file)
+{
+	struct drmtop_parked *p = drmtop_parked_slot(parked, file);
+
+	if (!p || p->claim != file)
+		return NULL;
+	__sync_lock_test_and_set(&p->closed, p->c.uid);
+	return p;
+}
+
+static __always_inline void drmtop_park_release(struct drmtop_parked *p, __u64 file)
+{
+	if (p)
+		__sync_val_compare_and_swap(&p->claim, file, 0);
+}
+
 #endif /* DRMTOP_ACCOUNT_BPF_H */

@@ -36,6 +36,28 @@
  */
 #define DRMTOP_READ(btf, p, f) ((btf) ? (p)->f : BPF_CORE_READ(p, f))
 
+/*
+ * Argument @n (or the return value) of a fentry/fexit program's function as a plain number: a
+ * BTF pointer may be offset and compared but not hashed (drmtop_parked_slot), and these
+ * helpers, which the verifier inlines (5.17+), hand the value over as a scalar. Checked on
+ * Debian 6.1.0-57, 6.12.117+deb12 and 7.2.13+deb14 (x86-64) and 6.12.117+deb12 (arm64).
+ */
+static __always_inline __u64 drmtop_arg_addr(void *ctx, __u32 n)
+{
+	__u64 v = 0;
+
+	bpf_get_func_arg(ctx, n, &v);
+	return v;
+}
+
+static __always_inline __u64 drmtop_ret_addr(void *ctx)
+{
+	__u64 v = 0;
+
+	bpf_get_func_ret(ctx, &v);
+	return v;
+}
+
 /* drm_file or struct device address -> client */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -43,6 +65,15 @@ struct {
 	__type(key, __u64);
 	__type(value, struct drmtop_client);
 } clients SEC(".maps");
+
+/* Clients parked at their open, not yet in clients (struct drmtop_parked); read mmapped. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, DRMTOP_PARKED_SLOTS);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__type(key, __u32);
+	__type(value, struct drmtop_parked);
+} parked SEC(".maps");
 
 /*
  * drm_file.client_id -> drm_file address, for s_fence->drm_client_id attribution: the slots
@@ -322,11 +353,40 @@ static __always_inline void drmtop_client_added(struct drmtop_client *c, bool la
 		drmtop_id_add(&client_slots, &client_ids, c->client_id, c->file);
 }
 
+/*
+ * The client of @file in the clients map, moved there first if it was parked at its open
+ * (drmtop_park): what every hook that charges a client anything uses. NULL if none.
+ */
+static __always_inline struct drmtop_client *drmtop_client_find(__u64 file)
+{
+	struct drmtop_client *c = bpf_map_lookup_elem(&clients, &file);
+
+	return c ? c : drmtop_unpark(&parked, &clients, file);
+}
+
+/* The uid of @file's client, parked or not, 0 if none: for iterators, which move nothing. */
+static __always_inline __u64 drmtop_client_uid(__u64 file)
+{
+	struct drmtop_client *c = bpf_map_lookup_elem(&clients, &file);
+	struct drmtop_parked *p;
+
+	if (c)
+		return c->uid;
+	p = drmtop_parked_slot(&parked, file);
+	return p && p->claim == file ? p->c.uid : 0;
+}
+
+/* Whether the tracer knows @file's client, parked or not. */
+static __always_inline bool drmtop_client_known(__u64 file)
+{
+	return bpf_map_lookup_elem(&clients, &file) || drmtop_park_holds(&parked, file);
+}
+
 /* The open client whose drm_file.client_id is @id, NULL if none (see drmtop_id_add). */
 static __always_inline struct drmtop_client *drmtop_client_of_id(__u64 id)
 {
 	__u64 file = drmtop_id_file(&client_slots, &client_ids, id);
-	struct drmtop_client *c = file ? bpf_map_lookup_elem(&clients, &file) : NULL;
+	struct drmtop_client *c = file ? drmtop_client_find(file) : NULL;
 
 	return c && c->client_id == id ? c : NULL;
 }
@@ -339,7 +399,7 @@ static __always_inline struct drmtop_client *drmtop_client_get_task(struct drm_f
 	__u64 key = (__u64)file;
 	struct drmtop_client c = {}, *cp;
 
-	cp = bpf_map_lookup_elem(&clients, &key);
+	cp = drmtop_client_find(key);
 	if (cp || !file)
 		return cp;
 	drmtop_client_fill(&c, file, late, task, false);

@@ -162,39 +162,47 @@ static __always_inline bool count_idle(const struct drmtop_client *c)
  */
 static __always_inline bool forget_client(__u64 key, bool seen)
 {
+	struct drmtop_parked *p = drmtop_park_closing(&parked, key);
 	struct drmtop_client *c = bpf_map_lookup_elem(&clients, &key);
+	bool parked = false;
 	__u64 id;
 
-	if (!c)
+	if (!c && p && !p->promoted) {
+		c = &p->c;
+		parked = true;
+	}
+	if (!c) {
+		drmtop_park_release(p, key);
 		return false;
+	}
 	if (!seen || !count_idle(c))
 		drmtop_send_closed(c, seen);
 	id = c->client_id;
 	if (id)
 		drmtop_id_del(&client_slots, &client_ids, id);
-	bpf_map_delete_elem(&clients, &key);
+	if (!parked)
+		bpf_map_delete_elem(&clients, &key);
+	drmtop_park_release(p, key);
 	return true;
 }
 
 /*
- * The client of a new file, in one insert: a client still in the map at an address
- * drm_file_alloc hands out again closed unseen (the release hooks were skipped, see
- * drmtop_gem_release_exit, and so was drmtop_file_free) is settled then, as closed, and the new
- * one takes its key. @btf as for DRMTOP_READ.
+ * The client of a new file, parked (drmtop_park: no hash insert) or, where another open file
+ * holds its slot, inserted. A client still known at an address drm_file_alloc hands out again
+ * closed unseen (the release hooks were skipped, see drmtop_gem_release_exit, and so was
+ * drmtop_file_free) is settled first, as closed. @key is @file's address as a scalar (see
+ * drmtop_arg_addr), @btf as for DRMTOP_READ.
  */
-static __always_inline void client_new(struct drm_file *file, bool btf)
+static __always_inline void client_new(struct drm_file *file, __u64 key, bool btf)
 {
 	struct drmtop_client c = {};
-	__u64 key = (__u64)file;
-	long err;
+	long err = 0;
 
 	drmtop_client_fill(&c, file, false, NULL, btf);
-	err = bpf_map_update_elem(&clients, &key, &c, BPF_NOEXIST);
-	if ((int)err == -EEXIST) {
-		if (forget_client(key, false))
-			drmtop_count(DRMTOP_CNT_CLOSE_INFERRED);
+	if (forget_client(key, false))
+		drmtop_count(DRMTOP_CNT_CLOSE_INFERRED);
+	if (!drmtop_park(&parked, &c, key))
 		err = bpf_map_update_elem(&clients, &key, &c, BPF_NOEXIST);
-	}
 	if (!err)
 		drmtop_client_added(&c, false);
 	else if (drmtop_insert_lost(err))
@@ -205,14 +213,14 @@ static __always_inline void client_new(struct drm_file *file, bool btf)
  * A new file: its client, and the entities the driver's open callback made in this thread
  * (@op, while active) are its own. @btf as for DRMTOP_READ.
  */
-static __always_inline void adopt_new_file(struct drm_file *file, struct drmtop_opening *op,
-					   bool btf)
+static __always_inline void adopt_new_file(struct drm_file *file, __u64 key,
+					   struct drmtop_opening *op, bool btf)
 {
-	struct pending_walk w = { .file = (__u64)file, .tid = current_tid() };
+	struct pending_walk w = { .file = key, .tid = current_tid() };
 	struct drmtop_entity *e;
 	__u32 i;
 
-	client_new(file, btf);
+	client_new(file, key, btf);
 	if (!op || !op->active)
 		return;
 	op->active = 0;
@@ -248,7 +256,7 @@ int BPF_PROG(drmtop_file_alloc, struct drm_minor *minor, struct drm_file *ret)
 	if (test_drop_drm(0))
 		return 0;
 	if (ret && !DRMTOP_IS_ERR(ret))
-		adopt_new_file(ret, op, true);
+		adopt_new_file(ret, drmtop_ret_addr(ctx), op, true);
 	else if (op)
 		op->active = 0;
 	return 0;
@@ -296,13 +304,16 @@ int BPF_PROG(drmtop_open_exit, struct inode *inode, struct file *filp, int ret)
 
 	if (ret || !filp)
 		return 0;
-	file = DRMTOP_READ(true, filp, private_data);
+	/*
+	 * Read by helper: a scalar on every kernel, which the parked slot's hash needs (6.17+
+	 * types a plain load of a void * field as untrusted memory, a pointer).
+	 */
+	file = BPF_CORE_READ(filp, private_data);
 	key = (__u64)file;
-	if (!file || bpf_map_lookup_elem(&clients, &key))
+	if (!file || drmtop_client_known(key))
 		return 0;
-	/* a void * field: a scalar to the verifier */
-	adopt_new_file(file, opening_of_current(), false);
-	if (bpf_map_lookup_elem(&clients, &key))
+	adopt_new_file(file, key, opening_of_current(), false);
+	if (drmtop_client_known(key))
 		drmtop_count(DRMTOP_CNT_OPEN_AT_DRM_OPEN);
 	return 0;
 }
@@ -329,7 +340,8 @@ int BPF_PROG(drmtop_ioctl_enter, struct file *filp)
 	if (*last == (__u64)file)
 		return 0;
 	*last = (__u64)file;
-	drmtop_client_get(file, true);
+	/* a scalar to hash, as in drmtop_open_exit */
+	drmtop_client_get(BPF_CORE_READ(filp, private_data), true);
 	return 0;
 }
 
@@ -362,9 +374,9 @@ int BPF_PROG(drmtop_gem_release_enter, struct drm_device *dev, struct drm_file *
 SEC("fexit/drm_gem_release")
 int BPF_PROG(drmtop_gem_release_exit, struct drm_device *dev, struct drm_file *file)
 {
-	__u64 key = (__u64)file;
+	__u64 key = drmtop_arg_addr(ctx, 1);
 
-	if (drmtop_test_drm_drop_every[1] && bpf_map_lookup_elem(&clients, &key) &&
+	if (drmtop_test_drm_drop_every[1] && drmtop_client_known(key) &&
 	    test_drop_drm(1))
 		return 0;
 	forget_client(key, true);
@@ -384,7 +396,7 @@ int BPF_PROG(drmtop_gem_release_exit, struct drm_device *dev, struct drm_file *f
 SEC("fentry/drm_prime_destroy_file_private")
 int BPF_PROG(drmtop_file_free, struct drm_prime_file_private *prime)
 {
-	__u64 key = (__u64)prime - bpf_core_field_offset(struct drm_file, prime);
+	__u64 key = drmtop_arg_addr(ctx, 0) - bpf_core_field_offset(struct drm_file, prime);
 
 	if (prime && forget_client(key, true))
 		drmtop_count(DRMTOP_CNT_CLOSE_AT_FREE);
@@ -666,7 +678,8 @@ int BPF_PROG(drmtop_handle_create, struct drm_file *file, struct drm_gem_object 
 		return 0;
 	if (bpf_probe_read_kernel(&handle, sizeof(handle), handlep))
 		return 0;
-	c = drmtop_client_get(file, true);
+	/* the scalar: drmtop_client_get hashes it (drmtop_arg_addr) */
+	c = drmtop_client_get((struct drm_file *)drmtop_arg_addr(ctx, 0), true);
 	imp = bpf_task_storage_get(&importing, bpf_get_current_task_btf(), NULL, 0);
 	handle_add(c, (__u64)file, handle, obj, imp && *imp == (__u64)file, true);
 	return 0;
@@ -769,7 +782,6 @@ int drmtop_fds(struct bpf_iter__task_file *ctx)
 	struct file *f = ctx->file;
 	struct task_struct *task = ctx->task;
 	struct drmtop_fd_rec r = {};
-	struct drmtop_client *c;
 	struct drm_file *file;
 	struct inode *inode;
 	__u32 rdev, major;
@@ -788,8 +800,7 @@ int drmtop_fds(struct bpf_iter__task_file *ctx)
 		return 0;
 	r.file = (__u64)file;
 	/* the uid ties this fd to one client, not to whichever file takes the address later */
-	c = bpf_map_lookup_elem(&clients, &r.file);
-	r.uid = c ? c->uid : 0;
+	r.uid = drmtop_client_uid(r.file);
 	if (bpf_core_field_exists(file->client_id))
 		r.client_id = BPF_CORE_READ(file, client_id);
 	r.tgid = drmtop_ns_tgid(task);

@@ -88,7 +88,7 @@ static __always_inline struct drmtop_client *unknown_entity_client(__u64 entity,
 
 	drmtop_count(DRMTOP_CNT_ENTITY_GUESSED);
 	if (file && (int)BPF_CORE_READ(ent, priority) != kprio) {
-		c = bpf_map_lookup_elem(&clients, &file);
+		c = drmtop_client_find(file);
 		/* a job the driver queues for another device in this ioctl is not this client's */
 		if (c && c->parent_dev != parent_dev)
 			c = NULL;
@@ -154,7 +154,7 @@ static __always_inline struct drmtop_client *job_client(struct drm_sched_job *jo
 			e->kind = DRMTOP_ENTITY_KERNEL;
 			return NULL;
 		}
-		c = bpf_map_lookup_elem(&clients, &e->file);
+		c = drmtop_client_find(e->file);
 		if (!c) {
 			drmtop_count(DRMTOP_CNT_JOB_CLIENT_UNKNOWN);
 			*unknown = true;

@@ -366,3 +366,49 @@ int BPF_PROG(test_client_id, __u32 op, __u64 id, __u64 file)
 		drmtop_id_del(&client_slots, &client_ids, id);
 	return 0;
 }
+
+/* Parked clients of test_park, as the tracer's maps (drmtop_common.bpf.h); the hash small. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, DRMTOP_PARKED_SLOTS);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__type(key, __u32);
+	__type(value, struct drmtop_parked);
+} parked SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 8);
+	__type(key, __u64);
+	__type(value, struct drmtop_client);
+} park_clients SEC(".maps");
+
+__u64 out_park;
+
+/*
+ * @op 0: client @uid of @file parks (out_park 1 if it did); 1: a hook meets @file (out_park the
+ * uid of its client in park_clients, 0 if none); 2: @file's close begins (out_park the uid of
+ * the client its slot holds, 0 if none); 3: the close gives the slot up; 4: whether @file holds
+ * its slot.
+ */
+SEC("raw_tp/drmtop_test_park")
+int BPF_PROG(test_park, __u32 op, __u64 file, __u64 uid)
+{
+	struct drmtop_client c = { .uid = uid, .file = file }, *cp;
+	struct drmtop_parked *p;
+
+	if (op == 0) {
+		out_park = drmtop_park(&parked, &c, file);
+	} else if (op == 1) {
+		cp = drmtop_unpark(&parked, &park_clients, file);
+		out_park = cp ? cp->uid : 0;
+	} else if (op == 2) {
+		p = drmtop_park_closing(&parked, file);
+		out_park = p ? p->c.uid : 0;
+	} else if (op == 3) {
+		drmtop_park_release(drmtop_parked_slot(&parked, file), file);
+	} else {
+		out_park = drmtop_park_holds(&parked, file);
+	}
+	return 0;
+}

@@ -131,6 +131,26 @@ struct drmtop_client {
 };
 
 /*
+ * A client parked at its open (bpf/drmtop_account.bpf.h, drmtop_park): slot hash(file) of the
+ * "parked" array holds it until its first buffer, job or ioctl moves it into the clients map,
+ * so an open and close that do nothing else touch no hash. @claim is its file while it is open
+ * (0: free), @seq odd while the slot is written, @promoted set once it is in the clients map
+ * (the slot stays claimed until the close), @closed the uid its close took. The reader mmaps
+ * the array and lists a parked client as it lists the map's (src/sources/bpf_parked.c).
+ */
+struct drmtop_parked {
+	__u64 claim;
+	__u64 seq;
+	__u64 promoted;
+	__u64 closed;
+	struct drmtop_client c;
+};
+
+/* Slots of the parked array (a power of two): an open whose slot is taken inserts at once. */
+#define DRMTOP_PARKED_BITS	10
+#define DRMTOP_PARKED_SLOTS	(1u << DRMTOP_PARKED_BITS)
+
+/*
  * Whether client @c, as it closed, ran no job and held nothing, nothing of it missed, and is
  * neither a kernel client nor one opened before attach (which may have run jobs before): an
  * idle close, counted per process rather than listed. The one rule of the programs

@@ -28,7 +28,7 @@ struct ring_buffer;
 enum drmtop_bpf_map {
 	MAP_CLIENTS, MAP_CLIENT_SLOTS, MAP_CLIENT_IDS, MAP_IOCTL_FILES, MAP_ENGINES, MAP_RINGS,
 	MAP_JOBS, MAP_HANDLES, MAP_OBJECTS, MAP_DEVICES, MAP_IMPORTING, MAP_OPENING, MAP_ENTITIES,
-	MAP_COUNTERS, MAP_CLOSED, MAP_UID_SEQ, MAP_TIMELINES, MAP_COUNT
+	MAP_COUNTERS, MAP_CLOSED, MAP_UID_SEQ, MAP_TIMELINES, MAP_PARKED, MAP_COUNT
 };
 
 /* A map a limit sizes: its name in the BPF source, the limit, key and value bytes. */
@@ -107,6 +107,10 @@ struct drmtop_bpf {
 	struct drmtop_idle_take idle;
 	__u64 idle_unsettled;		/* DRMTOP_CNT_IDLE_UNSETTLED */
 	__u64 idle_counted;		/* DRMTOP_CNT_IDLE_COUNTED */
+
+	/* the parked array (bpf_parked.c), mapped read-only once the first part loaded */
+	const struct drmtop_parked *parked;
+	size_t parked_bytes;
 
 	struct ring_buffer *rb;
 	/*
@@ -265,6 +269,13 @@ struct drmtop_walk {
 };
 
 int drmtop_bpf_map_walk(const struct drmtop_walk *w);
+
+/*
+ * The clients parked in @slots (bpf_parked.c), each passed to @each once at most; its first
+ * error ends the walk and is returned.
+ */
+int drmtop_bpf_parked_each(const struct drmtop_parked *slots, size_t n,
+			   int (*each)(const struct drmtop_client *c, void *ctx), void *ctx);
 
 /* The ring buffer's drain thread (bpf_drain.c): 0 or a negative errno; stop is idempotent. */
 int drmtop_bpf_drain_start(struct drmtop_bpf *b);

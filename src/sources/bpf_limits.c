@@ -87,8 +87,9 @@ uint64_t drmtop_bpf_limits_bytes(const struct drmtop_bpf_limits *l)
 		sum += n * (HTAB_ELEM_OVERHEAD + round8(m->key) + round8(m->value));
 		sum += pow2_at_least(n) * HTAB_BUCKET;
 	}
-	/* the client id array: not sized by --bpf-map (its spill hash, client_ids, is) */
-	return sum + DRMTOP_CLIENT_SLOTS * sizeof(struct drmtop_client_slot);
+	/* the client id and parked arrays: not sized by --bpf-map (the hashes beside them are) */
+	return sum + DRMTOP_CLIENT_SLOTS * sizeof(struct drmtop_client_slot) +
+	       DRMTOP_PARKED_SLOTS * sizeof(struct drmtop_parked);
 }
 
 int drmtop_bpf_limit_parse(struct drmtop_bpf_limits *l, const char *arg, char *err,

@@ -266,14 +266,37 @@ static int each_client(const void *key, const void *value, void *ctx)
 	return push_client(&s->clients, &s->n_clients, &s->cap_clients, &c);
 }
 
-/* Sorted by uid: engine, handle and job entries find their live client by bsearch. */
+static int each_parked(const struct drmtop_client *c, void *ctx)
+{
+	return each_client(NULL, c, ctx);
+}
+
+/*
+ * Sorted by uid: engine, handle and job entries find their live client by bsearch. The parked
+ * clients first, then the map's: one moved into the map between the two reads is in both (its
+ * map entry kept, which is newer), never in neither.
+ */
 static int read_clients(struct drmtop_bpf *b, struct drmtop_bpf_snapshot *s)
 {
-	int err = drmtop_bpf_walk(b, MAP_CLIENTS, each_client, s);
+	size_t parked, i, n;
+	int err = 0;
 
-	if (!err && s->n_clients)
-		qsort(s->clients, s->n_clients, sizeof(*s->clients), cmp_client_uid);
-	return err;
+	if (b->parked)
+		err = drmtop_bpf_parked_each(b->parked, DRMTOP_PARKED_SLOTS, each_parked, s);
+	parked = s->n_clients;
+	if (!err)
+		err = drmtop_bpf_walk(b, MAP_CLIENTS, each_client, s);
+	if (err || !s->n_clients)
+		return err;
+	qsort(s->clients + parked, s->n_clients - parked, sizeof(*s->clients), cmp_client_uid);
+	for (i = 0, n = 0; i < parked; i++)
+		if (!bsearch(&s->clients[i], s->clients + parked, s->n_clients - parked,
+			     sizeof(*s->clients), cmp_client_uid))
+			s->clients[n++] = s->clients[i];
+	memmove(s->clients + n, s->clients + parked, (s->n_clients - parked) * sizeof(*s->clients));
+	s->n_clients -= parked - n;
+	qsort(s->clients, s->n_clients, sizeof(*s->clients), cmp_client_uid);
+	return 0;
 }
 
 /*

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -35,6 +36,7 @@ const char *const drmtop_bpf_map_names[MAP_COUNT] = {
 	[MAP_OPENING] = "opening",	[MAP_ENTITIES] = "entities",
 	[MAP_COUNTERS] = "counters",	[MAP_CLOSED] = "closed",
 	[MAP_UID_SEQ] = "uid_seq",	[MAP_TIMELINES] = "timelines",
+	[MAP_PARKED] = "parked",
 };
 
 static void say(char *buf, size_t len, const char *fmt, ...)
@@ -271,6 +273,12 @@ static int adopt_maps(struct drmtop_bpf *b, struct bpf_object *obj)
 		if (fd < 0)
 			return -errno ? -errno : -ENOENT;
 		b->map_fd[i] = fd;
+	}
+	b->parked_bytes = sizeof(struct drmtop_parked) * DRMTOP_PARKED_SLOTS;
+	b->parked = mmap(NULL, b->parked_bytes, PROT_READ, MAP_SHARED, b->map_fd[MAP_PARKED], 0);
+	if (b->parked == MAP_FAILED) {
+		b->parked = NULL;
+		return -errno;
 	}
 	b->rb = ring_buffer__new(b->map_fd[MAP_CLOSED], drmtop_bpf_on_closed, b, NULL);
 	if (!b->rb)
@@ -724,6 +732,8 @@ void drmtop_bpf_close(struct drmtop_bpf *b)
 	ring_buffer__free(b->rb);
 	drmtop_drm_bpf__destroy(b->drm);
 	drmtop_sched_bpf__destroy(b->sched);
+	if (b->parked)
+		munmap((void *)b->parked, b->parked_bytes);
 	for (i = 0; i < MAP_COUNT; i++)
 		if (b->map_fd[i] >= 0)
 			close(b->map_fd[i]);

@@ -23,25 +23,15 @@
 
 #include "../../src/sources/bpf_snapshot_parts.h"
 #include "drmtop_bpf.h"
-#include "drmtop_test.skel.h"
+#include "bpf_test_object.h"
 
 static struct drmtop_test_bpf *skel;
 
 static int setup(void **state)
 {
 	(void)state;
-	if (geteuid() != 0) {
-		fprintf(stderr, "test_bpf_account: must run as root to load BPF programs "
-			"(BPF_PROG_TEST_RUN); uid is %u\n", geteuid());
-		return -1;
-	}
-	skel = drmtop_test_bpf__open_and_load();
-	if (!skel) {
-		fprintf(stderr, "test_bpf_account: loading bpf/drmtop_test.bpf.c failed: %s\n",
-			strerror(errno));
-		return -1;
-	}
-	return 0;
+	skel = bpf_test_object_load("test_bpf_account");
+	return skel ? 0 : -1;
 }
 
 static int teardown(void **state)

@@ -259,7 +259,9 @@ fi
 # The live view's tracer counts them per process in the kernel, with no close record each
 # (drmtop_count_idle: its counter idle_counted has them all); record, in the same boot and at the
 # same time, follows each client. Both must have exactly the 300, the live view in idle_closed
-# only, over its frames.
+# only, over its frames. Meanwhile another process holds the node open and does nothing: its
+# client stays parked (drmtop_park: never in the clients map), and the live view lists it from
+# the tracer all the same.
 IDLE_OPENS=300
 if want idle; then
 	d=$tmp/idle
@@ -271,6 +273,8 @@ if want idle; then
 	rec_pid=$TOP_PID
 	top_start "$d/live" 1000
 	live_pid=$TOP_PID
+	sh -c 'echo $$ >"$1"; exec 3<>"$2"; exec sleep 60' sh "$d/holder" "$node" &
+	holder_pid=$!
 	sh -c 'echo $$ >"$1"; i=0
 		while [ $i -lt "$3" ]; do exec 3<>"$2"; exec 3>&-; i=$((i + 1)); done' \
 		sh "$d/pid" "$node" "$IDLE_OPENS" || fail drmtop-idle-run "cannot open $node"
@@ -279,7 +283,13 @@ if want idle; then
 	wait "$live_pid"
 	kill -INT "$rec_pid"
 	wait "$rec_pid"
+	kill "$holder_pid"
+	wait "$holder_pid" 2>/dev/null
 	pid=$(cat "$d/pid")
+	held=$(jq -s --argjson h "$(cat "$d/holder")" '[last | .clients[]? |
+		select(.bpf != null and .bpf.tgid == $h and (.bpf.closed | not))] | length' "$d/live.all")
+	[ "$held" = 1 ] && pass "drmtop-idle-parked-listed" ||
+		fail drmtop-idle-parked-listed "the idle holder $(cat "$d/holder") has $held live clients from the tracer in the last frame: $(jq -s -c 'last | [.clients[]? | {pid, bpf: (.bpf | if . then {tgid, closed} else null end)}]' "$d/live.all" | head -c 1500)"
 	got=$(jq -s -c --argjson p "$pid" '{
 		counted: ([.[].bpf.idle_closed[]? | select(.tgid == $p) | .clients] | add // 0),
 		entries: ([.[].bpf.idle_closed[]? | select(.tgid == $p)] | length),
