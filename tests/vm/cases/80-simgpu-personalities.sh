@@ -334,8 +334,25 @@ personality_fw_churn() {
 		   | {client_id: $w.client_id, pid: $w.opener_pid, want: $want,
 		      got: [($by[$w.opener_pid | tostring] // [])[] | .bpf.engines]}]' \
 		>"$d/missing.json" 2>"$d/missing.err"
+	# 7.x may skip a job's queue and run programs (PREEMPT_LAZY) for a client that closes
+	# before the job runs: nobody is left to charge it, and the tracer counts it missed. Such
+	# clients may be short, never over, by no more jobs in all than the tracer counted.
+	short=$(jq -c --slurpfile rec "$d/rec.json" '
+		def class: {rcs: "gfx", bcs: "copy", ccs: "compute"}[.] // "?" + .;
+		def counts: [.[] | select(.jobs > 0) | {key: (.name | class), value: .jobs}]
+			| group_by(.key) | map({key: .[0].key, value: (map(.value) | add)})
+			| from_entries;
+		[.[] | select(.got | length == 1) | (.got[0] | counts) as $g | .want as $w
+		 | select(all($g | to_entries[]; .value <= ($w[.key] // 0)))
+		 | ([$w[]] | add) - ([$g[]] | add // 0)] as $s
+		| {clients: length, short: ($s | length), jobs: ($s | add // 0),
+		   missed: $rec[0].record.bpf.missed}' "$d/missing.json" 2>/dev/null)
 	if [ "$(cat "$d/missing.json")" = "[]" ] && [ "$nwl" -gt 0 ]; then
 		pass "pers-fw-churn-record-exact ($nwl clients, each once, its jobs by engine)"
+	elif [ "$nwl" -gt 0 ] && echo "$short" | jq -e '.short == .clients and
+		.jobs <= .missed' >/dev/null 2>&1; then
+		pass "pers-fw-churn-record-exact ($nwl clients, each once, its jobs by engine but" \
+			"those the tracer counted missed: $short)"
 	else
 		fail pers-fw-churn-record-exact "$(head -c 800 "$d/missing.json") $(head -c 200 \
 			"$d/missing.err")"
