@@ -546,6 +546,16 @@ static __always_inline void drmtop_id_del(void *slots, void *spill, __u64 id)
 	bpf_map_delete_elem(spill, &id);
 }
 
+/* The parked array, as the tracer (drmtop_common.bpf.h) and the test object define it. */
+#define DRMTOP_PARKED_MAP(name)						\
+	struct {							\
+		__uint(type, BPF_MAP_TYPE_ARRAY);			\
+		__uint(max_entries, DRMTOP_PARKED_SLOTS);		\
+		__uint(map_flags, BPF_F_MMAPABLE);			\
+		__type(key, __u32);					\
+		__type(value, struct drmtop_parked);			\
+	} name SEC(".maps")
+
 /*
  * Parked clients (struct drmtop_parked): @parked the array, @clients the clients map. A
  * file's slot by a multiplicative hash: drm_file addresses share their low bits (one slab).
@@ -593,7 +603,6 @@ static __always_inline struct drmtop_client *drmtop_unpark(void *parked, void *c
 							   __u64 file)
 {
 	struct drmtop_parked *p = drmtop_parked_slot(parked, file);
-	struct drmtop_client *cp;
 	__u64 seq, uid;
 	long err;
 
@@ -609,8 +618,7 @@ static __always_inline struct drmtop_client *drmtop_unpark(void *parked, void *c
 	/* full barriers: the insert is seen by the close, or its announcement here */
 	if (__sync_fetch_and_add(&p->seq, 0) != seq || p->claim != file ||
 	    __sync_fetch_and_add(&p->closed, 0) == uid) {
-		cp = err ? NULL : bpf_map_lookup_elem(clients, &file);
-		if (cp)
+		if (!err)
 			bpf_map_delete_elem(clients, &file);
 		return NULL;
 	}

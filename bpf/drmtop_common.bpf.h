@@ -67,13 +67,7 @@ struct {
 } clients SEC(".maps");
 
 /* Clients parked at their open, not yet in clients (struct drmtop_parked); read mmapped. */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, DRMTOP_PARKED_SLOTS);
-	__uint(map_flags, BPF_F_MMAPABLE);
-	__type(key, __u32);
-	__type(value, struct drmtop_parked);
-} parked SEC(".maps");
+DRMTOP_PARKED_MAP(parked);
 
 /*
  * drm_file.client_id -> drm_file address, for s_fence->drm_client_id attribution: the slots

@@ -368,13 +368,7 @@ int BPF_PROG(test_client_id, __u32 op, __u64 id, __u64 file)
 }
 
 /* Parked clients of test_park, as the tracer's maps (drmtop_common.bpf.h); the hash small. */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, DRMTOP_PARKED_SLOTS);
-	__uint(map_flags, BPF_F_MMAPABLE);
-	__type(key, __u32);
-	__type(value, struct drmtop_parked);
-} parked SEC(".maps");
+DRMTOP_PARKED_MAP(parked);
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
