@@ -100,8 +100,10 @@ $(LIBDRMTOP): $(LIB_OBJS)
 $(OUTPUT)/drmtop: $(APP_OBJS) $(LIBDRMTOP)
 	$(CC) $(ALL_LDFLAGS) $^ $(LIBBPF_LIBS) $(NCURSES_LIBS) -lm -o $@
 
+# A unit test depends on every header of tests/unit (the rule below), so on their skeletons too.
 $(foreach t,$(UNIT_SRCS),$(eval \
-	$(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(t)): $(call skels_of,$(t))))
+	$(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(t)): \
+		$(call skels_of,$(t) $(wildcard tests/unit/*.h))))
 
 $(OUTPUT)/tests/%: tests/unit/%.c $(UNIT_HELPERS) $(LIBDRMTOP) $(wildcard tests/unit/*.h) | $(OUTPUT)/tests
 	$(CC) $(ALL_CFLAGS) -Itests/unit -DFIXTURE_DIR='"$(abspath $(FIXTURE_DIR))"' \
