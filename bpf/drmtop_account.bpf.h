@@ -507,6 +507,14 @@ static __always_inline bool drmtop_idle_add(void *idle, struct drmtop_idle_sync 
  * file is not yet (or no longer) the id's, so it checks the client it finds by its id
  * (drmtop_client_of_id); ids are never reused, so a slot's id names one client only.
  */
+#define DRMTOP_CLIENT_SLOTS_MAP(name)					\
+	struct {							\
+		__uint(type, BPF_MAP_TYPE_ARRAY);			\
+		__uint(max_entries, DRMTOP_CLIENT_SLOTS);		\
+		__type(key, __u32);					\
+		__type(value, struct drmtop_client_slot);		\
+	} name SEC(".maps")
+
 static __always_inline struct drmtop_client_slot *drmtop_id_slot(void *slots, __u64 id)
 {
 	__u32 k = id & (DRMTOP_CLIENT_SLOTS - 1);

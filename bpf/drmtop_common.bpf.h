@@ -74,12 +74,7 @@ DRMTOP_PARKED_MAP(parked);
  * first, the hash for ids whose slot is taken (drmtop_id_add). On 6.12 a hash insert and delete
  * a client and a lookup a job queued, which the slots' inlined lookups replace.
  */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, DRMTOP_CLIENT_SLOTS);
-	__type(key, __u32);
-	__type(value, struct drmtop_client_slot);
-} client_slots SEC(".maps");
+DRMTOP_CLIENT_SLOTS_MAP(client_slots);
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);

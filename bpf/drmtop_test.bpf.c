@@ -338,12 +338,7 @@ int BPF_PROG(test_idle, __u32 tgid, __u32 minor, __u64 open_ns, __u64 close_ns)
 }
 
 /* Client ids of test_client_id, as the tracer's maps (drmtop_common.bpf.h); the spill small. */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, DRMTOP_CLIENT_SLOTS);
-	__type(key, __u32);
-	__type(value, struct drmtop_client_slot);
-} client_slots SEC(".maps");
+DRMTOP_CLIENT_SLOTS_MAP(client_slots);
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
