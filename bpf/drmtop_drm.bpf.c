@@ -460,9 +460,11 @@ static __always_inline void device_sub(const struct drmtop_object *o)
  * put there (drmtop_mem_sub). An entry already at this address is an object whose end no hook
  * saw (both end hooks skipped, or a free path neither reaches): freed, so out of the totals
  * now, counted objects_stale. The insert comes first: nearly every address is new, and the
- * insert finds an old entry as a lookup would.
+ * insert finds an old entry as a lookup would. An fentry: the function cannot fail (void on
+ * every kernel) and its arguments are all this needs; an fexit's trampoline would also call
+ * the function itself and count itself in and out around it.
  */
-SEC("fexit/drm_gem_private_object_init")
+SEC("fentry/drm_gem_private_object_init")
 int BPF_PROG(drmtop_gem_init, struct drm_device *dev, struct drm_gem_object *obj, size_t size)
 {
 	__u64 key = (__u64)obj;
@@ -666,6 +668,14 @@ static __always_inline bool handle_add(struct drmtop_client *c, __u64 file, __u3
 	return added;
 }
 
+/*
+ * Threads inside drm_gem_prime_fd_to_handle whose entry was seen, so that every other handle's
+ * creation skips the task storage lookup. Raised once per marked thread and dropped only by
+ * the exit that clears its mark: an exit the kernel skipped (7.x) leaves it high (the lookup
+ * made for nothing), never low (an import missed).
+ */
+__s64 imports_in_flight;
+
 SEC("fexit/drm_gem_handle_create_tail")
 int BPF_PROG(drmtop_handle_create, struct drm_file *file, struct drm_gem_object *obj,
 	     u32 *handlep, int ret)
@@ -680,7 +690,9 @@ int BPF_PROG(drmtop_handle_create, struct drm_file *file, struct drm_gem_object 
 		return 0;
 	/* the scalar: drmtop_client_get hashes it (drmtop_arg_addr) */
 	c = drmtop_client_get((struct drm_file *)drmtop_arg_addr(ctx, 0), true);
-	imp = bpf_task_storage_get(&importing, bpf_get_current_task_btf(), NULL, 0);
+	/* an import in this thread raised the count before its handle is made (program order) */
+	imp = *(volatile __s64 *)&imports_in_flight > 0 ?
+	      bpf_task_storage_get(&importing, bpf_get_current_task_btf(), NULL, 0) : NULL;
 	handle_add(c, (__u64)file, handle, obj, imp && *imp == (__u64)file, true);
 	return 0;
 }
@@ -729,10 +741,13 @@ int BPF_PROG(drmtop_import_enter, struct drm_device *dev, struct drm_file *file)
 	__u64 *imp = bpf_task_storage_get(&importing, bpf_get_current_task_btf(), NULL,
 					  BPF_LOCAL_STORAGE_GET_F_CREATE);
 
-	if (!imp)
+	if (!imp) {
 		drmtop_count(DRMTOP_CNT_TASKS_FULL);
-	else
-		*imp = (__u64)file;
+		return 0;
+	}
+	if (!*imp)
+		__sync_fetch_and_add(&imports_in_flight, 1);
+	*imp = (__u64)file;
 	return 0;
 }
 
@@ -741,8 +756,10 @@ int BPF_PROG(drmtop_import_exit)
 {
 	__u64 *imp = bpf_task_storage_get(&importing, bpf_get_current_task_btf(), NULL, 0);
 
-	if (imp)
+	if (imp && *imp) {
 		*imp = 0;
+		__sync_fetch_and_sub(&imports_in_flight, 1);
+	}
 	return 0;
 }
 

@@ -64,7 +64,7 @@ bl_jq_checks '
 	check("all-hooks-attached"; (b.hooks | length) > 0 and all(b.hooks[]; .attached);
 		"\([b.hooks[] | select(.attached | not) | "\(.target): \(.why)"])"),
 	(["fexit/drm_file_alloc", "fentry/drm_gem_release",
-	  "fexit/drm_gem_release", "fexit/drm_gem_private_object_init",
+	  "fexit/drm_gem_release", "fentry/drm_gem_private_object_init",
 	  "fentry/drm_gem_object_release", "fexit/drm_gem_handle_create_tail",
 	  "fentry/drm_gem_object_release_handle", "fentry/drm_gem_prime_fd_to_handle",
 	  "fexit/drm_gem_prime_handle_to_fd", "iter/task_file", "fentry/drm_sched_job_cleanup",
