@@ -164,7 +164,8 @@ TEST_JOBS ?= 2
 TEST_HOST = $(filter-out $(TEST_PARALLEL) $(TEST_TIMED),$(TEST_TARGETS))
 test: all
 	@rm -rf $(RESULTS) && mkdir -p $(RESULTS) && date +%s >$(RESULTS)/test.start
-	@$(MAKE) --no-print-directory -k $(TEST_PREPARE) >$(RESULTS)/prepare.log 2>&1 & prep=$$!; \
+	@$(if $(TEST_PREPARE),$(MAKE) --no-print-directory -k $(TEST_PREPARE),true) \
+		>$(RESULTS)/prepare.log 2>&1 & prep=$$!; \
 	$(MAKE) --no-print-directory -k -j$(TEST_JOBS) test-build || true; \
 	$(MAKE) --no-print-directory -k -j$(TEST_JOBS) --output-sync=recurse \
 		$(filter $(TEST_HOST),$(TEST_HOST_FIRST)) unit-test \
