@@ -317,8 +317,8 @@ personality_fw_churn() {
 	jq_check pers-fw-churn-nothing-missed '.record.bpf.active and
 		.record.bpf.missed <= 2 * .record.bpf.skipped_runs' "$d/rec.json" '.record.bpf'
 	# The workload counts gfx/copy jobs; xe's engine rcs is gfx, bcs copy.
-	jq -n -c --slurpfile wl "$d/wl-clients.json" --slurpfile rec "$d/rec.json" '
-		def class: {rcs: "gfx", bcs: "copy", ccs: "compute"}[.] // "?" + .;
+	jq_class='def class: {rcs: "gfx", bcs: "copy", ccs: "compute"}[.] // "?" + .;'
+	jq -n -c --slurpfile wl "$d/wl-clients.json" --slurpfile rec "$d/rec.json" "$jq_class"'
 		($rec[0].clients | map(select(.bpf != null and .bpf.kernel == false))
 		 | group_by(.bpf.tgid) | map({key: (.[0].bpf.tgid | tostring), value: .})
 		 | from_entries) as $by
@@ -337,8 +337,7 @@ personality_fw_churn() {
 	# 7.x may skip a job's queue and run programs (PREEMPT_LAZY) for a client that closes
 	# before the job runs: nobody is left to charge it, and the tracer counts it missed. Such
 	# clients may be short, never over, by no more jobs in all than the tracer counted.
-	short=$(jq -c --slurpfile rec "$d/rec.json" '
-		def class: {rcs: "gfx", bcs: "copy", ccs: "compute"}[.] // "?" + .;
+	short=$(jq -c --slurpfile rec "$d/rec.json" "$jq_class"'
 		def counts: [.[] | select(.jobs > 0) | {key: (.name | class), value: .jobs}]
 			| group_by(.key) | map({key: .[0].key, value: (map(.value) | add)})
 			| from_entries;
