@@ -8,8 +8,10 @@
  * Every function hooked here has BTF in drm.ko, takes the arguments used below and is called
  * (not inlined) on the paths named, checked in the drm.ko of Debian 6.1.0-56 (6.1.192) and
  * 6.12.117+deb12 (BTF prototypes and call relocations) and in the 6.1, 6.12 and 6.17 sources:
- *   drm_file_alloc(minor) -> drm_file *      every open (drm_open_helper) and in-kernel client
+ *   drm_file_alloc(minor) (entry)            every open (drm_open_helper) and in-kernel client,
+ *                                            before the driver's open callback
  *   drm_open(inode, filp)                    every open of a DRM node, after drm_file_alloc
+ *   accel_open(inode, filp) (6.2+, no 6.1)   every open of an accel node, after drm_file_alloc
  *   drm_gem_release(dev, file)               every close of a GEM driver's file, from
  *                                            drm_file_free. On 6.1 drm_close_helper calls the
  *                                            .part.0 clone of drm_file_free (no fentry there),
@@ -84,12 +86,12 @@ static __always_inline void drmtop_send_closed(const struct drmtop_client *c, bo
 /*
  * Test only, zero (off) unless a test writes them: bpfdump --drop-open N / --drop-close N /
  * --drop-release N / --drop-object N, through this object's mmapped .bss, as --drop-run in
- * drmtop_sched.bpf.c. Every Nth open of a new file skips drmtop_file_alloc ([0]), every Nth
+ * drmtop_sched.bpf.c. Every Nth open of a new file skips drmtop_open_exit ([0]), every Nth
  * close of a client the tracer knows skips drmtop_gem_release_exit ([1]), every Nth handle
  * release in a close skips drmtop_handle_release ([2]), every Nth GEM object end is missed by
- * both end hooks ([3]), as the kernel may, so the second chances (drmtop_open_exit,
- * drmtop_file_free, the reader's pruning of handles and objects) are proven on every kernel,
- * not only when 7.x happens to skip.
+ * both end hooks ([3]), as the kernel may, so the second chances (a client learnt at its first
+ * buffer, drmtop_file_free, the reader's pruning of handles and objects) are proven on every
+ * kernel, not only when 7.x happens to skip.
  */
 __u32 drmtop_test_drm_drop_every[4];
 __u64 drmtop_test_drm_seen[4];
@@ -188,8 +190,8 @@ static __always_inline bool forget_client(__u64 key, bool seen)
 
 /*
  * The client of a new file, parked (drmtop_park: no hash insert) or, where another open file
- * holds its slot, inserted. A client still known at an address drm_file_alloc hands out again
- * closed unseen (the release hooks were skipped, see drmtop_gem_release_exit, and so was
+ * holds its slot, inserted. A client still known at the address of a new file closed
+ * unseen (the release hooks were skipped, see drmtop_gem_release_exit, and so was
  * drmtop_file_free) is settled first, as closed. @key is @file's address as a scalar (see
  * drmtop_arg_addr), @btf as for DRMTOP_READ.
  */
@@ -248,20 +250,6 @@ static __always_inline struct drmtop_opening *opening_of_current(void)
 	return bpf_task_storage_get(&opening, bpf_get_current_task_btf(), NULL, 0);
 }
 
-SEC("fexit/drm_file_alloc")
-int BPF_PROG(drmtop_file_alloc, struct drm_minor *minor, struct drm_file *ret)
-{
-	struct drmtop_opening *op = opening_of_current();
-
-	if (test_drop_drm(0))
-		return 0;
-	if (ret && !DRMTOP_IS_ERR(ret))
-		adopt_new_file(ret, drmtop_ret_addr(ctx), op, true);
-	else if (op)
-		op->active = 0;
-	return 0;
-}
-
 /* The last gpu_mem_total of each (GPU, process): drmtop_gpu_mem_report(). */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -287,34 +275,50 @@ int BPF_PROG(drmtop_gpu_mem_total, __u32 gpu_id, __u32 pid, __u64 size)
 }
 
 /*
- * Open, second chance: drm_open(inode, filp) returns once drm_open_helper made the file
- * (drm_file_alloc) and set filp->private_data to it; every open of a DRM node goes through it
- * (every driver's file operations use it; a global function in the drm.ko of Debian 6.1.0-56,
- * 6.12.117+deb12 and 7.2.13+deb14). A file the tracer does not know here had drmtop_file_alloc
- * skipped (7.x): the client is made now, with the entities its open made, counted
- * open_at_drm_open. Otherwise a client that
- * only submits jobs would never be known on kernels whose jobs carry drm_client_id (no ioctl
- * hook there), and all its jobs would be counted lost (job_client_unknown).
+ * An open of a DRM or accel node returned (@ret 0): its client is made here, the one hook on
+ * the open path (drm_file_alloc's exit was another trampoline on every open).
+ * drm_open_helper set filp->private_data to the drm_file that drm_file_alloc made, after the
+ * driver's open callback made its entities in this thread (@op, on kernels whose jobs do not
+ * carry drm_client_id). A run the kernel skipped (7.x) leaves the client to be learnt at its
+ * first handle or ioctl (client_late); in-kernel clients (drm_client_init), which no open
+ * returns, are learnt there too. The file is read by helper: a scalar on every kernel, which
+ * the parked slot's hash needs (6.17+ types a plain load of a void * field as untrusted
+ * memory, a pointer).
+ */
+static __always_inline void open_done(struct file *filp, int ret)
+{
+	struct drmtop_opening *op = opening_of_current();
+	struct drm_file *file;
+
+	if (ret || !filp) {
+		if (op)
+			op->active = 0;
+		return;
+	}
+	if (test_drop_drm(0))
+		return;
+	file = BPF_CORE_READ(filp, private_data);
+	if (file)
+		adopt_new_file(file, (__u64)file, op, false);
+}
+
+/*
+ * drm_open(inode, filp): every open of a /dev/dri node (every driver's file operations use
+ * it); accel_open(inode, filp): every open of a /dev/accel node (6.2+, CONFIG_DRM_ACCEL; not
+ * loaded where drm.ko's BTF lacks it). Global functions of drm.ko, both calling
+ * drm_open_helper, in Debian 6.1.0-56 (drm_open only), 6.12.117+deb12 and 7.2.13+deb14.
  */
 SEC("fexit/drm_open")
 int BPF_PROG(drmtop_open_exit, struct inode *inode, struct file *filp, int ret)
 {
-	struct drm_file *file;
-	__u64 key;
+	open_done(filp, ret);
+	return 0;
+}
 
-	if (ret || !filp)
-		return 0;
-	/*
-	 * Read by helper: a scalar on every kernel, which the parked slot's hash needs (6.17+
-	 * types a plain load of a void * field as untrusted memory, a pointer).
-	 */
-	file = BPF_CORE_READ(filp, private_data);
-	key = (__u64)file;
-	if (!file || drmtop_client_known(key))
-		return 0;
-	adopt_new_file(file, key, opening_of_current(), false);
-	if (drmtop_client_known(key))
-		drmtop_count(DRMTOP_CNT_OPEN_AT_DRM_OPEN);
+SEC("fexit/accel_open")
+int BPF_PROG(drmtop_accel_open_exit, struct inode *inode, struct file *filp, int ret)
+{
+	open_done(filp, ret);
 	return 0;
 }
 

@@ -73,7 +73,8 @@ static __always_inline struct drmtop_client *kernel_client(__u64 parent_dev)
 
 /*
  * An entity created before attach (drivers create their own at probe time, so these are
- * common): an entity of kernel priority is the driver's (simgpu, amdgpu's buffer moves);
+ * common), or in an open whose exit the kernel skipped (still pending, replaced here): an
+ * entity of kernel priority is the driver's (simgpu, amdgpu's buffer moves);
  * otherwise its owner is guessed to be the client whose ioctl queues its first job seen, and
  * the guess turns into "driver's" if another client's ioctl uses it; no ioctl: the driver's.
  * DRM_SCHED_PRIORITY_KERNEL is 3 in 6.1 and 0 from 6.8 on: CO-RE gives this kernel's value.
@@ -98,7 +99,7 @@ static __always_inline struct drmtop_client *unknown_entity_client(__u64 entity,
 			n.learnt = 1;
 		}
 	}
-	if (drmtop_insert_lost(bpf_map_update_elem(&entities, &entity, &n, BPF_NOEXIST)))
+	if (drmtop_insert_lost(bpf_map_update_elem(&entities, &entity, &n, BPF_ANY)))
 		drmtop_count(DRMTOP_CNT_ENTITIES_FULL);
 	return c;
 }

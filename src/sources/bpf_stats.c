@@ -21,8 +21,9 @@
  * What a skipped run of each program costs (drmtop_sched.bpf.c, drmtop_drm.bpf.c): a queue event
  * is made up for by the job made from its run event (job_from_run), a run event by the start
  * bracketed by the queue time and the scheduled fence (start_from_fence), either by the job made
- * from its done event when both were lost (job_from_done), the exit of drm_file_alloc (a client's
- * open) by drmtop_open_exit where drm_open returns (open_at_drm_open), the exit of drm_gem_release
+ * from its done event when both were lost (job_from_done), the exit of drm_open or accel_open (a
+ * client's open) by the client learnt at its first handle or ioctl (client_late; a client that
+ * makes neither is not listed, its jobs counted job_client_unknown), the exit of drm_gem_release
  * (a client's close) by drmtop_file_free later in the same drm_file_free (close_at_free), as far
  * as those counters grow, and a done event by the job accounted when it is freed
  * (done_at_cleanup); a skipped scheduler init or fini leaves a rings entry until a scheduler is
@@ -34,13 +35,13 @@
  * other job it finds nothing to do, and a done event the kernel skipped is counted where it was
  * skipped, so a skipped cleanup run costs the figures nothing (7.2 under TCG skips it in most
  * refresh intervals); a job it leaves in the jobs map is aged out by the reader and counted
- * there (jobs_aged_out). drmtop_open_exit and drmtop_file_free
- * likewise find nothing to do after an open or close whose first hook ran, and a skipped first
- * hook is counted where it was skipped. Every other program's skipped run is an event lost; one of
- * the GEM hooks may leave a client's memory figure wrong until it closes. A skipped end of a GEM
- * object at drm_gem_object_release is made up at dma_resv_fini of its reservation object
- * (object_end_at_resv), and that hook finds nothing to do after a release that ran (i915's
- * objects, which only it sees, then go stale: counted objects_stale when settled).
+ * there (jobs_aged_out). drmtop_file_free likewise finds nothing to do after a close whose first
+ * hook ran, and a skipped first hook is counted where it was skipped. Every other program's
+ * skipped run is an event lost; one of the GEM hooks may leave a client's memory figure wrong
+ * until it closes. A skipped end of a GEM object at drm_gem_object_release is made up at
+ * dma_resv_fini of its reservation object (object_end_at_resv), and that hook finds nothing to
+ * do after a release that ran (i915's objects, which only it sees, then go stale: counted
+ * objects_stale when settled).
  */
 static void skip_cost(const struct drmtop_bpf *b, struct drmtop_bpf_prog_stat *ps)
 {
@@ -82,12 +83,12 @@ static void skip_cost(const struct drmtop_bpf *b, struct drmtop_bpf_prog_stat *p
 	} else if (!strcmp(ps->name, "drmtop_gem_object_release")) {
 		ps->skip_cost = DRMTOP_SKIP_MADE_UP;
 		ps->made_up_by = DRMTOP_CNT_OBJECT_END_AT_RESV;
-	} else if (!strcmp(ps->name, "drmtop_file_alloc")) {
+	} else if (!strcmp(ps->name, "drmtop_open_exit") ||
+		   !strcmp(ps->name, "drmtop_accel_open_exit")) {
 		ps->skip_cost = DRMTOP_SKIP_MADE_UP;
-		ps->made_up_by = DRMTOP_CNT_OPEN_AT_DRM_OPEN;
+		ps->made_up_by = DRMTOP_CNT_CLIENT_LATE;
 	} else if (!strcmp(ps->name, "drmtop_job_cleanup") ||
-		   !strcmp(ps->name, "drmtop_file_free") || !strcmp(ps->name, "drmtop_open_exit") ||
-		   !strcmp(ps->name, "drmtop_gem_resv_fini")) {
+		   !strcmp(ps->name, "drmtop_file_free") || !strcmp(ps->name, "drmtop_gem_resv_fini")) {
 		ps->skip_cost = DRMTOP_SKIP_HARMLESS;
 	}
 }

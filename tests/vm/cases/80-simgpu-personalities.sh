@@ -17,7 +17,8 @@
 # The default simgpu is loaded again at the end, with the suite's parameters.
 # CASE80_PARTS (default: all) names the parts to run, comma-separated, among: v3d, amdgpu, fw,
 # fw-churn, lima, etnaviv, nouveau, powervr, panthor, rocket. make test picks per kernel
-# (tests/vm/vm.mk): the drivers without engine time in the arm64 stage (panthor on 7.2 too), with
+# (tests/vm/vm.mk): the drivers without engine time in the arm64 stage (panthor on 7.2, rocket, an
+# accelerator, on 6.12, whose x86 kernel has accel), with
 # v3d there (the others' logic is the architecture's neither), and the churn on 6.1 and 7.2.
 set -u
 
@@ -488,12 +489,15 @@ personality_tracer() {
 	# (panthor 7.x prints its frequencies whatever its profiling: an engine with no time)
 	jq_check "pers-$p-fdinfo-no-engine" "$mine | all([.engines[] | select(.busy_ns != null or
 		.cycles != null)] | length == 0)" "$d/top.json" "$gist"
-	# An accelerator (rocket, where the kernel has accel): its clients on /dev/accel/accelN.
+	# An accelerator (rocket, where the kernel has accel): its clients on /dev/accel/accelN,
+	# known to the tracer from their open (accel_open's exit), not first seen later.
 	if grep -q ' accel_minor=[0-9]' "$d/device"; then
 		jq_check "pers-$p-accel-node" ". as \$top | [.devices[] | select(.driver == \"$drv\")] |
 			length == 1 and (.[0].node | startswith(\"accel/accel\")) and
-			(\$top | $mine | length == 2 and all(.[]; .node | startswith(\"accel/accel\")))" \
-			"$d/top.json" "[.devices[] | {driver, node}] + [$mine[] | {comm, node}]"
+			(\$top | $mine | length == 2 and all(.[]; (.node | startswith(\"accel/accel\")) and
+			.bpf.opened_before_trace == false))" \
+			"$d/top.json" "[.devices[] | {driver, node}] + [$mine[] | {comm, node,
+			late: .bpf.opened_before_trace}]"
 	fi
 	# The text view: the engine's column (the tracer's figure in it) and no "(unmapped ring)".
 	# (a column is 8 characters wide: etnaviv's "130000.gpu" shows as "130000.g"; a frame where
