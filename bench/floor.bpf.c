@@ -39,9 +39,8 @@ static __always_inline int floor_prog(void)
 #define FLOOR(sec, name) SEC(sec) int name(void *ctx) { return floor_prog(); }
 
 FLOOR("fentry/drm_file_alloc", drmtop_file_alloc_enter)
+FLOOR("fexit/drm_file_alloc", drmtop_file_alloc)
 FLOOR("raw_tp/gpu_mem_total", drmtop_gpu_mem_total)
-FLOOR("fexit/drm_open", drmtop_open_exit)
-FLOOR("fexit/accel_open", drmtop_accel_open_exit)
 FLOOR("fentry/drm_ioctl", drmtop_ioctl_enter)
 FLOOR("fentry/drm_gem_release", drmtop_gem_release_enter)
 FLOOR("fexit/drm_gem_release", drmtop_gem_release_exit)

@@ -117,7 +117,7 @@ for k in "$@"; do
 			{ echo "bench-smoke: no 'base' figures (BENCH_BASE)" >&2; rc=1; }
 		# Both of drmtop's objects ran on the loops: a drm object the kernel refused leaves
 		# the sched one alone, and every figure still comes (seen: a verifier rejection)
-		for p in drmtop_open_exit drmtop_handle_create drmtop_run_btf; do
+		for p in drmtop_file_alloc drmtop_handle_create drmtop_run_btf; do
 			grep -q " $p " "$dir/bench/progs.tsv" ||
 				{ echo "bench-smoke: $p never ran (not loaded?)" >&2; rc=1; }
 		done

@@ -154,9 +154,8 @@ struct {
 } importing SEC(".maps");
 
 /*
- * Per thread from drm_file_alloc's entry to the open's return: the entities the driver's open
- * callback made; the open's exit (drmtop_open_exit) hands them to the new file by key, no walk
- * of the entities map.
+ * Per thread inside drm_file_alloc: the entities the driver's open callback made so far; its
+ * fexit hands them to the new file by key, no walk of the entities map.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
@@ -291,7 +290,7 @@ static __always_inline struct drm_device *drmtop_client_node(struct drmtop_clien
 }
 
 /*
- * A new client of @file in @c, as @task (NULL: the current task) sees it: at its open's return
+ * A new client of @file in @c, as @task (NULL: the current task) sees it: at drm_file_alloc
  * (@late false), or at the first hook that meets a drm_file opened before drmtop attached, or
  * whose open's exit the kernel skipped (@late true: the current task, or @task, is the first
  * user seen, not necessarily the opener). The driver's name and the GPU are the device entry's:

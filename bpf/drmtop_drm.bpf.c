@@ -8,10 +8,8 @@
  * Every function hooked here has BTF in drm.ko, takes the arguments used below and is called
  * (not inlined) on the paths named, checked in the drm.ko of Debian 6.1.0-56 (6.1.192) and
  * 6.12.117+deb12 (BTF prototypes and call relocations) and in the 6.1, 6.12 and 6.17 sources:
- *   drm_file_alloc(minor) (entry)            every open (drm_open_helper) and in-kernel client,
- *                                            before the driver's open callback
- *   drm_open(inode, filp)                    every open of a DRM node, after drm_file_alloc
- *   accel_open(inode, filp) (6.2+, no 6.1)   every open of an accel node, after drm_file_alloc
+ *   drm_file_alloc(minor) -> drm_file *      every open (drm_open_helper: of DRM and accel
+ *                                            nodes) and in-kernel client
  *   drm_gem_release(dev, file)               every close of a GEM driver's file, from
  *                                            drm_file_free. On 6.1 drm_close_helper calls the
  *                                            .part.0 clone of drm_file_free (no fentry there),
@@ -86,7 +84,7 @@ static __always_inline void drmtop_send_closed(const struct drmtop_client *c, bo
 /*
  * Test only, zero (off) unless a test writes them: bpfdump --drop-open N / --drop-close N /
  * --drop-release N / --drop-object N, through this object's mmapped .bss, as --drop-run in
- * drmtop_sched.bpf.c. Every Nth open of a new file skips drmtop_open_exit ([0]), every Nth
+ * drmtop_sched.bpf.c. Every Nth open of a new file skips drmtop_file_alloc ([0]), every Nth
  * close of a client the tracer knows skips drmtop_gem_release_exit ([1]), every Nth handle
  * release in a close skips drmtop_handle_release ([2]), every Nth GEM object end is missed by
  * both end hooks ([3]), as the kernel may, so the second chances (a client learnt at its first
@@ -250,6 +248,27 @@ static __always_inline struct drmtop_opening *opening_of_current(void)
 	return bpf_task_storage_get(&opening, bpf_get_current_task_btf(), NULL, 0);
 }
 
+/*
+ * A new file: drm_file_alloc returns it for every open of a DRM or accel node (drm_open_helper,
+ * after the driver's open callback made the entities of @op in this thread) and for every
+ * in-kernel client (drm_client_init). Its client is made here, the one hook on the open path:
+ * the typed return reads the file's fields with plain loads. A run the kernel skipped (7.x)
+ * leaves the client to be learnt at its first buffer or ioctl (client_late).
+ */
+SEC("fexit/drm_file_alloc")
+int BPF_PROG(drmtop_file_alloc, struct drm_minor *minor, struct drm_file *ret)
+{
+	struct drmtop_opening *op = opening_of_current();
+
+	if (test_drop_drm(0))
+		return 0;
+	if (ret && !DRMTOP_IS_ERR(ret))
+		adopt_new_file(ret, drmtop_ret_addr(ctx), op, true);
+	else if (op)
+		op->active = 0;
+	return 0;
+}
+
 /* The last gpu_mem_total of each (GPU, process): drmtop_gpu_mem_report(). */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -275,54 +294,6 @@ int BPF_PROG(drmtop_gpu_mem_total, __u32 gpu_id, __u32 pid, __u64 size)
 }
 
 /*
- * An open of a DRM or accel node returned (@ret 0): its client is made here, the one hook on
- * the open path (drm_file_alloc's exit was another trampoline on every open).
- * drm_open_helper set filp->private_data to the drm_file that drm_file_alloc made, after the
- * driver's open callback made its entities in this thread (@op, on kernels whose jobs do not
- * carry drm_client_id). A run the kernel skipped (7.x) leaves the client to be learnt at its
- * first handle or ioctl (client_late); in-kernel clients (drm_client_init), which no open
- * returns, are learnt there too. The file is read by helper: a scalar on every kernel, which
- * the parked slot's hash needs (6.17+ types a plain load of a void * field as untrusted
- * memory, a pointer).
- */
-static __always_inline void open_done(struct file *filp, int ret)
-{
-	struct drmtop_opening *op = opening_of_current();
-	struct drm_file *file;
-
-	if (ret || !filp) {
-		if (op)
-			op->active = 0;
-		return;
-	}
-	if (test_drop_drm(0))
-		return;
-	file = BPF_CORE_READ(filp, private_data);
-	if (file)
-		adopt_new_file(file, (__u64)file, op, false);
-}
-
-/*
- * drm_open(inode, filp): every open of a /dev/dri node (every driver's file operations use
- * it); accel_open(inode, filp): every open of a /dev/accel node (6.2+, CONFIG_DRM_ACCEL; not
- * loaded where drm.ko's BTF lacks it). Global functions of drm.ko, both calling
- * drm_open_helper, in Debian 6.1.0-56 (drm_open only), 6.12.117+deb12 and 7.2.13+deb14.
- */
-SEC("fexit/drm_open")
-int BPF_PROG(drmtop_open_exit, struct inode *inode, struct file *filp, int ret)
-{
-	open_done(filp, ret);
-	return 0;
-}
-
-SEC("fexit/accel_open")
-int BPF_PROG(drmtop_accel_open_exit, struct inode *inode, struct file *filp, int ret)
-{
-	open_done(filp, ret);
-	return 0;
-}
-
-/*
  * Per ioctl: one task-storage lookup; the clients map only when the thread's file changes
  * (a client opened before attach, or whose open was skipped, is learnt there). Not attached
  * at all where drm_sched_fence.drm_client_id attributes jobs (bpf_tracer.c).
@@ -344,7 +315,10 @@ int BPF_PROG(drmtop_ioctl_enter, struct file *filp)
 	if (*last == (__u64)file)
 		return 0;
 	*last = (__u64)file;
-	/* a scalar to hash, as in drmtop_open_exit */
+	/*
+	 * Read by helper: a scalar on every kernel, which the parked slot's hash needs (6.17+
+	 * types a plain load of a void * field as untrusted memory, a pointer).
+	 */
 	drmtop_client_get(BPF_CORE_READ(filp, private_data), true);
 	return 0;
 }

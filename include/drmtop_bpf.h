@@ -56,7 +56,7 @@
  */
 #define DRMTOP_MAX_GPU_MEM	1024
 /*
- * Entities a driver's open callback may make that the open's exit (drmtop_open_exit) claims by key
+ * Entities a driver's open callback may make that the fexit of drm_file_alloc claims by key
  * (v3d makes one per queue: 5); more fall back to a walk of the entities map.
  */
 #define DRMTOP_OPEN_ENTITIES	8
@@ -97,7 +97,7 @@ struct drmtop_client {
 	__u64 client_id;	/* drm_file.client_id, 0 where the kernel has none (6.1) */
 	__u64 drm_dev;		/* struct drm_device address, 0 for kernel clients */
 	__u64 parent_dev;	/* struct device of the GPU: joins kernel clients and rings */
-	__u64 open_ns;		/* bpf_ktime_get_ns() at the open's return (or first sight) */
+	__u64 open_ns;		/* bpf_ktime_get_ns() at drm_file_alloc (or first sight) */
 	__u64 close_ns;		/* at close, 0 while open */
 	__u64 mem_total;	/* bytes of all handles (an object counts per handle, as fdinfo) */
 	__u64 mem_shared;	/* only filled at close; live value comes from the handles map */
@@ -207,12 +207,12 @@ struct drmtop_entity {
 	__u16 learnt;		/* owner guessed from the first job (entity made before attach) */
 };
 
-/* Value of the "opening" map: a thread opening a node (bpf/drmtop_common.bpf.h). */
+/* Value of the "opening" map: a thread inside drm_file_alloc (bpf/drmtop_common.bpf.h). */
 struct drmtop_opening {
 	__u64 entity[DRMTOP_OPEN_ENTITIES];
 	__u32 n;
 	__u32 overflow;		/* more than DRMTOP_OPEN_ENTITIES: the fexit walks the map */
-	__u32 active;		/* from drm_file_alloc to the open's return (storage outlives it) */
+	__u32 active;		/* inside drm_file_alloc (task storage outlives the open) */
 	__u32 pad;
 };
 

@@ -21,7 +21,7 @@
  * What a skipped run of each program costs (drmtop_sched.bpf.c, drmtop_drm.bpf.c): a queue event
  * is made up for by the job made from its run event (job_from_run), a run event by the start
  * bracketed by the queue time and the scheduled fence (start_from_fence), either by the job made
- * from its done event when both were lost (job_from_done), the exit of drm_open or accel_open (a
+ * from its done event when both were lost (job_from_done), the exit of drm_file_alloc (a
  * client's open) by the client learnt at its first handle or ioctl (client_late; a client that
  * makes neither is not listed, its jobs counted job_client_unknown), the exit of drm_gem_release
  * (a client's close) by drmtop_file_free later in the same drm_file_free (close_at_free), as far
@@ -83,8 +83,7 @@ static void skip_cost(const struct drmtop_bpf *b, struct drmtop_bpf_prog_stat *p
 	} else if (!strcmp(ps->name, "drmtop_gem_object_release")) {
 		ps->skip_cost = DRMTOP_SKIP_MADE_UP;
 		ps->made_up_by = DRMTOP_CNT_OBJECT_END_AT_RESV;
-	} else if (!strcmp(ps->name, "drmtop_open_exit") ||
-		   !strcmp(ps->name, "drmtop_accel_open_exit")) {
+	} else if (!strcmp(ps->name, "drmtop_file_alloc")) {
 		ps->skip_cost = DRMTOP_SKIP_MADE_UP;
 		ps->made_up_by = DRMTOP_CNT_CLIENT_LATE;
 	} else if (!strcmp(ps->name, "drmtop_job_cleanup") ||

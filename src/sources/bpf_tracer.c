@@ -374,10 +374,8 @@ static void note_absent(struct drmtop_bpf *b, const char *part, struct bpf_objec
 		/*
 		 * gpu_mem_total is a figure a kernel may offer, not a hook drmtop needs: its
 		 * absence is the probe's to say (and the views'), not a hook missing (case 85).
-		 * No accel_open: no accel nodes (6.1, or CONFIG_DRM_ACCEL unset), none to open.
 		 */
-		if (!strcmp(bpf_program__name(p), "drmtop_gpu_mem_total") ||
-		    !strcmp(bpf_program__name(p), "drmtop_accel_open_exit"))
+		if (!strcmp(bpf_program__name(p), "drmtop_gpu_mem_total"))
 			continue;
 		/* the other tracepoint name set or flavour is not missing, just not in use */
 		if (!strcmp(part, "sched") && !chosen_tp(b, p))

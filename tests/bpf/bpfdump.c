@@ -31,7 +31,7 @@
  *   --leak      with --drop-done: the job whose done was dropped last is not made up at its
  *               cleanup either (both lost, as in a GPU reset on 7.x): the reader must age it out
  *   --drop-open N, --drop-close N, --drop-release N, --drop-object N
- *               test only: the DRM part skips every Nth run of drmtop_open_exit / every Nth
+ *               test only: the DRM part skips every Nth run of drmtop_file_alloc / every Nth
  *               drm_gem_release exit of a known client / every Nth handle release in a close /
  *               both end hooks of every Nth GEM object (bpf/drmtop_drm.bpf.c, test_drop_drm)
  * The JSON's "handles_left" and "objects_left" are the entries in the handles and objects maps

@@ -77,8 +77,8 @@ VM_SKIP_7.2 := 35-drmtop-tui,39-bpf-trampolines,62-drmtop-pidns,63-drmtop-cgroup
 # each, 36 s on 6.1, 57 % of the case) run once each: what they prove is the driver table's
 # names and timing, the same on every kernel and architecture; four in the arm64 stage, where
 # those GPUs ship, panthor on 7.2, whose fdinfo time with its profiling on is 7.x's, and rocket
-# on 6.12, whose drm.ko has accel (Debian's arm64 6.12 has not): its clients' opens on
-# /dev/accel reach the tracer through accel_open. They
+# on 6.12, whose drm.ko has accel (Debian's arm64 6.12 has not): its clients on /dev/accel
+# must be known to the tracer from their open. They
 # ran on every kernel until 2026-11-29: some 10 minutes of the timed pool, whose end is make
 # test's. So does v3d (arm64's GPU: its rings' names and depth 1 are the table's and simgpu's,
 # 30 s a kernel). amdgpu runs on 6.1 and 6.12, whose kernel jobs (its buffer clears) the tracer

@@ -27,11 +27,6 @@ else
 	tps='"tp_btf/drm_sched_job", "tp_btf/drm_run_job", "tp_btf/drm_sched_process_job"'
 fi
 echo "# scheduler tracepoints: $tps"
-# Opens of /dev/accel nodes return through accel_open (6.2+, CONFIG_DRM_ACCEL), hooked where
-# drm.ko has it: not a hook missing where it does not (6.1).
-accel=false
-bpftool btf dump file /sys/kernel/btf/drm 2>/dev/null | grep -q "FUNC 'accel_open'" && accel=true
-echo "# accel_open in drm's BTF: $accel"
 
 render=$(sed -n 's/.*render_minor=\([0-9]*\).*/\1/p' "$SIMGPU_DBG/device")
 exec 9<>"/dev/dri/renderD$render"
@@ -68,7 +63,7 @@ bl_quiesce 30
 bl_jq_checks '
 	check("all-hooks-attached"; (b.hooks | length) > 0 and all(b.hooks[]; .attached);
 		"\([b.hooks[] | select(.attached | not) | "\(.target): \(.why)"])"),
-	(["fexit/drm_open", "fentry/drm_gem_release",
+	(["fexit/drm_file_alloc", "fentry/drm_gem_release",
 	  "fexit/drm_gem_release", "fentry/drm_gem_private_object_init",
 	  "fentry/drm_gem_object_release", "fexit/drm_gem_handle_create_tail",
 	  "fentry/drm_gem_object_release_handle", "fentry/drm_gem_prime_fd_to_handle",
@@ -91,9 +86,9 @@ bl_jq_checks '
 		"\([b.hooks[] | .target])"),
 	# gpu_mem_total is a raw tracepoint by design, loaded where the kernel has it (arm64:
 	# msm selects TRACE_GPU_MEM; no Debian x86 kernel has it)
-	check("accel-open-where-the-kernel-has-it"; any(b.hooks[]; .target == "fexit/accel_open" and
-		.attached) == '"$accel"' and all(b.hooks[]; .target != "fexit/drm_file_alloc");
-		"accel_open in BTF: '"$accel"'; \([b.hooks[] | .target])"),
+	# one hook on the open path: the exit of drm_file_alloc makes the client
+	check("no-hook-fexit/drm_open"; all(b.hooks[]; .target != "fexit/drm_open");
+		"\([b.hooks[] | .target])"),
 	check("gpu-mem-total-where-the-kernel-has-it"; any(b.hooks[]; .target ==
 		"raw_tp/gpu_mem_total" and .attached) == '"$gpu_mem"'; "tracefs event: '"$gpu_mem"'"),
 	check("reason"; b.reason | test("^([0-9]+)/\\1 hooks attached; drm: attached; gpu_sched: attached"); b.reason),

@@ -9,7 +9,7 @@
 # per engine for the same reason as in 41; jobs not yet run when the process exits may be
 # cancelled by drm_sched (they count in neither source).
 # Two more runs skip, on purpose, what 7.x may: the exit of drm_gem_release in every second
-# close (bpfdump --drop-close), then drm_open's exit in every third open (--drop-open), each
+# close (bpfdump --drop-close), then drm_file_alloc's exit in every third open (--drop-open), each
 # with every second handle release in a close (--drop-release). Those closes are settled later
 # in the same drm_file_free (close_at_free); those clients are learnt at their first buffer
 # (client_late), each with everything the first run checks, none left open, none an orphan,
@@ -33,8 +33,7 @@ handles_pruned_jq='def handles_pruned_check:
 		"handles_pruned \(b.counters.handles_pruned), dropped \(dropped("release")), skipped \(skipped_prog("drmtop_handle_release"))");'
 
 # The workload's probe clients the tracer never knew (their open's exit skipped or dropped)
-unseen_jq='def open_skips: dropped("open") + skipped_prog("drmtop_open_exit") +
-		skipped_prog("drmtop_accel_open_exit");
+unseen_jq='def open_skips: dropped("open") + skipped_prog("drmtop_file_alloc");
 	def unseen_probes: [r.clients[] | select(.probe) | .opener_pid as $p |
 		select([b.closed[], b.clients[] | select(.kind == "user" and .driver == "simgpu" and
 			.tgid == $p)] | length == 0)];'

@@ -104,7 +104,7 @@ SCEN
 	# the tracer learns the client at its first buffer, or never, and says so (its skipped
 	# runs, client_late, its jobs' job_client_unknown), but no figure of the run can be held
 	# exact. Made again, once.
-	if [ -z "${open_retried:-}" ] && jq -e '(.recursion_misses.drmtop_open_exit // 0) > 0' \
+	if [ -z "${open_retried:-}" ] && jq -e '(.recursion_misses.drmtop_file_alloc // 0) > 0' \
 		"$BL/bpf.json" >/dev/null 2>&1; then
 		echo "# $bl_name: the kernel skipped the program of an open" \
 			"($(jq -c .recursion_misses "$BL/bpf.json")): run again, once"

@@ -108,12 +108,12 @@ elif wl_start "$d" --hold steady >"$d/why"; then
 		any(.bpf.engines[]; .name == \"gfx\" and .jobs_delta > 0 and .busy_pct > 5))" \
 		"$d/honest.json" "$GIST"
 	# Memory to the byte. drmtop attached before the workload started, so a client it says
-	# opened before the trace is one whose open's exit run the kernel skipped (7.x): drmtop
+	# opened before the trace is one whose drm_file_alloc run the kernel skipped (7.x): drmtop
 	# then does not compare its memory, but the bytes must agree all the same. Where the kernel
 	# skipped a GEM hook run (memory_since_start) the bytes may differ: drmtop must then call
 	# the difference inconclusive, never the driver's.
 	jq_check drmtop-bpf-memory-exact "([.bpf.programs[] | select(.name |
-		test(\"^drmtop_(file_alloc_enter|open_exit)$\")) | .recursion_misses] | add // 0) as \$fa |
+		startswith(\"drmtop_file_alloc\")) | .recursion_misses] | add // 0) as \$fa |
 		.bpf.missed.memory_since_start as \$ml | $SIMGPU | all(
 		(.bpf.memory.total_bytes == .bpf.memory.fdinfo_total_bytes and
 		 (.bpf.memory.compared or (.bpf.opened_before_trace and \$fa > 0))) or

@@ -9,7 +9,7 @@
 # gives its process, and matched to its tracer figures; `-p` with that pid selects exactly its
 # clients; a client outside the namespace (seen by the tracer when it opens) has pid 0, never
 # the number of some process inside. The host's drmtop lists the same inside clients once,
-# with their host pids. Paths the tracer takes a process id from: drm_open's exit (inside and
+# with their host pids. Paths the tracer takes a process id from: drm_file_alloc (inside and
 # outside clients open while the first drmtop runs), the attach-time task_file iterator (inside
 # clients, for the `-p` drmtop; it walks drmtop's namespace only).
 # And a fleet agent's layout (a privileged container without hostPID): drmtop in a pid and

@@ -490,7 +490,7 @@ personality_tracer() {
 	jq_check "pers-$p-fdinfo-no-engine" "$mine | all([.engines[] | select(.busy_ns != null or
 		.cycles != null)] | length == 0)" "$d/top.json" "$gist"
 	# An accelerator (rocket, where the kernel has accel): its clients on /dev/accel/accelN,
-	# known to the tracer from their open (accel_open's exit), not first seen later.
+	# known to the tracer from their open (drm_file_alloc's exit), not first seen later.
 	if grep -q ' accel_minor=[0-9]' "$d/device"; then
 		jq_check "pers-$p-accel-node" ". as \$top | [.devices[] | select(.driver == \"$drv\")] |
 			length == 1 and (.[0].node | startswith(\"accel/accel\")) and
