@@ -10,7 +10,8 @@
  *
  * Usage: bpfdump [-i MS] [-t SEC] [--ready FILE] [--status FILE] [--stop FILE] [--pause FILE]
  *                [--close-queue N] [--fds] [--drop-queue N] [--drop-run N] [--drop-done N]
- *                [--drop-open N] [--drop-close N] [--drop-release N] [--drop-object N] [--leak]
+ *                [--drop-open N] [--drop-close N] [--drop-release N] [--drop-object N]
+ *                [--drop-import-exit N] [--leak]
  *   -i MS       snapshot interval (default 200)
  *   -t SEC      stop after SEC seconds (default: run until --stop FILE exists or SIGINT/TERM)
  *   --ready F   create F once the tracer is opened (the test starts its workload then)
@@ -27,13 +28,16 @@
  *               the kernel had skipped the program (bpf/drmtop_sched.bpf.c, test_drop; done:
  *               of jobs not the first counted on their execution unit); the JSON then has
  *               "test_dropped": {"queue": n, "run": n, "done": n, "open": n, "close": n,
- *               "release": n, "object": n}
+ *               "release": n, "object": n, "import_exit": n}
  *   --leak      with --drop-done: the job whose done was dropped last is not made up at its
  *               cleanup either (both lost, as in a GPU reset on 7.x): the reader must age it out
  *   --drop-open N, --drop-close N, --drop-release N, --drop-object N
  *               test only: the DRM part skips every Nth run of drmtop_file_alloc / every Nth
  *               drm_gem_release exit of a known client / every Nth handle release in a close /
  *               both end hooks of every Nth GEM object (bpf/drmtop_drm.bpf.c, test_drop_drm)
+ *   --drop-import-exit N
+ *               test only: skips every Nth run of drmtop_import_exit (the end of a PRIME
+ *               import), whose thread's mark then stays set
  * The JSON's "handles_left" and "objects_left" are the entries in the handles and objects maps
  * at stop.
  * Exit status: 0, or 1 when the tracer could not be opened (the JSON then has "error").
@@ -91,9 +95,19 @@ struct merged {
 static struct merged closed, orphans;
 
 /* --drop-queue, --drop-run, --drop-open, --drop-close, --drop-release, --drop-object,
- * --drop-done: to each part's .bss. */
-static __u32 drop_every[7];
+ * --drop-done, --drop-import-exit: to each part's .bss. */
+static __u32 drop_every[8];
 static bool leak;
+
+static bool any_drop(void)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(drop_every) / sizeof(drop_every[0]); i++)
+		if (drop_every[i])
+			return true;
+	return false;
+}
 
 static void set_drops(struct drmtop_bpf *b)
 {
@@ -108,6 +122,7 @@ static void set_drops(struct drmtop_bpf *b)
 		b->drm->bss->drmtop_test_drm_drop_every[1] = drop_every[3];
 		b->drm->bss->drmtop_test_drm_drop_every[2] = drop_every[4];
 		b->drm->bss->drmtop_test_drm_drop_every[3] = drop_every[5];
+		b->drm->bss->drmtop_test_drm_drop_every[4] = drop_every[7];
 	}
 }
 
@@ -324,8 +339,7 @@ static void print_all(struct drmtop_bpf *b, const struct drmtop_bpf_snapshot *s,
 	for (i = 0; i < DRMTOP_CNT_MAX; i++)
 		u64(&w, drmtop_bpf_counter_name(i), s->counters[i]);
 	jw_object_end(&w);
-	if (drop_every[0] || drop_every[1] || drop_every[2] || drop_every[3] || drop_every[4] ||
-	    drop_every[5] || drop_every[6]) {
+	if (any_drop()) {
 		const __u64 *d = b->sched && b->sched->bss ? b->sched->bss->drmtop_test_dropped
 							    : NULL;
 		const __u64 *dd = b->drm && b->drm->bss ? b->drm->bss->drmtop_test_drm_dropped
@@ -340,6 +354,7 @@ static void print_all(struct drmtop_bpf *b, const struct drmtop_bpf_snapshot *s,
 		u64(&w, "close", dd ? dd[1] : 0);
 		u64(&w, "release", dd ? dd[2] : 0);
 		u64(&w, "object", dd ? dd[3] : 0);
+		u64(&w, "import_exit", dd ? dd[4] : 0);
 		jw_object_end(&w);
 	}
 	/* runs of each loaded program the kernel skipped (recursion_misses): events never seen */
@@ -420,6 +435,7 @@ int main(int argc, char **argv)
 		{ "drop-release", required_argument, NULL, 'L' },
 		{ "drop-object", required_argument, NULL, 'J' },
 		{ "drop-done", required_argument, NULL, 'D' },
+		{ "drop-import-exit", required_argument, NULL, 'X' },
 		{ "leak", no_argument, NULL, 'K' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -485,6 +501,9 @@ int main(int argc, char **argv)
 		case 'D':
 			drop_every[6] = (__u32)strtoul(optarg, NULL, 10);
 			break;
+		case 'X':
+			drop_every[7] = (__u32)strtoul(optarg, NULL, 10);
+			break;
 		case 'K':
 			leak = true;
 			break;
@@ -492,7 +511,7 @@ int main(int argc, char **argv)
 			fprintf(stderr, "usage: bpfdump [-i MS] [-t SEC] [--ready FILE] "
 				"[--status FILE] [--stop FILE] [--pause FILE] [--close-queue N] [--fds] "
 				"[--drop-queue N] [--drop-run N] [--drop-done N] [--drop-open N] [--drop-close N] "
-				"[--drop-release N] [--drop-object N] [--leak]\n");
+				"[--drop-release N] [--drop-object N] [--drop-import-exit N] [--leak]\n");
 			return 2;
 		}
 	}

@@ -3,7 +3,9 @@
  * vgem-share: sets up GEM memory whose per-client figures are known exactly, for the BPF guest
  * case 45: three vgem dumb buffers in client A (vgem), the first one exported as a dma-buf and
  * imported by a second vgem client B (same device: the same object, handle_count 2) and by a
- * simgpu client C (another device: a new object with an import attachment). It writes what
+ * simgpu client C (another device: a new object with an import attachment), then a fourth
+ * buffer in B, made by the thread whose last import was B's: none of it imported, whatever an
+ * import left behind (a skipped exit of the import, which case 45 forces). It writes what
  * each client must show by the rule of drm_show_memory_stats (total: every handle's object
  * size; shared: handle_count > 1 or a dma-buf attached; imported: made by PRIME fd-to-handle)
  * to FILE as JSON, then holds everything until SIGTERM/SIGINT.
@@ -89,8 +91,8 @@ static void on_signal(int sig)
 
 int main(int argc, char **argv)
 {
-	uint32_t h[3], hb, hc;
-	uint64_t s[3];
+	uint32_t h[3], hb, hc, hd;
+	uint64_t s[4];
 	int a, b, c, dmabuf;
 	FILE *out;
 
@@ -109,23 +111,25 @@ int main(int argc, char **argv)
 	s[1] = create_dumb(a, 640, 480, &h[1]);
 	s[2] = create_dumb(a, 100, 37, &h[2]);	/* not page-sized: the kernel rounds */
 	dmabuf = export_fd(a, h[0]);
-	hb = import_fd(b, dmabuf);
 	hc = import_fd(c, dmabuf);
+	hb = import_fd(b, dmabuf);
 	close(dmabuf);	/* the exported object keeps its dma-buf while it has handles */
+	s[3] = create_dumb(b, 64, 64, &hd);
 
 	out = fopen(argv[2], "w");
 	if (!out)
 		die(argv[2]);
-	fprintf(out, "{\"pid\":%d,\"vgem_objects\":3,\"vgem_bytes\":%llu,\"files\":["
+	fprintf(out, "{\"pid\":%d,\"vgem_objects\":4,\"vgem_bytes\":%llu,\"files\":["
 		"{\"fd\":%d,\"total\":%llu,\"shared\":%llu,\"imported\":0},"
 		"{\"fd\":%d,\"total\":%llu,\"shared\":%llu,\"imported\":%llu},"
 		"{\"fd\":%d,\"total\":%llu,\"shared\":%llu,\"imported\":%llu}],"
-		"\"handles\":[%u,%u,%u,%u,%u]}\n",
-		getpid(), (unsigned long long)(s[0] + s[1] + s[2]),
+		"\"handles\":[%u,%u,%u,%u,%u,%u]}\n",
+		getpid(), (unsigned long long)(s[0] + s[1] + s[2] + s[3]),
 		a, (unsigned long long)(s[0] + s[1] + s[2]), (unsigned long long)s[0],
-		b, (unsigned long long)s[0], (unsigned long long)s[0], (unsigned long long)s[0],
+		b, (unsigned long long)(s[0] + s[3]), (unsigned long long)s[0],
+		(unsigned long long)s[0],
 		c, (unsigned long long)s[0], (unsigned long long)s[0], (unsigned long long)s[0],
-		h[0], h[1], h[2], hb, hc);
+		h[0], h[1], h[2], hb, hc, hd);
 	if (fclose(out))
 		die(argv[2]);
 	while (!stop)
