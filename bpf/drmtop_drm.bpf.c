@@ -189,8 +189,8 @@ static __always_inline bool forget_client(__u64 key, bool seen)
 
 /*
  * The client of a new file, parked (drmtop_park: no hash insert) or, where another open file
- * holds its slot, inserted. A client still known at the address of a new file closed
- * unseen (the release hooks were skipped, see drmtop_gem_release_exit, and so was
+ * holds its slot, inserted. A client still known at an address drm_file_alloc hands out again
+ * closed unseen (the release hooks were skipped, see drmtop_gem_release_exit, and so was
  * drmtop_file_free) is settled first, as closed. @key is @file's address as a scalar (see
  * drmtop_arg_addr), @btf as for DRMTOP_READ.
  */

@@ -412,8 +412,8 @@ struct drmtop_fd_rec {
 	X(DONE_NO_HW_TIME, done_no_hw_time, NOTE)	/* end taken at the tracepoint */	\
 	X(ADOPT_TRUNCATED, adopt_truncated, LOSS)	/* adoption walk stopped early */	\
 	X(ADOPTED, adopted, NOTE)		/* handles that existed at attach */	\
-	/* a client whose close hooks were skipped, settled when a new file	\
-	 * came at its address */							\
+	/* a client whose close hooks were skipped, settled when drm_file_alloc	\
+	 * handed its address out again */						\
 	X(CLOSE_INFERRED, close_inferred, NOTE)					\
 	/* a client whose drm_gem_release exit was skipped, settled in drm_file_free */	\
 	X(CLOSE_AT_FREE, close_at_free, NOTE)					\
