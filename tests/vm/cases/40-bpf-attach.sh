@@ -84,11 +84,11 @@ bl_jq_checks '
 		'"$fence_cid"'; "fence has drm_client_id: '"$fence_cid"'; \(b.reason)"),
 	check("no-raw-tp-fallback"; all(b.hooks[]; .target | startswith("raw_tp/drm_") | not);
 		"\([b.hooks[] | .target])"),
-	# gpu_mem_total is a raw tracepoint by design, loaded where the kernel has it (arm64:
-	# msm selects TRACE_GPU_MEM; no Debian x86 kernel has it)
 	# one hook on the open path: the exit of drm_file_alloc makes the client
 	check("no-hook-fexit/drm_open"; all(b.hooks[]; .target != "fexit/drm_open");
 		"\([b.hooks[] | .target])"),
+	# gpu_mem_total is a raw tracepoint by design, loaded where the kernel has it (arm64:
+	# msm selects TRACE_GPU_MEM; no Debian x86 kernel has it)
 	check("gpu-mem-total-where-the-kernel-has-it"; any(b.hooks[]; .target ==
 		"raw_tp/gpu_mem_total" and .attached) == '"$gpu_mem"'; "tracefs event: '"$gpu_mem"'"),
 	check("reason"; b.reason | test("^([0-9]+)/\\1 hooks attached; drm: attached; gpu_sched: attached"); b.reason),
