@@ -7,6 +7,7 @@
 #    FAIL lines come through and are repeated after the totals (scripts/summarise-tests.sh);
 #  - every stage of make test runs its recipe under $(STAGE_RUN) (make's own database);
 #  - make vm-deps builds every build/tests binary the guest cases run (dry run of make);
+#  - a unit test built alone into an empty OUTPUT makes its skeletons first (dry run of make);
 #  - bench/judge-test.sh: make bench's target verdicts on canned figures;
 #  - tests/vm/mkinitramfs.sh: an initramfs made again for another busybox;
 #  - tests/vm/sid-root-test.sh: the sid chroot's locking.
@@ -108,6 +109,25 @@ for f in $need; do
 done
 [ -n "$need" ] && [ -z "$missing" ] && ok "make vm-deps builds $(echo $need | wc -w) guest binaries" ||
 	bad "make vm-deps" "does not build:${missing:- (found none in the cases)}"
+
+# A unit test built alone into an empty OUTPUT has the skeletons it includes, through any header
+# (the preprocessor's answer, -MG: none is generated yet), made before it is compiled.
+late=
+for t in tests/unit/test_*.c; do
+	skels=$(cc -MM -MG -Iinclude -Itests/unit "$t" | grep -o 'drmtop_[a-z_]*\.skel\.h' | sort -u)
+	[ -n "$skels" ] || continue
+	t=${t##*/}
+	make -s --no-print-directory -n -B OUTPUT="$T/u" "$T/u/tests/${t%.c}" >"$T/unit-build" 2>&1
+	at=$(grep -n -- "tests/unit/$t" "$T/unit-build" | head -n 1 | cut -d: -f1)
+	for s in $skels; do
+		made=$(grep -n -- "gen skeleton .*> $T/u/$s.tmp" "$T/unit-build" | head -n 1 | cut -d: -f1)
+		[ -n "$at" ] && [ -n "$made" ] && [ "$made" -lt "$at" ] || late="$late ${t%.c}:$s"
+	done
+	checked="${checked:-} ${t%.c}"
+done
+[ -n "${checked:-}" ] && [ -z "$late" ] &&
+	ok "unit tests built alone make their skeletons first (${checked# })" ||
+	bad "unit tests compiled before their skeletons" "${late:-no unit test includes one}"
 
 # make bench's verdicts on canned figures: met, not met, a loaded host, too few rounds.
 if bench/judge-test.sh >"$T/judge.out" 2>&1; then

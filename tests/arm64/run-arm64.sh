@@ -55,9 +55,20 @@ drmtop*) ok "arm64-drmtop-runs ($v)" ;;
 esac
 # Those that include a skeleton make BPF maps and programs in the running kernel, which
 # qemu-user cannot ask for (it has no bpf(2)); they run in the host's unit stage on the same BPF
-# objects (checked above). Found by what they include: a list by name missed a new one.
-in_kernel=$(grep -l -e 'skel\.h' -e 'bpf_test_object\.h' tests/unit/test_*.c |
-	sed 's|.*/||; s|\.c$||' | tr '\n' ' ')
+# objects (checked above). Found by what they include, through any header, as the preprocessor
+# follows it (-MG: a skeleton not generated in this tree is named all the same).
+in_kernel=
+for t in tests/unit/test_*.c; do
+	deps=$(${HOSTCC:-cc} -MM -MG -Iinclude -Itests/unit "$t") ||
+		{ bad arm64-unit-includes "$t: the preprocessor failed"; finish; }
+	case $deps in
+	*skel.h*)
+		t=${t##*/}
+		in_kernel="$in_kernel ${t%.c}"
+		;;
+	esac
+done
+in_kernel=${in_kernel# }
 qemu_units=
 for t in $units; do
 	case " $in_kernel " in
