@@ -17,9 +17,10 @@
  *   drm_prime_destroy_file_private(prime)    every drm_file_free, after drm_gem_release
  *   drm_ioctl(filp, cmd, arg)                every DRM ioctl (drivers' compat_ioctl ends here)
  *   drm_gem_private_object_init(dev, obj, size)  every GEM object (drm_gem_object_init calls it)
+ *   drm_gem_object_release(obj)              every GEM object's end, normal and error paths,
+ *                                            of every driver but i915
  *   dma_resv_fini(resv) (vmlinux)            of the object's own _resv: every GEM object's end,
- *                                            normal and error paths (drm_gem_object_release calls
- *                                            it), i915's too (it calls neither that
+ *                                            i915's too (it calls neither drm_gem_object_release
  *                                            nor drm_gem_private_object_fini, and
  *                                            drm_gem_object_free is inlined in drm.ko's handle
  *                                            close path: undefined symbols of i915.ko and calls
@@ -85,11 +86,11 @@ static __always_inline void drmtop_send_closed(const struct drmtop_client *c, bo
  * --drop-release N / --drop-object N, through this object's mmapped .bss, as --drop-run in
  * drmtop_sched.bpf.c. Every Nth open of a new file skips drmtop_file_alloc ([0]), every Nth
  * close of a client the tracer knows skips drmtop_gem_release_exit ([1]), every Nth handle
- * release in a close skips drmtop_handle_release ([2]), every Nth GEM object end skips
- * drmtop_gem_resv_fini ([3]), every Nth end of a PRIME import skips drmtop_import_exit ([4]),
- * as the kernel may, so the second chances (a client learnt at its first buffer,
- * drmtop_file_free, the reader's pruning of handles and objects, a stale import mark ignored)
- * are proven on every kernel, not only when 7.x happens to skip.
+ * release in a close skips drmtop_handle_release ([2]), every Nth GEM object end is missed by
+ * both end hooks ([3]), every Nth end of a PRIME import skips drmtop_import_exit ([4]), as the
+ * kernel may, so the second chances (a client learnt at its first buffer, drmtop_file_free, the
+ * reader's pruning of handles and objects, a stale import mark ignored) are proven on every
+ * kernel, not only when 7.x happens to skip.
  */
 __u32 drmtop_test_drm_drop_every[5];
 __u64 drmtop_test_drm_seen[5];
@@ -436,7 +437,7 @@ static __always_inline void device_sub(const struct drmtop_object *o)
  * The device totals count the object before its entry exists, and the entry says it was
  * counted only if it was: the end, which finds the entry, then always subtracts what an add
  * put there (drmtop_mem_sub). An entry already at this address is an object whose end no hook
- * saw (its run skipped, or a free path that does not reach it): freed, so out of the totals
+ * saw (both end hooks skipped, or a free path neither reaches): freed, so out of the totals
  * now, counted objects_stale. The insert comes first: nearly every address is new, and the
  * insert finds an old entry as a lookup would. An fentry: the function cannot fail (void on
  * every kernel) and its arguments are all this needs; an fexit's trampoline would also call
@@ -489,37 +490,56 @@ static __always_inline bool object_shared(const struct drmtop_object *o, __u32 g
 	return o->handle_count + gone > 1 || (o->flags & DRMTOP_OBJ_DMABUF);
 }
 
-/* The end of the GEM object at @key, whose entry the caller found (@o, NULL if none). */
-static __always_inline void object_end(__u64 key, struct drmtop_object *o)
+/*
+ * The end of the GEM object at @key, whose entry the caller found (@o, NULL if none), from either
+ * end hook: out of its device's totals and the map; the second hook to meet the same end finds
+ * nothing. Returns whether it ended one.
+ */
+static __always_inline bool object_end(__u64 key, struct drmtop_object *o)
 {
 	bool shared;
 
-	if (!o || (drmtop_test_drm_drop_every[3] && test_drop_drm(3)))
-		return;
+	if (!o || (o->flags & DRMTOP_OBJ_END_DROPPED))
+		return false;
+	if (drmtop_test_drm_drop_every[3] && test_drop_drm(3)) {
+		o->flags |= DRMTOP_OBJ_END_DROPPED;
+		return false;
+	}
 	device_sub(o);
 	shared = object_shared(o, 0);
 	bpf_map_delete_elem(&objects, &key);
 	/* a handle entry a skipped release left may still name it */
 	if (shared)
 		drmtop_count(DRMTOP_CNT_SHARED_EVENTS);
+	return true;
+}
+
+SEC("fentry/drm_gem_object_release")
+int BPF_PROG(drmtop_gem_object_release, struct drm_gem_object *obj)
+{
+	__u64 key = (__u64)obj;
+	struct drmtop_object *o = bpf_map_lookup_elem(&objects, &key);
+
+	if (!o)
+		drmtop_count(DRMTOP_CNT_OBJECT_UNKNOWN);
+	else
+		object_end(key, o);
+	return 0;
 }
 
 /*
- * The end of a GEM object, its one hook: every object ends at dma_resv_fini of its embedded
- * reservation object, from drm_gem_object_release (6.1 directly, later kernels through
- * drm_gem_private_object_fini) or from the driver's own free path (i915). Most calls are of
- * other reservation objects, at addresses no entry is at: one lookup each. No other dma_resv
- * can sit at a live object's _resv, so a hit is that object's end. A run the kernel skipped
- * leaves the entry: settled stale by the reader once its client closed, or by the init of a
- * new object at its address (objects_stale). Checked on Debian 6.1.0-56, 6.12.117, 7.2.13.
+ * The second end hook. drm_gem_object_release calls dma_resv_fini(&obj->_resv) after the hook
+ * above ended the object (nothing left here then); i915 calls it from its own free path. Most
+ * calls are of other reservation objects, at addresses no entry is at: one lookup each. No
+ * other dma_resv can sit at a live object's _resv, so a hit is that object's end.
  */
 SEC("fentry/dma_resv_fini")
 int BPF_PROG(drmtop_gem_resv_fini, struct dma_resv *resv)
 {
 	__u64 key = (__u64)resv - bpf_core_field_offset(struct drm_gem_object, _resv);
 
-	if (resv)
-		object_end(key, bpf_map_lookup_elem(&objects, &key));
+	if (resv && object_end(key, bpf_map_lookup_elem(&objects, &key)))
+		drmtop_count(DRMTOP_CNT_OBJECT_END_AT_RESV);
 	return 0;
 }
 

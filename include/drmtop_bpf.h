@@ -330,6 +330,7 @@ struct drmtop_handle {
 #define DRMTOP_OBJ_DMABUF	(1u << 0)	/* drm_gem_object.dma_buf was set when last seen */
 #define DRMTOP_OBJ_FOREIGN	(1u << 1)	/* import_attach set: memory of another device */
 #define DRMTOP_OBJ_SEEN_INIT	(1u << 2)	/* counted in its device's totals */
+#define DRMTOP_OBJ_END_DROPPED	(1u << 3)	/* test: its end dropped (bpfdump --drop-object) */
 
 struct drmtop_object {
 	__u64 size;
@@ -404,6 +405,7 @@ struct drmtop_fd_rec {
 	/* a user client's job whose client is unknown (its open missed): not accounted */	\
 	X(JOB_CLIENT_UNKNOWN, job_client_unknown, LOSS)				\
 	X(HANDLE_UNKNOWN, handle_unknown, NOTE)	/* released, made before attach */	\
+	X(OBJECT_UNKNOWN, object_unknown, NOTE)					\
 	X(CLIENT_LATE, client_late, NOTE)	/* first seen after it opened */	\
 	X(ENTITIES_FULL, entities_full, LOSS)					\
 	X(ENTITY_GUESSED, entity_guessed, LOSS)	/* pre-attach entity: owner guessed */	\
@@ -420,6 +422,9 @@ struct drmtop_fd_rec {
 	 * settled when drm_gem_private_object_init handed their address out again, or	\
 	 * pruned by the reader: device GEM totals were high by them until then */	\
 	X(OBJECTS_STALE, objects_stale, LOSS)					\
+	/* objects ended at dma_resv_fini of their own reservation object, not at	\
+	 * drm_gem_object_release (i915's free path, or a skipped release run) */	\
+	X(OBJECT_END_AT_RESV, object_end_at_resv, NOTE)				\
 	X(GPU_MEM_FULL, gpu_mem_full, LOSS)	/* a gpu_mem_total report dropped */	\
 	/* counted by the reader: engine entries of a client neither live nor known	\
 	 * closed (its close record was lost), reported as orphans and deleted */	\

@@ -98,15 +98,15 @@ static int note_pruned(struct drmtop_bpf *b, const struct drmtop_object *o)
 }
 
 /*
- * Object entries whose end no hook saw (drmtop_gem_resv_fini skipped on 7.x, or dropped by a
- * test: bpfdump --drop-object) stay in the map, and in their device's totals, until their address
+ * Object entries whose end no hook saw (both end hooks skipped on 7.x, or dropped by a test:
+ * bpfdump --drop-object) stay in the map, and in their device's totals, until their address
  * is reused (drmtop_gem_init), which may be never. Such an entry is one whose first handle's
  * client is gone or closing, that no handle entry of an open client names (its handle_count
  * is no guide: the releases in a close may have been skipped too), that is not shared through
  * a dma-buf, and that stays so for a grace period (jobs of a closed client hold their objects
  * until they end): deleted
  * atomically, taken out of the device's totals here, counted objects_stale. Looked for (a walk
- * of the handles and objects maps) only after the end hook was skipped or dropped, and until
+ * of the handles and objects maps) only after the end hooks were skipped or dropped, and until
  * no candidate is left; an entry the
  * BPF side replaced meanwhile (its address reused) is put back. A driver object still alive
  * with none of those (held by the driver alone after its client left) would be taken for one:
@@ -114,22 +114,28 @@ static int note_pruned(struct drmtop_bpf *b, const struct drmtop_object *o)
  */
 int drmtop_bpf_prune_objects(struct drmtop_bpf *b, const struct drmtop_bpf_snapshot *s)
 {
+	static const char *const ends[] = { "drmtop_gem_object_release", "drmtop_gem_resv_fini" };
 	struct stale_objects so = { .b = b };
 	struct drmtop_object got;
 	struct bpf_prog_info info;
+	struct bpf_program *p;
 	struct timespec ts;
 	__u64 skips, grace, *open;
-	__u32 len = sizeof(info);
 	size_t i;
+	__u32 len;
 	int err, fd;
 
 	if (!b->drm)
 		return 0;
 	skips = b->drm->bss ? b->drm->bss->drmtop_test_drm_dropped[3] : 0;
-	fd = bpf_program__fd(b->drm->progs.drmtop_gem_resv_fini);
-	memset(&info, 0, sizeof(info));
-	if (fd >= 0 && !bpf_obj_get_info_by_fd(fd, &info, &len))
-		skips += info.recursion_misses;
+	for (i = 0; i < sizeof(ends) / sizeof(ends[0]); i++) {
+		p = bpf_object__find_program_by_name(b->drm->obj, ends[i]);
+		fd = p ? bpf_program__fd(p) : -1;
+		len = sizeof(info);
+		memset(&info, 0, sizeof(info));
+		if (fd >= 0 && !bpf_obj_get_info_by_fd(fd, &info, &len))
+			skips += info.recursion_misses;
+	}
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	so.now = (__u64)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 	if (skips == b->object_end_misses && !b->n_obj_cand &&

@@ -38,16 +38,17 @@
  * there (jobs_aged_out). drmtop_file_free likewise finds nothing to do after a close whose first
  * hook ran, and a skipped first hook is counted where it was skipped. Every other program's
  * skipped run is an event lost; one of the GEM hooks may leave a client's memory figure wrong
- * until it closes. A skipped end of a GEM object (dma_resv_fini of its reservation object) is
- * made up when the object is settled stale (objects_stale): its device's totals are high by it
- * until then, its clients' figures unchanged.
+ * until it closes. A skipped end of a GEM object at drm_gem_object_release is made up at
+ * dma_resv_fini of its reservation object (object_end_at_resv), and that hook finds nothing to
+ * do after a release that ran (i915's objects, which only it sees, then go stale: counted
+ * objects_stale when settled).
  */
 static void skip_cost(const struct drmtop_bpf *b, struct drmtop_bpf_prog_stat *ps)
 {
 	/* GEM object and handle hooks (drmtop_drm.bpf.c): memory is a running sum of them */
 	static const char *const memory[] = {
 		"drmtop_gem_release_enter", "drmtop_gem_release_exit", "drmtop_gem_init",
-		"drmtop_gem_resv_fini", "drmtop_handle_create",
+		"drmtop_gem_object_release", "drmtop_gem_resv_fini", "drmtop_handle_create",
 		"drmtop_handle_release",
 		"drmtop_import_enter", "drmtop_import_exit", "drmtop_export",
 	};
@@ -79,14 +80,14 @@ static void skip_cost(const struct drmtop_bpf *b, struct drmtop_bpf_prog_stat *p
 	} else if (!strcmp(ps->name, "drmtop_gem_release_exit")) {
 		ps->skip_cost = DRMTOP_SKIP_MADE_UP;
 		ps->made_up_by = DRMTOP_CNT_CLOSE_AT_FREE;
-	} else if (!strcmp(ps->name, "drmtop_gem_resv_fini")) {
+	} else if (!strcmp(ps->name, "drmtop_gem_object_release")) {
 		ps->skip_cost = DRMTOP_SKIP_MADE_UP;
-		ps->made_up_by = DRMTOP_CNT_OBJECTS_STALE;
+		ps->made_up_by = DRMTOP_CNT_OBJECT_END_AT_RESV;
 	} else if (!strcmp(ps->name, "drmtop_file_alloc")) {
 		ps->skip_cost = DRMTOP_SKIP_MADE_UP;
 		ps->made_up_by = DRMTOP_CNT_CLIENT_LATE;
 	} else if (!strcmp(ps->name, "drmtop_job_cleanup") ||
-		   !strcmp(ps->name, "drmtop_file_free")) {
+		   !strcmp(ps->name, "drmtop_file_free") || !strcmp(ps->name, "drmtop_gem_resv_fini")) {
 		ps->skip_cost = DRMTOP_SKIP_HARMLESS;
 	}
 }

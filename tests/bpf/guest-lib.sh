@@ -207,7 +207,7 @@ def dropped($role): b.test_dropped[$role] // 0;
 # Skipped runs of the GEM hooks (7.x), each of which may leave one object or handle uncounted
 # or counted too long: memory then differs from the truth by at most that many objects, none
 # larger than the most one client of the workload created.
-def gem_skips: ["drmtop_gem_init", "drmtop_gem_resv_fini",
+def gem_skips: ["drmtop_gem_init", "drmtop_gem_object_release", "drmtop_gem_resv_fini",
 	"drmtop_handle_create",
 	"drmtop_handle_release", "drmtop_import_enter", "drmtop_import_exit", "drmtop_export",
 	"drmtop_gem_release_enter", "drmtop_gem_release_exit"] | map(skipped_prog(.)) | add;
@@ -286,7 +286,7 @@ def live_client_checks($busy; $engines):
 # of the workload created.
 def device_checks:
 	simgpu_dev as $d |
-	skipped_prog("drmtop_gem_init") as $si | skipped_prog("drmtop_gem_resv_fini") as $sr |
+	skipped_prog("drmtop_gem_init") as $si | skipped_prog("drmtop_gem_object_release") as $sr |
 	([r.clients[]?.memory.created_bytes] | max // 0) as $big |
 	if $si + $sr == 0 then
 		check("device-gem-objects"; $d != null and $d.gem_objects == t.device.bo_alive;
@@ -310,11 +310,11 @@ def counter_checks_except($ok):
 	b.counters as $k |
 	"_full$|_unknown$|_truncated$|done_without_run|done_no_hw_time|mem_underflow|orphan_engines|idle_unsettled"
 		as $losses |
-	# releases of handles whose creation run the kernel skipped: no more than those; and
-	# objects whose end the end hook missed (dropped on purpose, or skipped), settled
+	# releases of handles or objects whose creation run the kernel skipped: no more than those
+	# and objects whose end both end hooks missed (dropped on purpose, or skipped), settled
 	{handle_unknown: (skipped_prog("drmtop_handle_create") + skipped_prog("drmtop_import_exit")),
-	 mem_underflow: gem_skips,
-	 objects_stale: (dropped("object") + skipped_prog("drmtop_gem_resv_fini"))} as $skip |
+	 object_unknown: skipped_prog("drmtop_gem_init"), mem_underflow: gem_skips,
+	 objects_stale: (dropped("object") + skipped_prog("drmtop_gem_object_release"))} as $skip |
 	([$k | to_entries[] | select((.key | test($losses)) and .value > ($skip[.key] // 0) and
 		(.key as $n | $ok | index($n) | not))]) as $bad |
 	check("counters-clean"; ($bad | length) == 0; "\($bad)"),

@@ -65,7 +65,7 @@ bl_jq_checks '
 		"\([b.hooks[] | select(.attached | not) | "\(.target): \(.why)"])"),
 	(["fexit/drm_file_alloc", "fentry/drm_gem_release",
 	  "fexit/drm_gem_release", "fentry/drm_gem_private_object_init",
-	  "fentry/dma_resv_fini", "fexit/drm_gem_handle_create_tail",
+	  "fentry/drm_gem_object_release", "fexit/drm_gem_handle_create_tail",
 	  "fentry/drm_gem_object_release_handle", "fentry/drm_gem_prime_fd_to_handle",
 	  "fexit/drm_gem_prime_handle_to_fd", "iter/task_file", "fentry/drm_sched_job_cleanup",
 	  "fentry/drm_dev_unregister",
@@ -87,9 +87,6 @@ bl_jq_checks '
 	# one hook on the open path: the exit of drm_file_alloc makes the client
 	check("no-hook-fexit/drm_open"; all(b.hooks[]; .target != "fexit/drm_open");
 		"\([b.hooks[] | .target])"),
-	# one hook at the end of a GEM object: dma_resv_fini, which drm_gem_object_release calls
-	check("no-hook-fentry/drm_gem_object_release";
-		all(b.hooks[]; .target != "fentry/drm_gem_object_release"); "\([b.hooks[] | .target])"),
 	# gpu_mem_total is a raw tracepoint by design, loaded where the kernel has it (arm64:
 	# msm selects TRACE_GPU_MEM; no Debian x86 kernel has it)
 	check("gpu-mem-total-where-the-kernel-has-it"; any(b.hooks[]; .target ==

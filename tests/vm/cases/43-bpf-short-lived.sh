@@ -19,11 +19,11 @@
 # (handles_pruned; simgpu's postclose waits for the client's jobs, so that is up to a second
 # after the release): none left in any run.
 # GEM objects: in every run the device totals end where simgpu's live BOs are (none) and no
-# entry is left in the objects map. The second run also misses the end of every third object
-# (--drop-object): the reader prunes those entries once their client is gone and takes them out
-# of the device totals (objects_stale). The third run has simgpu free its objects the way i915
-# does (own_free=1: dma_resv_fini, never drm_gem_object_release): every one ends there too, none
-# left to be settled stale.
+# entry is left in the objects map. The second run also misses the end of every third object in
+# both end hooks (--drop-object): the reader prunes those entries once their client is gone and
+# takes them out of the device totals (objects_stale). The third run has simgpu free its objects
+# the way i915 does (own_free=1: dma_resv_fini, never drm_gem_object_release): every one ends at
+# dma_resv_fini (object_end_at_resv).
 . tests/bpf/guest-lib.sh
 
 # Every handle entry a dropped (or skipped) release left behind pruned by the reader.
@@ -131,14 +131,15 @@ BL_BPFDUMP_ARGS="--drop-close 2 --drop-release 2 --drop-object 3" \
 		"\(b.test_dropped)"), handles_pruned_check,
 	check("object-ends-dropped-settled"; dropped("object") >= 3 and
 		b.counters.objects_stale >= dropped("object") and
-		b.counters.objects_stale <= dropped("object") + skipped_prog("drmtop_gem_resv_fini");
-		"objects_stale \(b.counters.objects_stale), dropped \(dropped("object")), end skipped \(skipped_prog("drmtop_gem_resv_fini"))")'
+		b.counters.objects_stale <= dropped("object") + skipped_prog("drmtop_gem_object_release");
+		"objects_stale \(b.counters.objects_stale), dropped \(dropped("object")), release skipped \(skipped_prog("drmtop_gem_object_release"))")'
 echo 1 >$P/own_free
 BL_BPFDUMP_ARGS="--drop-open 3 --drop-release 2" one_run 43-bpf-short-lived-dropped-open \
 	'check("opens-releases-dropped"; dropped("open") >= 2 and dropped("release") >= 3;
 		"\(b.test_dropped)"), handles_pruned_check,
-	check("own-free-objects-ended"; b.counters.objects_stale <= skipped_prog("drmtop_gem_resv_fini");
-		"objects_stale \(b.counters.objects_stale), end skipped \(skipped_prog("drmtop_gem_resv_fini"))"),
+	check("own-free-objects-end-at-resv"; b.counters.object_end_at_resv == ([r.clients[] | select(.probe | not)] | length) * 2 and
+		b.counters.objects_stale <= skipped_prog("drmtop_gem_resv_fini");
+		"object_end_at_resv \(b.counters.object_end_at_resv), \([r.clients[] | select(.probe | not)] | length) clients of two BOs each, objects_stale \(b.counters.objects_stale)"),
 	check("opens-learnt-late"; (b.counters.client_late + (unseen_probes | length)) as $x |
 		$x >= dropped("open") and $x <= open_skips;
 		"client_late \(b.counters.client_late), probes never seen \(unseen_probes | length), dropped \(dropped("open")), open exits skipped \(open_skips - dropped("open"))")'
