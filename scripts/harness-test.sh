@@ -111,21 +111,20 @@ done
 	bad "make vm-deps" "does not build:${missing:- (found none in the cases)}"
 
 # A unit test built alone into an empty OUTPUT has the skeletons it includes, through any header
-# (the preprocessor's answer, -MG: none is generated yet), made before it is compiled.
-late=
-for t in tests/unit/test_*.c; do
-	skels=$(cc -MM -MG -Iinclude -Itests/unit "$t" | grep -o 'drmtop_[a-z_]*\.skel\.h' | sort -u)
-	[ -n "$skels" ] || continue
-	t=${t##*/}
-	make -s --no-print-directory -n -B OUTPUT="$T/u" "$T/u/tests/${t%.c}" >"$T/unit-build" 2>&1
-	at=$(grep -n -- "tests/unit/$t" "$T/unit-build" | head -n 1 | cut -d: -f1)
+# (scripts/unit-skeletons.sh), made before it is compiled.
+late= checked=
+scripts/unit-skeletons.sh >"$T/unit-skels" 2>"$T/unit-skels.err" ||
+	late=" $(cat "$T/unit-skels.err")"
+while read -r t skels; do
+	make -s --no-print-directory -n -B OUTPUT="$T/u" "$T/u/tests/$t" >"$T/unit-build" 2>&1
+	at=$(grep -n -- "tests/unit/$t.c" "$T/unit-build" | head -n 1 | cut -d: -f1)
 	for s in $skels; do
 		made=$(grep -n -- "gen skeleton .*> $T/u/$s.tmp" "$T/unit-build" | head -n 1 | cut -d: -f1)
-		[ -n "$at" ] && [ -n "$made" ] && [ "$made" -lt "$at" ] || late="$late ${t%.c}:$s"
+		[ -n "$at" ] && [ -n "$made" ] && [ "$made" -lt "$at" ] || late="$late $t:$s"
 	done
-	checked="${checked:-} ${t%.c}"
-done
-[ -n "${checked:-}" ] && [ -z "$late" ] &&
+	checked="$checked $t"
+done <"$T/unit-skels"
+[ -n "$checked" ] && [ -z "$late" ] &&
 	ok "unit tests built alone make their skeletons first (${checked# })" ||
 	bad "unit tests compiled before their skeletons" "${late:-no unit test includes one}"
 

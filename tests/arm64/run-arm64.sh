@@ -55,20 +55,11 @@ drmtop*) ok "arm64-drmtop-runs ($v)" ;;
 esac
 # Those that include a skeleton make BPF maps and programs in the running kernel, which
 # qemu-user cannot ask for (it has no bpf(2)); they run in the host's unit stage on the same BPF
-# objects (checked above). Found by what they include, through any header, as the preprocessor
-# follows it (-MG: a skeleton not generated in this tree is named all the same).
-in_kernel=
-for t in tests/unit/test_*.c; do
-	deps=$(${HOSTCC:-cc} -MM -MG -Iinclude -Itests/unit "$t") ||
-		{ bad arm64-unit-includes "$t: the preprocessor failed"; finish; }
-	case $deps in
-	*skel.h*)
-		t=${t##*/}
-		in_kernel="$in_kernel ${t%.c}"
-		;;
-	esac
-done
-in_kernel=${in_kernel# }
+# objects (checked above). Found by what they include, through any header
+# (scripts/unit-skeletons.sh).
+skels=$(scripts/unit-skeletons.sh 2>&1) || { bad arm64-unit-includes "$skels"; finish; }
+in_kernel=$(echo "$skels" | cut -d' ' -f1 | tr '\n' ' ')
+in_kernel=${in_kernel% }
 qemu_units=
 for t in $units; do
 	case " $in_kernel " in
