@@ -8,8 +8,10 @@
 #   overhead  the loops of build/bench (ioctl, open+close, GEM create+close, jobs) with drmtop
 #             off, "hooks" (drmtop -J -d 86400 --source bpf: tracer attached, no refresh in
 #             the window), "on" (drmtop -J -d 1 --source bpf: attached and refreshing) and
-#             "floor" (empty programs on the hooks drmtop attaches: bench-floor) and "lookup"
-#             (the same with one hash lookup each), in an order that changes every round; drmtop_cpu: drmtop's own CPU during each loop;
+#             "floor" (empty programs on the hooks drmtop attaches: bench-floor), "lookup"
+#             (the same with one hash lookup each) and "least" (a hash entry made and deleted
+#             per GEM object and handle, a lookup elsewhere), in an order that changes
+#             every round; drmtop_cpu: drmtop's own CPU during each loop;
 #             with BENCH_BASE_DRMTOP, "base" too: that drmtop (another revision's) run as "on"
 #             is, so that on/base is paired within each round of one boot
 #   progs     per-program cost from BPF stats (kernel.bpf_stats_enabled=1), per loop
@@ -138,7 +140,8 @@ bg_ready() {
 	grep -q "$2" "$1"
 }
 # floor_start OBJ: bench-floor's programs of OBJ (build/bench/floor.bpf.o: empty; floor-lookup.bpf.o:
-# a lookup each) on the hooks in $FLOOR_PROGS, until floor_stop.
+# a lookup each; floor-least.bpf.o: the least exact count) on the hooks in $FLOOR_PROGS, until
+# floor_stop.
 FLOOR_PID=
 floor_start() {
 	$B/bench-floor "$1" $FLOOR_PROGS >"$T/floor.out" 2>&1 &
@@ -207,7 +210,7 @@ settle() {
 	[ "${BENCH_SMOKE:-0}" = 1 ] || sleep 1
 }
 
-# --- overhead: off, hooks, on, [base,] floor, lookup, rotated----------------------------------------
+# --- overhead: off, hooks, on, [base,] floor, lookup, least, rotated ----------------------------
 if want overhead; then
 	sysctl -qw kernel.bpf_stats_enabled=0
 	# The floor phase hooks what drmtop hooks on this kernel, with empty programs.
@@ -216,21 +219,22 @@ if want overhead; then
 	[ -n "$FLOOR_PROGS" ] || log "drmtop listed no programs: no floor phase"
 	raw floor programs floor 1 "$(echo $FLOOR_PROGS | wc -w)"
 	# base right after on: each then follows a drmtop's exit, so neither pays alone for what
-	# that leaves behind. The smoke's one round: bench-floor with the lookup object checks the
-	# floor's programs as well (one source, the same names), in less of make test's time.
+	# that leaves behind. The smoke's one round: bench-floor with the least object checks the
+	# floor's programs as well (one source, the same names; a lookup on the hooks it does not
+	# count on), in less of make test's time.
 	phases="off hooks on"
 	[ -n "$BASE_DRMTOP" ] && phases="$phases base"
 	if [ "${BENCH_SMOKE:-0}" = 1 ]; then
-		phases="$phases lookup"
+		phases="$phases least"
 	else
-		phases="$phases floor lookup"
+		phases="$phases floor lookup least"
 	fi
 	nphases=$(echo "$phases" | wc -w)
 	i=1
 	while [ $i -le "$ROUNDS" ]; do
 		# The phase order changes every round: a phase run later in a round was measured
 		# slower (whatever drmtop's start and stop leave behind), so each phase takes each
-		# place equally often (every nphases rounds: 10 rounds of 5 phases, 12 of 6).
+		# place equally often (every nphases rounds: 12 rounds of 6 phases, 14 of 7).
 		order=$(rotate "$(((i - 1) % nphases))" $phases)
 		for ph in $order; do
 			log "overhead round $i/$ROUNDS: $ph"
@@ -238,9 +242,10 @@ if want overhead; then
 				loops off $i
 				continue
 			fi
-			if [ $ph = floor ] || [ $ph = lookup ]; then
+			if [ $ph = floor ] || [ $ph = lookup ] || [ $ph = least ]; then
 				obj=$B/floor.bpf.o
 				[ $ph = lookup ] && obj=$B/floor-lookup.bpf.o
+				[ $ph = least ] && obj=$B/floor-least.bpf.o
 				[ -n "$FLOOR_PROGS" ] && floor_start "$obj" || continue
 				loops $ph $i
 				floor_stop

@@ -8,8 +8,8 @@
 # "not judged"); it is a `make test` stage, so changes to drmtop's JSON or the tracer that break
 # the benchmark scripts show up there.
 # It writes "<passed> <failed>" to $(RESULTS)/bench-smoke.
-# Knobs: BENCH_KERNELS (default 6.12; "6.1 6.12" for both), BENCH_ROUNDS (default 10: the 5 phases rotated twice;
-# 12 with BENCH_BASE: 6 phases),
+# Knobs: BENCH_KERNELS (default 6.12; "6.1 6.12" for both), BENCH_ROUNDS (default 12: the 6 phases rotated twice;
+# 14 with BENCH_BASE: 7 phases),
 # BENCH_SECS (seconds per loop, default 2), BENCH_SCALE_CLIENTS (default 10000),
 # BENCH_TIMEOUT (seconds per boot, default 3600; 900 for the smoke), BENCH_MAX_LOAD (default 1.0:
 # above this host load, before, during or after a boot, the report judges no target),
@@ -20,9 +20,9 @@
 # its live view runs among the peers too), BENCH_PEER_REPS (default 4: the peers' repetitions).
 
 BENCH_BINS := $(addprefix $(OUTPUT)/bench/,bench-ioctl bench-open bench-gem bench-jobs bench-spawn bench-tui \
-	bench-refresh bench-rss bench-floor floor.bpf.o floor-lookup.bpf.o)
+	bench-refresh bench-rss bench-floor floor.bpf.o floor-lookup.bpf.o floor-least.bpf.o)
 BENCH_KERNELS ?= 6.12
-BENCH_ROUNDS ?= $(if $(BENCH_BASE),12,10)
+BENCH_ROUNDS ?= $(if $(BENCH_BASE),14,12)
 BENCH_SECS ?= 2
 BENCH_SCALE_CLIENTS ?= 10000
 BENCH_MAX_LOAD ?= 1.0
@@ -34,13 +34,17 @@ $(OUTPUT)/bench/%: bench/%.c bench/bench-common.h tests/kmod/simgpu/simgpu_drm.h
 	$(CC) -std=c11 -D_GNU_SOURCE $(WARNFLAGS) $(CFLAGS) $(shell $(PKG_CONFIG) --cflags libdrm) \
 		$< $(LDFLAGS) -o $@
 
-# The floor phases: empty programs on drmtop's hooks (bench/floor.bpf.c), and the same with one
-# hash lookup each (the lookup phase), loaded by bench-floor.
+# The floor phases: empty programs on drmtop's hooks (bench/floor.bpf.c), the same with one
+# hash lookup each (the lookup phase) and with the least an exact count keeps (the least phase),
+# loaded by bench-floor.
 $(OUTPUT)/bench/floor.bpf.o: bench/floor.bpf.c $(wildcard vmlinux/*.h) | $(OUTPUT)/bench
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
 $(OUTPUT)/bench/floor-lookup.bpf.o: bench/floor.bpf.c $(wildcard vmlinux/*.h) | $(OUTPUT)/bench
 	$(CLANG) $(BPF_CFLAGS) -DFLOOR_LOOKUP -c $< -o $@
+
+$(OUTPUT)/bench/floor-least.bpf.o: bench/floor.bpf.c $(wildcard vmlinux/*.h) | $(OUTPUT)/bench
+	$(CLANG) $(BPF_CFLAGS) -DFLOOR_LOOKUP -DFLOOR_LEAST -c $< -o $@
 
 $(OUTPUT)/bench/bench-floor: bench/bench-floor.c | $(OUTPUT)/bench
 	$(CC) -std=c11 -D_GNU_SOURCE $(WARNFLAGS) $(CFLAGS) $(LIBBPF_CFLAGS) $< $(LDFLAGS) \

@@ -95,22 +95,40 @@ expect "met" "$T/met/out" "refresh vs gputop, nvtop" "  not measured: .*"
 summary "met" "$T/met/out" "targets: 7 met, 0 not met, 0 not judged, 2 not measured"
 
 # Open+close past its limit where empty programs on the same hooks are past it too: the verdict
-# says the floor alone misses it; GEM past its limit with a floor under it: plain "not met";
-# jobs past theirs with the floor within it but one lookup a program past it: says so.
+# says the floor alone misses it; GEM past its limit with the floor, a lookup and the least
+# exact count under it: plain "not met"; jobs past theirs with the floor within it but one
+# lookup a program past it: says so.
 { echo "$quiet"; refresh_scale 0.45 5000 20480
   for r in 1 2 3 4 5 6; do
 	echo "overhead open_close_ns floor $r $(awk -v r=$r 'BEGIN { print 15000 * (1 + r / 10) * 1.30 }')"
 	echo "overhead gem_create_close_ns floor $r $(awk -v r=$r 'BEGIN { print 25000 * (1 + r / 10) * 1.05 }')"
+	echo "overhead gem_create_close_ns lookup $r $(awk -v r=$r 'BEGIN { print 25000 * (1 + r / 10) * 1.10 }')"
+	echo "overhead gem_create_close_ns least $r $(awk -v r=$r 'BEGIN { print 25000 * (1 + r / 10) * 1.12 }')"
 	echo "overhead jobs_per_s floor $r $(awk -v r=$r 'BEGIN { print 9800 / (1 + r / 10) * 0.99 }')"
 	echo "overhead jobs_per_s lookup $r $(awk -v r=$r 'BEGIN { print 9800 / (1 + r / 10) * 0.90 }')"
   done; } | canned "$T/floor" 6 1.40 1.20 0.80 1.01 1.05
 judge "$T/floor"
 expect "floor" "$T/floor/out" "render-node open + close" \
 	"1\.400 \[1\.400-1\.400\] n=6, floor 1\.300 +not met: the floor alone is 1\.300"
-expect "floor" "$T/floor/out" "GEM create + close (4 KiB)" "n=6, floor 1\.050 +not met"
+expect "floor" "$T/floor/out" "GEM create + close (4 KiB)" \
+	"n=6, floor 1\.050, lookup 1\.100, least 1\.120 +not met"
 expect "floor" "$T/floor/out" "zero-length jobs/s" \
 	"0\.800 \[0\.800-0\.800\] n=6, floor 0\.990, lookup 0\.900 +not met: a lookup a program alone is 0\.900"
 summary "floor" "$T/floor/out" "targets: 4 met, 3 not met, 0 not judged, 2 not measured"
+
+# GEM past its limit where a lookup a program is within it but the least exact count in hash
+# maps (an entry made and deleted per object and handle) is past it: says so. The least phase
+# changes only the GEM hooks' programs: no other target names it.
+{ echo "$quiet"; refresh_scale 0.45 5000 20480
+  for r in 1 2 3 4 5 6; do
+	echo "overhead open_close_ns least $r $(awk -v r=$r 'BEGIN { print 15000 * (1 + r / 10) * 1.30 }')"
+	echo "overhead gem_create_close_ns lookup $r $(awk -v r=$r 'BEGIN { print 25000 * (1 + r / 10) * 1.10 }')"
+	echo "overhead gem_create_close_ns least $r $(awk -v r=$r 'BEGIN { print 25000 * (1 + r / 10) * 1.17 }')"
+  done; } | canned "$T/least" 6 1.20 1.20 0.97 1.01 1.05
+judge "$T/least"
+expect "least" "$T/least/out" "GEM create + close (4 KiB)" \
+	"1\.200 \[1\.200-1\.200\] n=6.*, lookup 1\.100, least 1\.170 +not met: a hash entry per object and handle alone is 1\.170"
+expect "least" "$T/least/out" "render-node open + close" "1\.200 \[1\.200-1\.200\] n=6 +met"
 
 # The snapshot part: judged from the median of its frames, only with the handles map full.
 snap() {	# snap FULL MS...: one frame per MS, handles_full FULL in each

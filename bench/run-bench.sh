@@ -18,14 +18,14 @@ rc=0
 # within rounds tell a small change. Built first, so that the build's load can settle below.
 base_sha=
 base_bin=
-rounds=${BENCH_ROUNDS:-10}
+rounds=${BENCH_ROUNDS:-12}
 if [ -n "${BENCH_BASE:-}" ]; then
 	base_sha=$(git rev-parse -q --verify "$BENCH_BASE^{commit}") ||
 		{ echo "bench: BENCH_BASE '$BENCH_BASE' is no commit of this repository" >&2; exit 1; }
 	base_bin=$(bench/build-base.sh "$base_sha") || exit 1
 	echo "bench: base $base_sha: $base_bin" >&2
-	# six phases: each takes each place of the order twice
-	rounds=${BENCH_ROUNDS:-12}
+	# seven phases: each takes each place of the order twice
+	rounds=${BENCH_ROUNDS:-14}
 fi
 # The host's load beside the VM, ours excluded (bench/host-load.sh): report.sh judges no target
 # when it is above BENCH_MAX_LOAD before, during or after a boot.
@@ -107,12 +107,12 @@ for k in "$@"; do
 			[ -s "$dir/bench/$f" ] || { echo "bench-smoke: no $f" >&2; rc=1; }
 		done
 		grep -q ' on 1 [0-9]' "$dir/bench/raw.tsv" || { echo "bench-smoke: no 'on' figures" >&2; rc=1; }
-		# bench-floor loaded a twin of every program drmtop loaded (the lookup phase's: the
-		# smoke runs it alone of the two floors, bench/floor.bpf.c built with FLOOR_LOOKUP),
-		# and the loops ran beside them (the "floor programs" count is written whatever
-		# happened)
-		grep -q '^overhead [a-z_]* lookup 1 [0-9]' "$dir/bench/raw.tsv" ||
-			{ echo "bench-smoke: no 'lookup' figures (bench/floor.bpf.c)" >&2; rc=1; }
+		# bench-floor loaded a twin of every program drmtop loaded (the least phase's: the
+		# smoke runs it alone of the three floors, bench/floor.bpf.c built with FLOOR_LOOKUP
+		# and FLOOR_LEAST), and the loops ran beside them (the "floor programs" count is
+		# written whatever happened)
+		grep -q '^overhead [a-z_]* least 1 [0-9]' "$dir/bench/raw.tsv" ||
+			{ echo "bench-smoke: no 'least' figures (bench/floor.bpf.c)" >&2; rc=1; }
 		[ -z "$base_bin" ] || grep -q '^drmtop_cpu open_close_ns base 1 [1-9]' "$dir/bench/raw.tsv" ||
 			{ echo "bench-smoke: no 'base' figures (BENCH_BASE)" >&2; rc=1; }
 		# Both of drmtop's objects ran on the loops: a drm object the kernel refused leaves
