@@ -10,8 +10,8 @@
 #             the window), "on" (drmtop -J -d 1 --source bpf: attached and refreshing) and
 #             "floor" (empty programs on the hooks drmtop attaches: bench-floor), "lookup"
 #             (the same with one hash lookup each) and "least" (a hash entry made and deleted
-#             per GEM object and handle, a lookup elsewhere), in an order that changes
-#             every round; drmtop_cpu: drmtop's own CPU during each loop;
+#             per GEM object, handle and scheduler entity, a lookup elsewhere), in an order
+#             that changes every round; drmtop_cpu: drmtop's own CPU during each loop;
 #             with BENCH_BASE_DRMTOP, "base" too: that drmtop (another revision's) run as "on"
 #             is, so that on/base is paired within each round of one boot
 #   progs     per-program cost from BPF stats (kernel.bpf_stats_enabled=1), per loop
@@ -218,6 +218,8 @@ if want overhead; then
 		jq -r '[.bpf.programs[]?.name] | join(" ")')
 	[ -n "$FLOOR_PROGS" ] || log "drmtop listed no programs: no floor phase"
 	raw floor programs floor 1 "$(echo $FLOOR_PROGS | wc -w)"
+	# whether the least phase changes open + close too (its entities' hooks, bench/floor.bpf.c)
+	raw floor entities floor 1 "$(echo " $FLOOR_PROGS " | grep -c ' drmtop_entity_init ')"
 	# base right after on: each then follows a drmtop's exit, so neither pays alone for what
 	# that leaves behind. The smoke's one round: bench-floor with the least object checks the
 	# floor's programs as well (one source, the same names; a lookup on the hooks it does not

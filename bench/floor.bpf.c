@@ -8,8 +8,9 @@
  * one key up in a hash map as drmtop's are (preallocated, an 8-byte key, present: bench-floor
  * puts it there): the least a program pays that keeps anything per event. Built with
  * FLOOR_LEAST too (floor-least.bpf.o, the "least" phase), the programs on a GEM buffer's life
- * keep what an exact count in hash maps, as drmtop's, must: an entry made where the object or
- * handle begins and deleted where it ends, nothing else (no totals, flags or second chances),
+ * and a scheduler entity's (hooked where jobs do not carry drm_client_id: 6.1) keep what an
+ * exact count in hash maps, as drmtop's, must: an entry made where the object, handle or entity
+ * begins and deleted where it ends, nothing else (no totals, flags, owners or second chances),
  * the other hooks a lookup each. Not a client's: drmtop parks a new one in an array slot, no
  * hash entry. A drmtop program missing here makes bench-floor fail, and with it bench-smoke.
  */
@@ -43,7 +44,7 @@ static __always_inline int floor_prog(void)
 #define FLOOR(sec, name) SEC(sec) int name(void *ctx) { return floor_prog(); }
 
 #ifdef FLOOR_LEAST
-/* A GEM object, and a handle (its file and object: what its release can name). */
+/* A GEM object, a scheduler entity, a handle (its file and object: what its release names). */
 struct least_key {
 	__u64 a, b;
 };
@@ -58,6 +59,7 @@ struct least_key {
 
 LEAST_MAP(least_objects);
 LEAST_MAP(least_handles);
+LEAST_MAP(least_entities);
 
 /*
  * Arguments @a and @b (-1: none) of the hooked function, or its return value at index nr_args of
@@ -117,9 +119,9 @@ FLOOR("raw_tp/drm_sched_job_done", drmtop_done_raw_617)
 FLOOR("fentry/drm_sched_job_cleanup", drmtop_job_cleanup)
 FLOOR("fentry/drm_sched_init", drmtop_sched_init)
 FLOOR("fexit/drm_sched_fini", drmtop_sched_fini)
-FLOOR("fexit/drm_sched_entity_init", drmtop_entity_init)
-FLOOR("fentry/drm_sched_entity_fini", drmtop_entity_fini)
-FLOOR("fentry/drm_sched_entity_destroy", drmtop_entity_destroy)
+LEAST_ADD("fexit/drm_sched_entity_init", drmtop_entity_init, least_entities, 0, -1)
+LEAST_DEL("fentry/drm_sched_entity_fini", drmtop_entity_fini, least_entities, 0, -1)
+LEAST_DEL("fentry/drm_sched_entity_destroy", drmtop_entity_destroy, least_entities, 0, -1)
 
 /* drmtop's iterators hook nothing (bench-floor does not load them): named, not measured */
 SEC("iter/task_file") int drmtop_fds(struct bpf_iter__task_file *ctx) { return 0; }

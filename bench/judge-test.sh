@@ -117,8 +117,9 @@ expect "floor" "$T/floor/out" "zero-length jobs/s" \
 summary "floor" "$T/floor/out" "targets: 4 met, 3 not met, 0 not judged, 2 not measured"
 
 # GEM past its limit where a lookup a program is within it but the least exact count in hash
-# maps (an entry made and deleted per object and handle) is past it: says so. The least phase
-# changes only the GEM hooks' programs: no other target names it.
+# maps (an entry made and deleted per object and handle) is past it: says so. Open + close
+# names the least phase only where drmtop hooked scheduler entities (bench-guest.sh's "floor
+# entities" line), whose least it changes: not here, then there.
 { echo "$quiet"; refresh_scale 0.45 5000 20480
   for r in 1 2 3 4 5 6; do
 	echo "overhead open_close_ns least $r $(awk -v r=$r 'BEGIN { print 15000 * (1 + r / 10) * 1.30 }')"
@@ -129,6 +130,14 @@ judge "$T/least"
 expect "least" "$T/least/out" "GEM create + close (4 KiB)" \
 	"1\.200 \[1\.200-1\.200\] n=6.*, lookup 1\.100, least 1\.170 +not met: a hash entry per object and handle alone is 1\.170"
 expect "least" "$T/least/out" "render-node open + close" "1\.200 \[1\.200-1\.200\] n=6 +met"
+{ echo "$quiet"; echo "floor entities floor 1 1"; refresh_scale 0.45 5000 20480
+  for r in 1 2 3 4 5 6; do
+	echo "overhead open_close_ns lookup $r $(awk -v r=$r 'BEGIN { print 15000 * (1 + r / 10) * 1.20 }')"
+	echo "overhead open_close_ns least $r $(awk -v r=$r 'BEGIN { print 15000 * (1 + r / 10) * 1.30 }')"
+  done; } | canned "$T/leastent" 6 1.40 1.10 0.97 1.01 1.05
+judge "$T/leastent"
+expect "least, entities" "$T/leastent/out" "render-node open + close" \
+	"1\.400 \[1\.400-1\.400\] n=6, lookup 1\.200, least 1\.300 +not met: a hash entry per entity alone is 1\.300"
 
 # The snapshot part: judged from the median of its frames, only with the handles map full.
 snap() {	# snap FULL MS...: one frame per MS, handles_full FULL in each

@@ -57,11 +57,12 @@ function bpf(loop) {
 }
 # overhead(NAME, METRIC, LOOP, LIMIT, ATLEAST, LEAST): on/off of one loop against LIMIT (a floor
 # when ATLEAST, else a ceiling), with floor/off beside it (empty programs on the same hooks),
-# lookup/off (one hash lookup in each) and, with LEAST (the GEM loop, whose hooks alone the
-# least phase changes), least/off (a hash entry made and deleted per object and handle). A
-# target missed where the floor alone misses it says so: no change to the programs of drmtop
-# meets it; where a lookup in each misses it, no program on each of those hooks that keeps
-# anything per event does; where the least misses it, no exact count in hash maps does.
+# lookup/off (one hash lookup in each) and, with LEAST (the GEM loop, and open + close, whose
+# driver makes scheduler entities, on kernels where they are hooked: the loops whose hooks the
+# least phase changes), least/off (a hash entry made and deleted per GEM object, handle and
+# entity). A target missed where the floor alone misses it says so: no change to the programs
+# of drmtop meets it; where a lookup in each misses it, no program on each of those hooks that
+# keeps anything per event does; where the least misses it, no exact count in hash maps does.
 function overhead(name, metric, loop, limit, atleast, least,   tgt, fl, f, lk, l, ls, s, v) {
 	tgt = sprintf("%s %.2fx", atleast ? ">=" : "<=", limit)
 	fl = lk = ls = ""
@@ -87,7 +88,8 @@ function overhead(name, metric, loop, limit, atleast, least,   tgt, fl, f, lk, l
 	else if (v == "not met" && lk != "" && (atleast ? l < limit : l > limit))
 		v = sprintf("not met: a lookup a program alone is %.3f", l)
 	else if (v == "not met" && ls != "" && (atleast ? s < limit : s > limit))
-		v = sprintf("not met: a hash entry per object and handle alone is %.3f", s)
+		v = sprintf("not met: a hash entry per %s alone is %.3f",
+			metric ~ /^gem/ ? "object and handle" : "entity", s)
 	line(name, tgt, sprintf("%.3f [%.3f-%.3f] n=%d%s%s%s%s", M, LO, HI, N, bpf(loop), fl, lk,
 		ls), v)
 	vsbase(metric)
@@ -107,6 +109,7 @@ FILENAME == progs { if ($1 == "progs") bpf_ns[$2] += $7; next }
 $5 == "" || $5 == "-" { next }
 $1 == "host" { host[$2] = $5; next }
 $1 == "base" && $2 == "rev" { rev = $5; next }
+$1 == "floor" && $2 == "entities" { entities = $5 + 0; next }
 $1 == "guest" { guest[$2] = $5; next }
 $1 == "scale" { scale[$2] = $5; next }
 $1 == "peers" && $2 ~ /^missing_/ { missing[substr($2, 9)] = 1; next }
@@ -136,7 +139,7 @@ END {
 		printf "vs base: drmtop of %s (BENCH_BASE) run as on in the same rounds; on/base ="\
 			" median [min-max] of the per-round ratios, not judged\n", rev == "" ? "?" : rev
 	line("target", "limit", "measured", "verdict")
-	overhead("render-node open + close", "open_close_ns", "open_close", 1.25, 0)
+	overhead("render-node open + close", "open_close_ns", "open_close", 1.25, 0, entities)
 	overhead("GEM create + close (4 KiB)", "gem_create_close_ns", "gem_create_close", 1.15, 0, 1)
 	overhead("zero-length jobs/s", "jobs_per_s", "jobs", 0.95, 1)
 	overhead("cheap ioctl (DRM_IOCTL_VERSION)", "ioctl_version_ns", "ioctl", 1.05, 0)

@@ -53,7 +53,7 @@ END {
 	if (!no) exit
 	printf "\n== overhead (median [min-max] over rounds; ratio = per-round phase/off, median [min-max];"
 	printf " floor = empty programs on the hooks drmtop attaches, lookup = one hash lookup in each,"
-	printf " least = a hash entry made and deleted per GEM object and handle, a lookup elsewhere)\n"
+	printf " least = a hash entry made and deleted per GEM object, handle and scheduler entity, a lookup elsewhere)\n"
 	if (base) {
 		printf "   base = drmtop of %s (BENCH_BASE) run as on, in the same rounds;", rev == "" ? "an unnamed revision" : rev
 		printf " on/base = per-round on/base, median [min-max]\n"
