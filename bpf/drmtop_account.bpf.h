@@ -66,6 +66,13 @@ static __always_inline __u64 drmtop_busy_ns(__u64 run_ns, __u64 done_ns, __u64 *
  */
 static __always_inline void drmtop_cas_gave_up(void);
 
+/*
+ * Called between a loop's read of its word and its swap: empty in the tracer
+ * (drmtop_common.bpf.h). The test object moves the word there, as another CPU may at every
+ * try, so that tests/unit/test_bpf_account.c can make each loop give up and see it counted.
+ */
+static __always_inline void drmtop_cas_race(__u64 *v);
+
 /* *@v raised to @t if lower, against concurrent raises on other CPUs. */
 static __always_inline void drmtop_raise(__u64 *v, __u64 t)
 {
@@ -74,6 +81,7 @@ static __always_inline void drmtop_raise(__u64 *v, __u64 t)
 
 	for (i = 0; i < DRMTOP_CAS_TRIES; i++) {
 		old = *(volatile __u64 *)v;
+		drmtop_cas_race(v);
 		if (old >= t || __sync_val_compare_and_swap(v, old, t) == old)
 			return;
 	}
@@ -88,6 +96,7 @@ static __always_inline void drmtop_lower(__u64 *v, __u64 t)
 
 	for (i = 0; i < DRMTOP_CAS_TRIES; i++) {
 		old = *(volatile __u64 *)v;
+		drmtop_cas_race(v);
 		if (old <= t || __sync_val_compare_and_swap(v, old, t) == old)
 			return;
 	}
@@ -113,6 +122,7 @@ static __always_inline __u64 drmtop_busy_ns_shared(__u64 run_ns, __u64 done_ns,
 		last = *(volatile __u64 *)last_done_ns;
 		next = last;
 		busy = drmtop_busy_ns(run_ns, done_ns, &next);
+		drmtop_cas_race(last_done_ns);
 		if (next == last || __sync_val_compare_and_swap(last_done_ns, last, next) == last)
 			return busy;
 	}
@@ -138,6 +148,7 @@ static __always_inline bool drmtop_flags_update(__u32 *count, long new_count, __
 		next = (old | (__u64)set << 32) & ~((__u64)clear << 32);
 		if (new_count >= 0)
 			next = (next & ~0xffffffffull) | (__u32)new_count;
+		drmtop_cas_race(w);
 		if (next == old || __sync_val_compare_and_swap(w, old, next) == old)
 			return true;
 	}

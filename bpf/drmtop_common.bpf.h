@@ -226,6 +226,12 @@ static __always_inline void drmtop_cas_gave_up(void)
 	drmtop_count(DRMTOP_CNT_CAS_GAVE_UP);
 }
 
+/* Only the test object races its loops (drmtop_account.bpf.h): nothing is emitted here. */
+static __always_inline void drmtop_cas_race(__u64 *v)
+{
+	(void)v;
+}
+
 /*
  * Test only (bpfdump --drop-*): true on every @every-th call (never when 0), as if the kernel
  * had skipped the program there; calls counted in *@seen, drops in *@dropped.

@@ -19,6 +19,18 @@ static __always_inline void drmtop_cas_gave_up(void)
 	__sync_fetch_and_add(&out_cas_gave_up, 1);
 }
 
+/* Set by a test: each loop's word moves between its read and its swap, so every try fails. */
+__u32 cas_race;
+/* the loops' tries, for the test to expect */
+const volatile __u32 cas_tries = DRMTOP_CAS_TRIES;
+const volatile __u32 flags_cas_tries = DRMTOP_FLAGS_CAS_TRIES;
+
+static __always_inline void drmtop_cas_race(__u64 *v)
+{
+	if (cas_race)
+		__sync_fetch_and_add(v, 1);
+}
+
 char LICENSE[] SEC("license") = "GPL";
 
 /* Results of the latest run, read back by the test through the skeleton's bss. */
@@ -260,6 +272,25 @@ int BPF_PROG(test_flags_race, __u64 bit, __u64 n)
 	__u32 b = bit;
 
 	bpf_loop(n, flags_race_step, &b, 0);
+	return 0;
+}
+
+/*
+ * Each compare-and-swap loop once on out_mem (@kind 0 raise to @t, 1 lower to @t, 2 a job from
+ * @t to @t + 10 after an end at out_mem, 3 flags of race_obj): out_busy is its result (the busy
+ * ns; the flags' update 1 if done).
+ */
+SEC("raw_tp/drmtop_test_cas")
+int BPF_PROG(test_cas, __u64 kind, __u64 t)
+{
+	if (kind == 0)
+		drmtop_raise(&out_mem, t);
+	else if (kind == 1)
+		drmtop_lower(&out_mem, t);
+	else if (kind == 2)
+		out_busy = drmtop_busy_ns_shared(t, t + 10, &out_mem);
+	else
+		out_busy = drmtop_flags_update(&race_obj.handle_count, t, 1, 0);
 	return 0;
 }
 

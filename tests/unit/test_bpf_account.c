@@ -942,6 +942,67 @@ static void test_flags_concurrent_update(void **state)
 			 FLAGS_UPDATES / 1000000);
 }
 
+/* One compare-and-swap loop of test_cas: @kind as there, its value @t. */
+static void cas(__u64 kind, __u64 t)
+{
+	__u64 a[2] = { kind, t };
+
+	run(skel->progs.test_cas, a, 2);
+}
+
+/*
+ * Each compare-and-swap loop with its word moved at every try, as other CPUs may (the test
+ * object's cas_race): it gives up after its tries, counts it (the tracer's cas_gave_up, a loss
+ * every view shows) and leaves what it could not store unstored. Without the race each does its
+ * job and counts nothing.
+ */
+static void test_cas_gave_up_counted(void **state)
+{
+	__u64 tries = skel->rodata->cas_tries;
+
+	(void)state;
+	skel->bss->out_cas_gave_up = 0;
+	skel->bss->cas_race = 1;
+	/* raise 0 to 100, lower 100 to 0: the race's adds alone moved it */
+	skel->bss->out_mem = 0;
+	cas(0, 100);
+	assert_int_equal(skel->bss->out_cas_gave_up, 1);
+	assert_int_equal(skel->bss->out_mem, tries);
+	skel->bss->out_mem = 100;
+	cas(1, 0);
+	assert_int_equal(skel->bss->out_cas_gave_up, 2);
+	assert_int_equal(skel->bss->out_mem, 100 + tries);
+	/* a job from 50 to 60 after an end at 0: its last try's busy, its end not stored */
+	skel->bss->out_mem = 0;
+	cas(2, 50);
+	assert_int_equal(skel->bss->out_cas_gave_up, 3);
+	assert_int_equal(skel->bss->out_busy, 10);
+	assert_int_equal(skel->bss->out_mem, tries);
+	/* a flag set with the count 5: not done, said so */
+	memset(&skel->bss->race_obj, 0, sizeof(skel->bss->race_obj));
+	cas(3, 5);
+	assert_int_equal(skel->bss->out_cas_gave_up, 4);
+	assert_int_equal(skel->bss->out_busy, 0);
+	assert_int_equal(skel->bss->race_obj.flags, 0);
+	assert_int_equal(skel->bss->race_obj.handle_count, skel->rodata->flags_cas_tries);
+
+	skel->bss->cas_race = 0;
+	skel->bss->out_mem = 0;
+	cas(0, 100);
+	assert_int_equal(skel->bss->out_mem, 100);
+	cas(1, 40);
+	assert_int_equal(skel->bss->out_mem, 40);
+	skel->bss->out_mem = 0;
+	cas(2, 50);
+	assert_int_equal(skel->bss->out_busy, 10);
+	assert_int_equal(skel->bss->out_mem, 60);
+	cas(3, 5);
+	assert_int_equal(skel->bss->out_busy, 1);
+	assert_int_equal(skel->bss->race_obj.flags, 1);
+	assert_int_equal(skel->bss->race_obj.handle_count, 5);
+	assert_int_equal(skel->bss->out_cas_gave_up, 4);
+}
+
 static int count_record(void *ctx, void *data, size_t len)
 {
 	(void)data;
@@ -1263,6 +1324,7 @@ int main(void)
 		cmocka_unit_test(test_ring_reused_by_same_client),
 		cmocka_unit_test(test_busy_concurrent_done),
 		cmocka_unit_test(test_flags_concurrent_update),
+		cmocka_unit_test(test_cas_gave_up_counted),
 		cmocka_unit_test(test_close_wakeup_batches),
 		cmocka_unit_test(test_idle_closes_taken_once),
 		cmocka_unit_test(test_idle_closes_concurrent_take),
