@@ -65,7 +65,7 @@ LEAST_MAP(least_entities);
  * Arguments @a and @b (-1: none) of the hooked function, or its return value at index nr_args of
  * an fexit's context, as the key: inserted into or deleted from @map.
  */
-#define ARG(ctx, i)	((i) < 0 ? 0 : ((__u64 *)(ctx))[(i) < 0 ? 0 : (i)])
+#define ARG(ctx, i)	((i) < 0 ? 0 : ((__u64 *)(ctx))[i])
 #define LEAST_ADD(sec, name, map, a, b)						\
 	SEC(sec) int name(void *ctx)						\
 	{									\
